@@ -1,0 +1,8 @@
+/* ps.c - placeholder until the command lands (see its issue) */
+#include "core/jvmtool.h"
+
+int ps_main(int argc, char **argv)
+{
+  error_msg("not available in this build yet");
+  return 1;
+}

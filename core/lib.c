@@ -1,0 +1,228 @@
+/* lib.c - errors, allocation, numbers, growable buffers, whole-file reads */
+#include "core/jvmtool.h"
+
+const char *jt_cmd;
+int jt_status;
+int jt_verbose;
+
+static void vmsg(int err, const char *fmt, va_list ap)
+{
+  char line[4096];
+  int n = 0;
+
+  if (jt_cmd) n = snprintf(line, sizeof(line), "jvmtool %s: ", jt_cmd);
+  else n = snprintf(line, sizeof(line), "jvmtool: ");
+  n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+  if ((size_t)n >= sizeof(line) - 80) n = sizeof(line) - 80;
+  if (err) n += snprintf(line + n, sizeof(line) - n, ": %s", strerror(err));
+  line[n++] = '\n';
+  fflush(stdout);
+  if (write(2, line, n) < 0) return;  /* nowhere left to complain */
+}
+
+void error_msg(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(0, fmt, ap);
+  va_end(ap);
+  jt_status = 1;
+}
+
+void perror_msg(const char *fmt, ...)
+{
+  int err = errno;
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(err, fmt, ap);
+  va_end(ap);
+  jt_status = 1;
+}
+
+void errno_msg(int err, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(err < 0 ? -err : err, fmt, ap);
+  va_end(ap);
+  jt_status = 1;
+}
+
+void verbose_msg(const char *fmt, ...)
+{
+  va_list ap;
+
+  if (!jt_verbose) return;
+  va_start(ap, fmt);
+  vmsg(0, fmt, ap);
+  va_end(ap);
+}
+
+int usage_error(const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if (jt_cmd) error_msg("%s (see 'jvmtool %s --help')", msg, jt_cmd);
+  else error_msg("%s (see 'jvmtool --help')", msg);
+  return 2;
+}
+
+static void *oom(void *p)
+{
+  static const char msg[] = "jvmtool: out of memory\n";
+
+  if (p) return p;
+  if (write(2, msg, sizeof(msg) - 1) < 0) _exit(1);
+  _exit(1);
+}
+
+void *xmalloc(size_t n) { return oom(malloc(n ? n : 1)); }
+void *xzalloc(size_t n) { return oom(calloc(1, n ? n : 1)); }
+void *xrealloc(void *p, size_t n) { return oom(realloc(p, n ? n : 1)); }
+char *xstrdup(const char *s) { return oom(strdup(s)); }
+char *xstrndup(const char *s, size_t n) { return oom(strndup(s, n)); }
+
+char *xasprintf(const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  int n;
+
+  va_start(ap, fmt);
+  n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  return oom(n < 0 ? NULL : s);
+}
+
+int parse_long(const char *s, long long min, long long max, long long *out)
+{
+  char *end;
+  long long v;
+
+  if (!s || !*s || isspace((unsigned char)*s)) return -EINVAL;
+  errno = 0;
+  v = strtoll(s, &end, 10);
+  if (*end) return -EINVAL;
+  if (errno == ERANGE || v < min || v > max) return -ERANGE;
+  *out = v;
+  return 0;
+}
+
+int parse_pid(const char *s, int *pid)
+{
+  long long v;
+  int rc;
+
+  for (const char *p = s; *p; p++)
+    if (!isdigit((unsigned char)*p)) return -EINVAL;
+  rc = parse_long(s, 1, INT_MAX, &v);
+  if (!rc) *pid = (int)v;
+  return rc;
+}
+
+void buf_add(struct buf *b, const void *data, size_t n)
+{
+  if (b->len + n + 1 > b->cap) {
+    b->cap = (b->len + n + 1) * 2;
+    if (b->cap < 64) b->cap = 64;
+    b->p = xrealloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->len, data, n);
+  b->len += n;
+  b->p[b->len] = 0;
+}
+
+void buf_addc(struct buf *b, char c) { buf_add(b, &c, 1); }
+void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  buf_add(b, "", 0);
+  if (b->len + n + 1 > b->cap) {
+    b->cap = (b->len + n + 1) * 2;
+    b->p = xrealloc(b->p, b->cap);
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->len, n + 1, fmt, ap);
+  va_end(ap);
+  b->len += n;
+}
+
+void buf_free(struct buf *b)
+{
+  free(b->p);
+  b->p = NULL;
+  b->len = b->cap = 0;
+}
+
+int read_fd(int fd, size_t max, char **data, size_t *len)
+{
+  struct buf b = {0};
+  char chunk[65536];
+  off_t off = 0;
+  ssize_t n;
+
+  for (;;) {
+    n = pread(fd, chunk, sizeof(chunk), off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+
+      buf_free(&b);
+      return -err;
+    }
+    if (!n) break;
+    if (b.len + n > max) {
+      buf_free(&b);
+      return -EFBIG;
+    }
+    buf_add(&b, chunk, n);
+    off += n;
+  }
+  buf_add(&b, "", 0);
+  *data = b.p;
+  *len = b.len;
+  return 0;
+}
+
+int read_file(int dirfd, const char *path, int open_flags, size_t max,
+              char **data, size_t *len)
+{
+  int fd = openat(dirfd, path, open_flags | O_RDONLY | O_CLOEXEC);
+  int rc;
+
+  if (fd < 0) return -errno;
+  rc = read_fd(fd, max, data, len);
+  close(fd);
+  return rc;
+}
+
+uint64_t now_ms(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint64_t wall_ms(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -1,0 +1,86 @@
+/* lib.h - errors, allocation, numbers, growable buffers, whole-file reads
+ *
+ * The error family is toybox's: every message is one line on stderr,
+ * "jvmtool <cmd>: <what failed>: <why>", written with a single write(2).
+ */
+#ifndef LIB_H
+#define LIB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* The command name used in messages ("ps", "stat"); set by the dispatcher. */
+extern const char *jt_cmd;
+/* The exit status a command should return when it only reported errors:
+ * error_msg() and perror_msg() set it to 1. */
+extern int jt_status;
+/* Set when the binary runs as a JDK tool's name ("jps", "jstat", "jcmd"):
+ * the command then takes that tool's command line. NULL otherwise. */
+extern const char *jt_alias;
+
+/* Print "jvmtool <cmd>: <msg>" to stderr; set jt_status to 1. */
+void error_msg(const char *fmt, ...) PRINTF(1, 2);
+/* As error_msg, with ": <strerror(errno)>" appended. */
+void perror_msg(const char *fmt, ...) PRINTF(1, 2);
+/* As error_msg, with ": <strerror(err)>" appended; err may be negative. */
+void errno_msg(int err, const char *fmt, ...) PRINTF(2, 3);
+/* Print the usage error and "(see 'jvmtool <cmd> --help')"; return 2. */
+int usage_error(const char *fmt, ...) PRINTF(1, 2);
+/* Print "jvmtool <cmd>: <msg>" only when verbose (-v) is on. */
+extern int jt_verbose;
+void verbose_msg(const char *fmt, ...) PRINTF(1, 2);
+
+/* Allocation that cannot fail: out of memory prints a message and exits 1.
+ * The only place in jvmtool outside main that exits. */
+void *xmalloc(size_t n);
+void *xzalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Like asprintf; never returns NULL. Caller frees. */
+char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
+
+/* Parse a whole decimal number in [min, max]. Returns 0, or -EINVAL (not a
+ * number, trailing junk, empty) or -ERANGE (outside the bounds). */
+int parse_long(const char *s, long long min, long long max, long long *out);
+/* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
+int parse_pid(const char *s, int *pid);
+
+/* A growable byte string, always NUL-terminated once anything was added. */
+struct buf {
+  char *p;
+  size_t len, cap;
+};
+void buf_add(struct buf *b, const void *data, size_t n);
+void buf_addc(struct buf *b, char c);
+void buf_adds(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF(2, 3);
+void buf_free(struct buf *b);
+
+/* Read all of the file at path (relative to dirfd, or AT_FDCWD) with pread,
+ * opened with open_flags | O_RDONLY | O_CLOEXEC, at most max bytes. On success
+ * returns 0 and a malloc'd buffer (NUL-terminated, len excludes the NUL);
+ * the caller frees it. Otherwise returns -errno (-EFBIG when over max). */
+int read_file(int dirfd, const char *path, int open_flags, size_t max,
+              char **data, size_t *len);
+/* The same from an open fd (not closed). */
+int read_fd(int fd, size_t max, char **data, size_t *len);
+
+/* Monotonic and wall clock in milliseconds. */
+uint64_t now_ms(void);
+uint64_t wall_ms(void);
+
+/* True if s starts with prefix. */
+static inline int starts_with(const char *s, const char *prefix)
+{
+  size_t n = 0;
+
+  while (prefix[n] && s[n] == prefix[n]) n++;
+  return !prefix[n];
+}
+
+#endif

@@ -1,0 +1,43 @@
+/* opt.h - command-line options from specs/<cmd>.opts rows, via getopt_long
+ *
+ * A spec file holds one USAGE("...") row and OPT rows:
+ *   OPT(id, 'c', "long-name", ARG, "METAVAR", "help line")
+ * ARG is NONE or REQ. A command file defines OPTS_FILE and includes
+ * core/opt_table.h, which yields enum constants OPT_<id>, opt_rows[] and
+ * opt_usage; the parser and the --help text are both made from those rows.
+ */
+#ifndef OPT_H
+#define OPT_H
+
+enum opt_arg { NONE, REQ };
+
+struct opt {
+  int sname;            /* short option letter, or 0 */
+  const char *lname;    /* long option name, or NULL */
+  enum opt_arg arg;
+  const char *metavar;  /* shown in help for REQ options */
+  const char *help;
+};
+
+enum { OPT_MAX = 48 };
+
+struct args {
+  int count[OPT_MAX];        /* how often each option was given */
+  const char *val[OPT_MAX];  /* the last argument of each REQ option */
+  int argc;                  /* operands left after the options */
+  char **argv;
+};
+
+enum opt_flags {
+  OPT_IN_ORDER = 1,  /* stop at the first operand (for "jcmd PID CMD -x") */
+};
+
+/* Parse argv (argv[0] is the command name) against rows. Returns -1 when the
+ * command should go on, or an exit status the command must return at once:
+ * 0 after printing --help to stdout, 2 after a usage error on stderr. */
+int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
+              char **argv, struct args *out);
+/* Print "usage: ..." and one line per option to f. */
+void opt_help(const struct opt *rows, const char *usage, FILE *f);
+
+#endif

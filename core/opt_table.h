@@ -1,0 +1,33 @@
+/* opt_table.h - turn the spec rows in OPTS_FILE into this file's tables.
+ * Include once, after defining OPTS_FILE (e.g. "specs/ps.opts"). */
+#ifndef OPTS_FILE
+#error "define OPTS_FILE before including core/opt_table.h"
+#endif
+
+#define USAGE(text)
+#define OPT(id, s, l, a, m, h) OPT_##id,
+enum {
+#include OPTS_FILE
+  OPT_count
+};
+#undef OPT
+#undef USAGE
+
+#define USAGE(text)
+#define OPT(id, s, l, a, m, h) {s, l, a, m, h},
+static const struct opt opt_rows[] = {
+#include OPTS_FILE
+  {0, NULL, NONE, NULL, NULL}
+};
+#undef OPT
+#undef USAGE
+
+#define USAGE(text) text
+#define OPT(id, s, l, a, m, h)
+static const char opt_usage[] =
+#include OPTS_FILE
+;
+#undef OPT
+#undef USAGE
+
+_Static_assert(OPT_count <= OPT_MAX, "too many options in " OPTS_FILE);

@@ -1,0 +1,54 @@
+/* out.c - output escaping shared by commands */
+#include "core/jvmtool.h"
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+  size_t len;
+  uint32_t cp;
+
+  if (s[0] < 0x80) return 1;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf) len = 2, cp = s[0] & 0x1f;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef) len = 3, cp = s[0] & 0x0f;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4) len = 4, cp = s[0] & 0x07;
+  else return 0;
+  if (len > n) return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (s[i] & 0x3f);
+  }
+  if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+      (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+    return 0;
+  return len;
+}
+
+void json_string(FILE *f, const char *str, size_t n)
+{
+  const unsigned char *s = (const unsigned char *)str;
+
+  fputc('"', f);
+  for (size_t i = 0; i < n;) {
+    size_t len = utf8_len(s + i, n - i);
+
+    if (!len) {
+      fputs("\xef\xbf\xbd", f);
+      i++;
+      continue;
+    }
+    if (len == 1) {
+      unsigned char c = s[i];
+
+      if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+      else if (c == '\n') fputs("\\n", f);
+      else if (c == '\t') fputs("\\t", f);
+      else if (c == '\r') fputs("\\r", f);
+      else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
+      else fputc(c, f);
+    } else {
+      fwrite(s + i, 1, len, f);
+    }
+    i += len;
+  }
+  fputc('"', f);
+}

@@ -1,0 +1,77 @@
+/* proc.c - facts about a process from /proc */
+#include "core/jvmtool.h"
+
+int proc_status(int pid, struct proc_status *st)
+{
+  char path[64], *data, *line, *next;
+  size_t len;
+  int rc, seen = 0;
+
+  memset(st, 0, sizeof(*st));
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  if ((rc = read_file(AT_FDCWD, path, 0, 1 << 20, &data, &len))) return rc;
+  for (line = data; line && *line; line = next) {
+    unsigned long long a, b;
+    char *p;
+
+    if ((next = strchr(line, '\n'))) *next++ = 0;
+    if (starts_with(line, "Name:")) {
+      for (p = line + 5; *p == '\t' || *p == ' '; p++) ;
+      snprintf(st->name, sizeof(st->name), "%s", p);
+    } else if (starts_with(line, "NSpid:")) {
+      p = line + 6;
+      while (st->nnspid < PROC_MAX_NSPID) {
+        char *end;
+        long v = strtol(p, &end, 10);
+
+        if (end == p) break;
+        st->nspid[st->nnspid++] = (int)v;
+        p = end;
+      }
+    } else if (sscanf(line, "Uid: %llu %llu", &a, &b) == 2) {
+      st->ruid = (uid_t)a, st->euid = (uid_t)b, seen |= 1;
+    } else if (sscanf(line, "Gid: %llu %llu", &a, &b) == 2) {
+      st->rgid = (gid_t)a, st->egid = (gid_t)b, seen |= 2;
+    } else if (sscanf(line, "SigCgt: %llx", &a) == 1) {
+      st->sigcgt = a;
+    }
+  }
+  free(data);
+  return seen == 3 ? 0 : -EINVAL;
+}
+
+int proc_nspid(int pid)
+{
+  struct proc_status st;
+  int rc = proc_status(pid, &st);
+
+  if (rc) return rc;
+  return st.nnspid ? st.nspid[st.nnspid - 1] : pid;
+}
+
+int proc_ns_ino(int pid, const char *kind, uint64_t *ino)
+{
+  char path[64];
+  struct stat sb;
+
+  if (pid) snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
+  else snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+  if (stat(path, &sb)) return -errno;
+  *ino = sb.st_ino;
+  return 0;
+}
+
+int proc_same_pidns(int pid)
+{
+  uint64_t mine, theirs;
+  int rc;
+
+  if ((rc = proc_ns_ino(0, "pid", &mine))) return rc;
+  if ((rc = proc_ns_ino(pid, "pid", &theirs))) return rc;
+  return mine == theirs;
+}
+
+int proc_alive(int pid)
+{
+  return pid > 0 && (!kill(pid, 0) || errno == EPERM);
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# run.sh - run jvmtool's tests: C unit tests of core/, then test/*.test.
+#
+#   sh test/run.sh [NAME...]   NAME selects test/NAME.test or test/unit/NAME.c
+#
+# Every test prints PASS:/FAIL:/SKIP: lines; this script counts them and ends
+# with "N passed, N failed, N skipped". A test file that dies without saying
+# FAIL counts as one failure. JT_TMP is a fresh folder, removed at the end.
+set -u
+cd "$(dirname "$0")/.."
+TOP=$(pwd)
+JT="$TOP/dist/jvmtool"
+JT_TMP=$(mktemp -d /tmp/jvmtool-test.XXXXXX)
+chmod 755 "$JT_TMP"
+export TOP JT JT_TMP
+trap 'rm -rf "$JT_TMP"' EXIT INT TERM
+log="$JT_TMP/results"
+: > "$log"
+
+wanted() {
+  [ $# -gt 1 ] || return 0
+  n=$1; shift
+  for w in "$@"; do [ "$w" = "$n" ] && return 0; done
+  return 1
+}
+
+# Unit tests: each test/unit/X.c is linked with core/*.c by the host compiler
+# and never with dist/jvmtool.
+mkdir -p dist/unit
+for src in test/unit/*.c; do
+  [ -f "$src" ] || continue
+  name=$(basename "$src" .c)
+  case "$name" in *_lib) continue ;; esac
+  wanted "$name" "$@" || continue
+  bin=dist/unit/$name
+  libs=$(ls test/unit/*_lib.c 2>/dev/null)
+  if ! ${HOSTCC:-cc} -std=c11 -D_GNU_SOURCE -g -O1 -I. -Itest/unit -Idist/gen \
+      -Wall -Wno-unused-parameter -DJVMTOOL_VERSION='"test"' \
+      ${UNIT_CFLAGS_EXTRA:-} "$src" $libs core/*.c -o "$bin" -lm 2>"$JT_TMP/cc.err"; then
+    echo "FAIL: unit/$name: does not compile" | tee -a "$log"
+    cat "$JT_TMP/cc.err"
+    continue
+  fi
+  ( cd "$JT_TMP" && "$TOP/$bin" ) > "$JT_TMP/out" 2>&1
+  rc=$?
+  cat "$JT_TMP/out" | tee -a "$log" | grep -v '^PASS:' || true
+  grep -q '^FAIL:' "$JT_TMP/out" ||
+    [ $rc = 0 ] || echo "FAIL: unit/$name: exit $rc" | tee -a "$log"
+done
+
+# Java programs the command tests run: compiled once per run.
+if command -v javac >/dev/null 2>&1; then
+  mkdir -p "$JT_TMP/classes"
+  javac -d "$JT_TMP/classes" test/java/*.java 2>&1 || echo "FAIL: javac test/java" >> "$log"
+  export JT_CLASSES="$JT_TMP/classes"
+fi
+
+for t in test/*.test; do
+  [ -f "$t" ] || continue
+  name=$(basename "$t" .test)
+  wanted "$name" "$@" || continue
+  ( cd "$JT_TMP" && sh "$TOP/$t" ) > "$JT_TMP/out" 2>&1
+  rc=$?
+  tee -a "$log" < "$JT_TMP/out" | grep -v '^PASS:' || true
+  grep -q '^FAIL:' "$JT_TMP/out" ||
+    [ $rc = 0 ] || echo "FAIL: $name.test: exit $rc" | tee -a "$log"
+done
+
+pass=$(grep -c '^PASS:' "$log")
+fail=$(grep -c '^FAIL:' "$log")
+skip=$(grep -c '^SKIP:' "$log")
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

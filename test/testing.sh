@@ -1,0 +1,84 @@
+# testing.sh - sourced by every test/*.test file (POSIX sh)
+#
+#   testing ID "name" "command" "expected stdout"     run command via eval
+#   testcmd ID "name" "args" "expected stdout"        run "$JT" args
+#   check   ID "name" command...                      pass when it exits 0
+#   skip    ID "name" "why"
+#   skipnot CONDITION...                              next test skips unless true
+#
+# IDs ("ps-1.2") make a failure greppable. Expected output is compared byte
+# for byte, including the final newline (write "$(printf ...)" for exotic
+# bytes); stderr is not captured unless the command says 2>&1.
+# Everything a test starts is stopped by the EXIT trap (jvm_start, track).
+set -u
+: "${JT:?run through ./build.sh test}"
+: "${JT_TMP:?run through ./build.sh test}"
+T=$(mktemp -d "$JT_TMP/t.XXXXXX")
+_skipnext=
+_tracked=
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1"; }
+skip() { echo "SKIP: $1 $2 ($3)"; _skipnext=; }
+
+skipnot() { eval "$@" >/dev/null 2>&1 || _skipnext="needs: $*"; }
+
+_should_skip() {
+  [ -n "$_skipnext" ] || return 1
+  echo "SKIP: $1 $2 ($_skipnext)"
+  _skipnext=
+  return 0
+}
+
+testing() {
+  _should_skip "$1" "$2" && return 0
+  printf '%s\n' "$4" > "$T/expected"
+  [ -n "$4" ] || : > "$T/expected"
+  eval "$3" > "$T/actual" 2>"$T/stderr"
+  _rc=$?
+  if [ -n "$4" ] && [ "$(tail -c1 "$T/actual" | od -An -c | tr -d ' ')" != '\n' ]; then
+    printf '\n' >> "$T/actual"   # expected strings always end in a newline
+  fi
+  if cmp -s "$T/expected" "$T/actual"; then
+    pass "$1 $2"
+  else
+    fail "$1 $2"
+    echo "  command: $3 (exit $_rc)"
+    diff -u "$T/expected" "$T/actual" | head -40 | sed 's/^/  /'
+    [ -s "$T/stderr" ] && head -5 "$T/stderr" | sed 's/^/  stderr: /'
+  fi
+  return 0
+}
+
+testcmd() { testing "$1" "$2" "\"\$JT\" $3" "$4"; }
+
+check() {
+  _id=$1 _name=$2
+  shift 2
+  _should_skip "$_id" "$_name" && return 0
+  if "$@" > "$T/check.out" 2>&1; then
+    pass "$_id $_name"
+  else
+    fail "$_id $_name"
+    echo "  command: $*"
+    head -20 "$T/check.out" | sed 's/^/  /'
+  fi
+  return 0
+}
+
+# Remember a pid (or a command to run) for the EXIT trap.
+track() { _tracked="$_tracked $1"; }
+cleanup_cmd() { printf '%s\n' "$1" >> "$T/cleanup"; }
+
+_cleanup() {
+  for p in $_tracked; do kill -9 "$p" 2>/dev/null; done
+  for p in $_tracked; do
+    while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+  done
+  [ -f "$T/cleanup" ] && sh "$T/cleanup" >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap _cleanup EXIT
+trap 'exit 1' INT TERM
+
+. "$TOP/test/jvm.sh"
