@@ -568,7 +568,9 @@ static void put_type(struct text *t, const char *sig)
   puts_(t, sig);
 }
 
-/* "Ljava/lang/Thread;" -> "java.lang.Thread". */
+/* "Ljava/lang/Thread;" -> "java.lang.Thread"; a hidden class's
+ * "LFoo$$Lambda$1.0x0800;" -> "Foo$$Lambda$1/0x0800", as Class.getName and
+ * StackTraceElement spell it. */
 static void put_class(struct text *t, const char *sig)
 {
   size_t n = str_len(sig), i;
@@ -577,7 +579,8 @@ static void put_class(struct text *t, const char *sig)
     sig++;
     n -= 2;
   }
-  for (i = 0; i < n; i++) put(t, sig[i] == '/' ? "." : sig + i, 1);
+  for (i = 0; i < n; i++)
+    put(t, sig[i] == '/' ? "." : sig[i] == '.' ? "/" : sig + i, 1);
 }
 
 /* StackTraceElement's line: -2 native, -1 unknown. */
