@@ -615,18 +615,12 @@ static int status(struct target *t, int timeout)
 
 /* Load the sampler; with a duration, wait (until the JVM ends or we are
  * interrupted), stop it and collect the samples. */
-static int sample(struct target *t, struct args *a, const char *out,
-                  int timeout)
+static int sample(struct target *t, struct buf opts, long long secs,
+                  const char *out, int timeout)
 {
-  struct buf opts = {0};
-  long long secs = 0;
   uint64_t end;
   int rc;
 
-  if ((rc = agent_options(a, 1, &opts))) return rc;
-  if (a->val[OPT_duration] &&
-      number("duration", a->val[OPT_duration], 1, 86400 * 365, &secs))
-    return 2;
   add_pair(&opts, "output.file", t->out);
   if (put_file(t, t->agent + 5, jt_agent_so,
                (size_t)jt_agent_so_size))
@@ -663,8 +657,9 @@ int agent_install_main(int argc, char **argv)
 {
   struct target t;
   struct args a;
+  struct buf opts = {0};
   const char *out;
-  long long timeout = 10;
+  long long timeout = 10, secs = 0;
   int rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a);
 
   if (rc >= 0) return rc;
@@ -681,6 +676,12 @@ int agent_install_main(int argc, char **argv)
   if (a.val[OPT_timeout] &&
       number("timeout", a.val[OPT_timeout], 1, 3600, &timeout))
     return 2;
+  if (a.val[OPT_duration] &&
+      number("duration", a.val[OPT_duration], 1, 86400 * 365, &secs))
+    return 2;
+  if (!a.val[OPT_agent] && !a.count[OPT_stop] && !a.count[OPT_status] &&
+      (rc = agent_options(&a, 1, &opts)))
+    return rc;
   out = a.val[OPT_output] ? a.val[OPT_output] : "stacks.txt";
   if ((rc = open_target(&t, a.argv[0]))) return rc;
   if (a.val[OPT_agent])
@@ -691,7 +692,7 @@ int agent_install_main(int argc, char **argv)
   else if (a.count[OPT_status])
     rc = status(&t, (int)timeout);
   else
-    rc = sample(&t, &a, out, (int)timeout);
+    rc = sample(&t, opts, secs, out, (int)timeout);
   close(t.tmpfd);
   return rc;
 }
