@@ -320,6 +320,9 @@ static int connect_jvm(struct target *t, void *arg)
 
   snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%d/root/tmp/.java_pid%d",
            t->pid, t->nspid);
+  uint64_t signalled = 0;
+  struct proc_status ps;
+
   while (stat(sa.sun_path, &sb) || !S_ISSOCK(sb.st_mode)) {
     if (!trigger) {
       /* HotSpot looks in its cwd, then in its /tmp. */
@@ -334,17 +337,22 @@ static int connect_jvm(struct target *t, void *arg)
       }
       if (fd >= 0) close(fd);
       trigger = 1 + (fd >= 0);
-      /* SIGQUIT kills a process that does not catch it (bit 3 of SigCgt). */
-      if (!(t->st.sigcgt & 4)) {
-        error_msg("pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
-                  "still starting", t->pid);
-        break;
-      }
+    }
+    /* SIGQUIT kills a process that does not catch it (bit 3 of SigCgt): a
+     * JVM still starting gets there soon. A signal that came too early is
+     * repeated every 2 s (at worst a thread dump on the JVM's stdout). */
+    if (now_ms() - signalled >= 2000 && !proc_status(t->pid, &ps) &&
+        (ps.sigcgt & 4)) {
       kill(t->pid, SIGQUIT);
+      signalled = now_ms();
     }
     if (now_ms() >= end) {
-      error_msg("pid %d: no attach listener after %d ms (attach disabled?)",
-                t->pid, rq->timeout_ms);
+      if (!signalled)
+        error_msg("pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
+                  "started with -Xrs", t->pid);
+      else
+        error_msg("pid %d: no attach listener after %d ms (attach "
+                  "disabled?)", t->pid, rq->timeout_ms);
       break;
     }
     nanosleep(&(struct timespec){0, delay * 1000000L}, NULL);
