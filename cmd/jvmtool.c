@@ -7,10 +7,6 @@
  */
 #include "core/jvmtool.h"
 
-#define CMD(id, name, alias, summary) int id##_main(int argc, char **argv);
-#include "specs/commands.def"
-#undef CMD
-
 static const struct command {
   const char *name, *alias, *summary;
   int (*main)(int argc, char **argv);

@@ -5,7 +5,7 @@ const char *jt_cmd;
 int jt_status;
 int jt_verbose;
 
-static void vmsg(int err, const char *fmt, va_list ap)
+PRINTF(2, 0) static void vmsg(int err, const char *fmt, va_list ap)
 {
   char line[4096];
   int n = 0;

@@ -25,8 +25,12 @@ wanted() {
 }
 
 # Unit tests: each test/unit/X.c is linked with core/*.c by the host compiler
-# and never with dist/jvmtool.
+# and never with dist/jvmtool; with SANITIZE=1 under ASan+UBSan too.
 mkdir -p dist/unit
+if [ "${SANITIZE:-0}" = 1 ]; then
+  HOSTCC=clang
+  UNIT_CFLAGS_EXTRA="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+fi
 for src in test/unit/*.c; do
   [ -f "$src" ] || continue
   name=$(basename "$src" .c)

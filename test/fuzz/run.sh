@@ -1,0 +1,47 @@
+#!/bin/sh
+# fuzz/run.sh - run every libFuzzer target for SECONDS each (./build.sh fuzz)
+#
+# Each test/fuzz/fuzz_<name>.c defines LLVMFuzzerTestOneInput and checks an
+# invariant besides "no crash". Seeds come from test/fuzz/seeds.sh (made by
+# the build, never copied from elsewhere) plus test/fuzz/regress/<name>/,
+# which also holds every input that once crashed (the normal suite replays
+# them, see test/fuzz.test). A crash, leak or sanitizer report fails the run;
+# the input is saved to test/fuzz/regress/<name>/ for a regression test.
+set -u
+cd "$(dirname "$0")/../.."
+secs=${1:-60}
+out=dist/fuzz
+mkdir -p "$out"
+command -v clang >/dev/null || { echo "fuzz: clang not found (install clang)" >&2; exit 1; }
+sh test/fuzz/seeds.sh "$out/seeds" || exit 1
+status=0
+for src in test/fuzz/fuzz_*.c; do
+  name=$(basename "$src" .c | sed 's/^fuzz_//')
+  bin=$out/fuzz_$name
+  clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -Idist/gen -Itest/unit \
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -DJVMTOOL_VERSION='"fuzz"' "$src" core/*.c test/unit/*_lib.c -o "$bin" -lm ||
+    { echo "FAIL: fuzz $name: does not compile"; status=1; continue; }
+  corpus=$out/corpus/$name
+  mkdir -p "$corpus" "test/fuzz/regress/$name"
+  cp "$out/seeds/$name"/* "$corpus/" 2>/dev/null
+  dict=; [ -f "test/fuzz/$name.dict" ] && dict="-dict=test/fuzz/$name.dict"
+  rm -rf "$out/art.$name"; mkdir -p "$out/art.$name"
+  "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
+    -rss_limit_mb=2048 -artifact_prefix="$out/art.$name/" $dict "$corpus" \
+    "test/fuzz/regress/$name" > "$out/$name.log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$name.log")
+  if [ $rc = 0 ] && ! ls "$out/art.$name"/* >/dev/null 2>&1; then
+    echo "PASS: fuzz $name: ${execs:-?} runs in ${secs}s, corpus $(ls "$corpus" | wc -l)"
+  else
+    echo "FAIL: fuzz $name (exit $rc), see $out/$name.log"
+    grep -m5 -E 'ERROR|SUMMARY|runtime error|invariant' "$out/$name.log" | sed 's/^/  /'
+    for a in "$out/art.$name"/*; do
+      [ -f "$a" ] && cp "$a" "test/fuzz/regress/$name/" &&
+        echo "  saved $(basename "$a") to test/fuzz/regress/$name/"
+    done
+    status=1
+  fi
+done
+exit $status
