@@ -26,9 +26,7 @@
 #define OPTS_FILE "specs/stat.opts"
 #include "core/opt_table.h"
 
-static const char builtin_spec[] =
-#include "jstat_spec.inc"
-    ;
+#include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
 
 /* jstat's usage text (§4.1), byte for byte, trailing space included. */
 static const char jstat_usage[] =
@@ -190,7 +188,8 @@ static void load_builtin(struct run *r)
   char *err = NULL;
 
   /* build.d/stat.sh embeds specs/jstat.spec; test/unit/expr.c parses it */
-  if (expr_spec_parse(&r->spec, builtin_spec, sizeof(builtin_spec) - 1, &err))
+  if (expr_spec_parse(&r->spec, jstat_spec_text,
+                      sizeof(jstat_spec_text) - 1, &err))
     error_msg("built-in spec: %s", err);
   free(err);
 }

@@ -30,4 +30,4 @@ static const char opt_usage[] =
 #undef OPT
 #undef USAGE
 
-_Static_assert(OPT_count <= OPT_MAX, "too many options in " OPTS_FILE);
+_Static_assert((int)OPT_count <= (int)OPT_MAX, "too many options in " OPTS_FILE);

@@ -8,9 +8,7 @@
 
 #include "check.h"
 
-static const char builtin[] =
-#include "jstat_spec.inc"
-    ;
+#include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
 
 /* A fake target: a few counters by name. */
 static const struct fake {
@@ -142,7 +140,7 @@ static void builtin_spec(void)
   const int lens[] = {42, 56, 200, 209, 142, 111, 109, 131, 116, 100, 100, 27,
                       15};
 
-  CHECK(!sparse(&spec, builtin, &err),
+  CHECK(!sparse(&spec, jstat_spec_text, &err),
         "built-in spec parses (%s)", err ? err : "ok");
   CHECK_INT(spec.nopts, 13, "twelve options and timestamp");
   load_fixtures();
