@@ -65,6 +65,7 @@ struct target {
   char *name;             /* as given, for messages */
   int pid;                /* 0 for files */
   struct pd pd;
+  int opened;             /* pd needs pd_close */
   struct expr **exprs;    /* resolved, one per column */
   int gone;
 };
@@ -490,6 +491,7 @@ static int open_targets(struct run *r)
       t->gone = 1;
       continue;
     }
+    t->opened = 1;
     t->exprs = xmalloc(r->ncols * sizeof(*t->exprs));
     for (int c = 0; c < r->ncols; c++)
       t->exprs[c] = expr_resolve(r->cols[c]->data, r->cols[c]->required,
@@ -704,6 +706,23 @@ static int sample(struct run *r)
   return 0;
 }
 
+static void run_free(struct run *r)
+{
+  for (int i = 0; i < r->ntg; i++) {
+    struct target *t = &r->tg[i];
+
+    for (int c = 0; t->exprs && c < r->ncols; c++) expr_free(t->exprs[c]);
+    free(t->exprs);
+    if (t->opened) pd_close(&t->pd);
+    free(t->name);
+  }
+  free(r->tg);
+  free(r->cols);
+  free(r->widths);
+  buf_free(&r->line);
+  expr_spec_free(&r->spec);
+}
+
 int stat_main(int argc, char **argv)
 {
   struct run r = {.interval = -1, .count = -1, .utf8 = fmt_locale_utf8()};
@@ -721,11 +740,17 @@ int stat_main(int argc, char **argv)
     free(path);
   }
   rc = jt_alias ? jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
-  if (rc >= 0) return rc;
-  pick_columns(&r);
-  if (open_targets(&r)) return 1;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  rc = sample(&r);
-  return rc ? rc : jt_status;
+  if (rc < 0) {
+    pick_columns(&r);
+    if (open_targets(&r)) {
+      rc = 1;
+    } else {
+      sigaction(SIGINT, &sa, NULL);
+      sigaction(SIGTERM, &sa, NULL);
+      rc = sample(&r);
+      if (!rc) rc = jt_status;
+    }
+  }
+  run_free(&r);
+  return rc;
 }
