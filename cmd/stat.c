@@ -22,6 +22,7 @@
 #include "core/vm.h"
 
 #include <math.h>
+#include <poll.h>
 
 #define OPTS_FILE "specs/stat.opts"
 #include "core/opt_table.h"
@@ -654,13 +655,24 @@ static void put_row(struct run *r, struct target *t)
   buf_free(&cell);
 }
 
-/* Wait until ms on the monotonic clock; 0, or -1 when a signal came. */
+/* Wait until ms on the monotonic clock. Returns 0, or -1 when a signal
+ * came or stdout is a pipe whose reader has gone: watching fd 1 for
+ * POLLERR ends "jvmtool stat ... 1s | head -1" at once, not at the next
+ * row's SIGPIPE. */
 static int sleep_until(uint64_t when)
 {
-  struct timespec ts = {(time_t)(when / 1000), (long)(when % 1000) * 1000000};
+  struct pollfd out = {.fd = 1, .events = 0};
 
-  while (!stop_signal)
-    if (!clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) return 0;
+  while (!stop_signal) {
+    uint64_t now = now_ms();
+    struct timespec ts;
+
+    if (now >= when) return 0;
+    ts.tv_sec = (time_t)((when - now) / 1000);
+    ts.tv_nsec = (long)((when - now) % 1000) * 1000000;
+    if (ppoll(&out, 1, &ts, NULL) > 0 && (out.revents & (POLLERR | POLLHUP | POLLNVAL)))
+      return -1;
+  }
   return -1;
 }
 
@@ -734,7 +746,16 @@ int stat_main(int argc, char **argv)
    * ~/.jvmstat/jstat_options does for jstat. */
   if (jt_alias) {
     const char *home = getenv("HOME");
-    char *path = home ? xasprintf("%s/.jvmstat/jstat_options", home) : NULL;
+    char *path;
+    int n = 1;
+
+    /* jstat's launcher drops -J<flag> anywhere; user.home is the one
+     * property that changes what we print (where the options file is). */
+    for (int i = 1; i < argc; i++)
+      if (starts_with(argv[i], "-J-Duser.home=")) home = argv[i] + 14;
+      else if (!starts_with(argv[i], "-J")) argv[n++] = argv[i];
+    argc = n;
+    path = home ? xasprintf("%s/.jvmstat/jstat_options", home) : NULL;
 
     if (path && !access(path, R_OK)) load_spec_file(&r, path);
     free(path);
