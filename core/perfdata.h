@@ -1,0 +1,99 @@
+/* perfdata.h - HotSpot PerfData (hsperfdata) files, format 2.0
+ *
+ * A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>: a 32-byte
+ * prologue, then entries (header, name, value) until an entry of length 0
+ * (docs/jvmstat.md §1). The whole file is read with pread into memory,
+ * never mapped, so a JVM that exits or a file truncated under us can never
+ * raise SIGBUS; every offset and length is checked against what was read.
+ * Counters are sorted by name for binary search; a counter remembers the
+ * file offset of its value, so it stays valid across pd_refresh().
+ */
+#ifndef PERFDATA_H
+#define PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum pd_units {
+  PD_U_NONE = 1, PD_U_BYTES, PD_U_TICKS, PD_U_EVENTS, PD_U_STRING, PD_U_HERTZ
+};
+enum pd_var { PD_V_CONSTANT = 1, PD_V_MONOTONIC, PD_V_VARIABLE };
+
+/* The reader's pseudo-counters (sun.perfdata.*), never in the file. */
+enum pd_pseudo {
+  PD_REAL, PD_P_MAJOR, PD_P_MINOR, PD_P_SIZE, PD_P_USED, PD_P_OVERFLOW,
+  PD_P_TIMESTAMP
+};
+
+struct pd_counter {
+  const char *name;   /* NUL-terminated, owned by the struct perfdata */
+  uint32_t off;       /* file offset of the value */
+  uint32_t len;       /* strings: vector length in bytes; longs: 0 */
+  char type;          /* 'J' (long) or 'B' (string) */
+  uint8_t units;      /* enum pd_units */
+  uint8_t var;        /* enum pd_var */
+  uint8_t supported;  /* flags bit 0: set for java.* and com.sun.* */
+  uint8_t pseudo;     /* enum pd_pseudo */
+};
+
+struct perfdata {
+  char *path;                   /* as named, for messages */
+  int fd;                       /* open for pd_refresh, or -1 */
+  unsigned char *buf;           /* the file as last read */
+  size_t size;
+  int big_endian;
+  struct pd_counter *counters;  /* sorted by strcmp of the name */
+  size_t n, cap;
+  uint32_t next_entry;          /* where the entry walk stopped */
+  uint32_t walked_entries;      /* num_entries when it stopped */
+  char err[256];                /* why the last call failed */
+};
+
+enum { PD_NOFOLLOW = 1 };  /* pd_open: refuse a symlink as the file */
+
+/* Open path (flags: PD_NOFOLLOW), read it whole and parse it. Returns 0, or
+ * -errno for I/O (-ENOENT, -EACCES, ...) or -EINVAL for a file that is not
+ * valid PerfData 2.0; pd->err then says what is wrong in a few words
+ * ("bad magic 0x12fec0c0", "entry at 0x1a8 extends past the end (0x320)").
+ * On failure nothing needs freeing; on success call pd_close(). */
+int pd_open(struct perfdata *pd, const char *path, int flags);
+
+/* Parse size bytes of data (copied) as a PerfData file named name, with no
+ * file behind it (pd_refresh then fails). Same returns as pd_open. */
+int pd_parse(struct perfdata *pd, const void *data, size_t size,
+             const char *name);
+
+/* Read the file again into the same buffer (a live JVM's values move) and
+ * pick up entries added since the last walk. Returns 0, or -errno / -EINVAL
+ * with pd->err set: the file vanished, shrank, or stopped being PerfData.
+ * Counters found before stay valid. */
+int pd_refresh(struct perfdata *pd);
+
+/* The counter called name, or NULL. */
+const struct pd_counter *pd_find(const struct perfdata *pd, const char *name);
+
+/* A long counter's current value (pseudo-counters included). */
+int64_t pd_long(const struct perfdata *pd, const struct pd_counter *c);
+
+/* A string counter's current bytes: *s points into pd's buffer (valid until
+ * the next pd_refresh/pd_close), up to the first NUL; returns the length. */
+size_t pd_string(const struct perfdata *pd, const struct pd_counter *c,
+                 const char **s);
+
+/* The counter's value as text for output: decimal for longs, the raw bytes
+ * for strings. Appends to b (struct buf from core/lib.h). */
+struct buf;
+void pd_value_text(const struct perfdata *pd, const struct pd_counter *c,
+                   struct buf *b);
+
+/* The prologue's accessible byte: 0 while the JVM is still starting. */
+int pd_accessible(const struct perfdata *pd);
+
+/* Free everything pd holds; pd may be closed twice. */
+void pd_close(struct perfdata *pd);
+
+/* Names for -snap -v: "Bytes", "Monotonic", ... */
+const char *pd_units_name(int units);
+const char *pd_var_name(int var);
+
+#endif

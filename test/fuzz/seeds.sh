@@ -1,0 +1,30 @@
+#!/bin/sh
+# seeds.sh DIR - write the seed corpus of every fuzz target into DIR/<name>/
+#
+# Seeds are made here from the project's own material (specs, test inputs)
+# and, at run time only, the shared PerfData fixtures; nothing is copied
+# into the repository.
+set -eu
+cd "$(dirname "$0")/../.."
+out=$1
+rm -rf "$out"
+mkdir -p "$out"
+
+# spec: the built-in options, whole and one option at a time
+mkdir -p "$out/spec"
+cp specs/jstat.spec "$out/spec/all"
+awk '/^option /{n++} n{print > (d "/opt" n)}' d="$out/spec" specs/jstat.spec
+
+# format: a few doubles with the patterns jstat uses
+mkdir -p "$out/format"
+i=0
+for pat in 0 0.0 0.00 0.000 '#,##0.0#' "'x'0.0%"; do
+  for hex in 0000000000a06340 8d976e1283c0ca3f fca9f1d24d62403f 0000000000000080; do
+    i=$((i + 1))
+    printf "$(echo $hex | sed 's/../\\x&/g')%s" "$pat" > "$out/format/s$i"
+  done
+done
+
+# Targets added by later parts of the tree add their seeds here.
+for f in test/fuzz/seeds.d/*.sh; do [ -f "$f" ] && . "./$f"; done
+exit 0
