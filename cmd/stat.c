@@ -19,7 +19,6 @@
 #include "core/expr.h"
 #include "core/format.h"
 #include "core/perfdata.h"
-#include "core/vm.h"
 
 #include <math.h>
 #include <poll.h>
@@ -65,8 +64,12 @@ enum mode { TEXT, JSON, CSV };
 struct target {
   char *name;             /* as given, for messages */
   int pid;                /* 0 for files */
-  struct pd pd;
+  char *path;             /* the PerfData file */
+  struct perfdata pd;
   int opened;             /* pd needs pd_close */
+  const struct pd_counter **refs;  /* expr handles index this */
+  int nrefs;
+  struct buf str;         /* the last string read */
   struct expr **exprs;    /* resolved, one per column */
   int gone;
 };
@@ -94,29 +97,45 @@ static void on_signal(int sig) { stop_signal = sig; }
 static void tg_lookup(void *ctx, const char *name, struct expr_counter *c)
 {
   struct target *t = ctx;
-  int i = pd_find(&t->pd, name);
+  const struct pd_counter *pc = pd_find(&t->pd, name);
+  const char *str;
+  size_t n;
 
   c->kind = EXPR_MISSING;
-  if (i < 0) return;
-  c->handle = i;
-  if (pd_is_string(&t->pd, i)) {
-    c->kind = pd_is_constant(&t->pd, i) ? EXPR_CONST_STRING
-                                        : EXPR_LIVE_STRING;
-    c->string = pd_string(&t->pd, i);
+  if (!pc) return;
+  t->refs = xrealloc(t->refs, (t->nrefs + 1) * sizeof(*t->refs));
+  t->refs[t->nrefs] = pc;
+  c->handle = t->nrefs++;
+  if (pc->type == 'B') {
+    /* jstat folds constant strings once; variables are re-read per row */
+    c->kind = pc->var == PD_V_CONSTANT ? EXPR_CONST_STRING : EXPR_LIVE_STRING;
+    n = pd_string(&t->pd, pc, &str);
+    t->str.len = 0;
+    buf_add(&t->str, str, n);
+    c->string = t->str.p;
   } else {
-    c->kind = pd_is_constant(&t->pd, i) ? EXPR_CONST_LONG : EXPR_LIVE_LONG;
-    c->value = pd_long(&t->pd, i);
+    c->kind = pc->var == PD_V_CONSTANT ? EXPR_CONST_LONG : EXPR_LIVE_LONG;
+    c->value = pd_long(&t->pd, pc);
   }
 }
 
 static long long tg_long(void *ctx, int h)
 {
-  return pd_long(&((struct target *)ctx)->pd, h);
+  struct target *t = ctx;
+
+  return pd_long(&t->pd, t->refs[h]);
 }
 
+/* Valid until the next string read: put_row copies it at once. */
 static const char *tg_string(void *ctx, int h)
 {
-  return pd_string(&((struct target *)ctx)->pd, h);
+  struct target *t = ctx;
+  const char *str;
+  size_t n = pd_string(&t->pd, t->refs[h], &str);
+
+  t->str.len = 0;
+  buf_add(&t->str, str, n);
+  return t->str.p;
 }
 
 static struct expr_source source(struct target *t)
@@ -369,7 +388,81 @@ static int jstat_args(struct run *r, int argc, char **argv)
   return -1;
 }
 
-static int vm_targets(struct run *r) { error_msg("XXX"); return -1; } /* XXX scratch */
+/* The PerfData file of a pid, as HotSpot's attach finds it (§2.4): in the
+ * process's own /tmp (so containers work), hsperfdata_<user>/<nspid>, the
+ * user folder with the newest ctime winning; then <pid> for a container
+ * without its own pid namespace. Returns a malloc'd path or NULL with
+ * *why set to a static reason. */
+static char *pid_file(int pid, const char **why)
+{
+  char tmp[64], *best = NULL;
+  int nspid = proc_nspid(pid), names[2] = {nspid > 0 ? nspid : pid, pid};
+  struct timespec newest = {0, 0};
+
+  if (!proc_alive(pid)) {
+    *why = "no such process";
+    return NULL;
+  }
+  snprintf(tmp, sizeof(tmp), "/proc/%d/root/tmp", pid);
+  for (int k = 0; k < 2 && !best; k++) {
+    DIR *d = opendir(tmp);
+    struct dirent *de;
+
+    if (!d) {
+      *why = errno == EACCES ? "its /tmp is not readable (another user's "
+                               "process?)" : "cannot read its /tmp";
+      return NULL;
+    }
+    while ((de = readdir(d))) {
+      char *path;
+      struct stat st;
+
+      if (!starts_with(de->d_name, "hsperfdata_")) continue;
+      path = xasprintf("%s/%s/%d", tmp, de->d_name, names[k]);
+      if (!lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+          (!best || st.st_ctim.tv_sec > newest.tv_sec ||
+           (st.st_ctim.tv_sec == newest.tv_sec &&
+            st.st_ctim.tv_nsec > newest.tv_nsec))) {
+        free(best);
+        best = path;
+        newest = st.st_ctim;
+      } else {
+        free(path);
+      }
+    }
+    closedir(d);
+  }
+  if (!best) *why = "no PerfData file (not a JVM, or started with "
+                    "-XX:-UsePerfData or +PerfDisableSharedMem)";
+  return best;
+}
+
+/* "all": every process whose PerfData file we can find, by host pid, in
+ * /proc order (ascending). The set is fixed at the start of the run. */
+static int all_targets(struct run *r)
+{
+  DIR *d = opendir("/proc");
+  struct dirent *de;
+  long long pid;
+
+  while (d && (de = readdir(d))) {
+    struct target t = {0};
+    const char *why;
+
+    if (parse_long(de->d_name, 1, INT_MAX, &pid) || pid == getpid() ||
+        !(t.path = pid_file((int)pid, &why)))
+      continue;
+    free(t.path);   /* found again when opened */
+    t.path = NULL;
+    t.pid = (int)pid;
+    t.name = xstrdup(de->d_name);
+    add_target(r, &t);
+  }
+  if (d) closedir(d);
+  if (!r->ntg) error_msg("no JVMs found (none running, or none this user "
+                         "may read)");
+  return r->ntg ? 0 : -1;
+}
 
 /* jvmtool's command line: jstat's -<option>, -t, -h<n> and -options (not
  * getopt-shaped, so taken out first), then the long options of
@@ -445,7 +538,7 @@ static int stat_args(struct run *r, int argc, char **argv)
   }
   if (!strcmp(a.argv[0], "all")) {
     r->pid_column = 1;
-    if (vm_targets(r)) rc = 1; // XXX
+    if (all_targets(r)) rc = 1;
     goto out;
   }
   /* A comma separates targets, unless the whole operand names a file. */
@@ -478,17 +571,19 @@ static int open_targets(struct run *r)
   for (int i = 0; i < r->ntg; i++) {
     struct target *t = &r->tg[i];
     struct expr_source src = source(t);
-    char *err = NULL;
-    int rc = t->pid ? pd_open_pid(&t->pd, t->pid, &err)
-                    : pd_open_file(&t->pd, t->name, &err);
+    const char *why = NULL;
+    int rc;
 
+    t->path = t->pid ? pid_file(t->pid, &why) : xstrdup(t->name);
+    rc = t->path ? pd_open(&t->pd, t->path, t->pid ? PD_NOFOLLOW : 0)
+                 : -ENOENT;
     if (rc) {
       if (t->pid)
-        error_msg("no JVM with pid %d: %s (a JVM started with "
-                  "-XX:-UsePerfData, or another user's?)", t->pid, err);
+        error_msg("no JVM with pid %d: %s", t->pid, why ? why
+                  : rc == -EINVAL ? t->pd.err : strerror(-rc));
       else
-        error_msg("'%s': %s", t->name, err);
-      free(err);
+        error_msg("'%s': %s", t->name, rc == -EINVAL ? t->pd.err
+                                                      : strerror(-rc));
       t->gone = 1;
       continue;
     }
@@ -727,6 +822,9 @@ static void run_free(struct run *r)
     free(t->exprs);
     if (t->opened) pd_close(&t->pd);
     free(t->name);
+    free(t->path);
+    free(t->refs);
+    buf_free(&t->str);
   }
   free(r->tg);
   free(r->cols);
