@@ -282,13 +282,13 @@ static int parse_target(const char *s, int paths, struct target *t,
     t->name = xstrdup(p);
     return 0;
   }
-  if (strchr(s, '@')) {
-    *why = xasprintf("remote vmids are not supported: %s", s);
-    return -1;
-  }
   if (paths && (strchr(s, '/') || access(s, F_OK) == 0)) {
     t->name = xstrdup(s);
     return 0;
+  }
+  if (strchr(s, '@')) {
+    *why = xasprintf("remote vmids are not supported: %s", s);
+    return -1;
   }
   *why = xasprintf("Malformed VM Identifier: %s", s);
   return -1;
@@ -471,7 +471,7 @@ static int stat_args(struct run *r, int argc, char **argv)
 {
   char **rest = xzalloc((argc + 1) * sizeof(*rest));
   int nrest = 0, options = 0, rc = -1;
-  struct args a;
+  struct args a = {0};
   char *why = NULL, *list;
   long long v;
 
@@ -558,7 +558,7 @@ static int stat_args(struct run *r, int argc, char **argv)
 out:
   free(why);
   free(rest);
-  if (rc == -1) free(a.argv);
+  free(a.argv);
   return rc;
 }
 
