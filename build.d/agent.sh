@@ -31,15 +31,18 @@ agent_build() {
     awk '$7 == "UND" && $8 != "" { print $8 }')
   [ -z "$agent_und" ] || die "agent: undefined symbols in dist/agent.so: $agent_und"
   mv dist/agent.so.tmp dist/agent.so
-  # The bytes go into the binary through .incbin; jt_agent_so/_end bound them.
+  # The bytes go into the binary through .incbin; jt_agent_so_size says how many.
   cat > dist/gen/agent_blob.S <<'ASM'
 	.section .rodata.jt_agent,"a"
 	.globl jt_agent_so
-	.globl jt_agent_so_end
+	.globl jt_agent_so_size
 	.balign 16
 jt_agent_so:
 	.incbin "dist/agent.so"
 jt_agent_so_end:
+	.balign 8
+jt_agent_so_size:
+	.quad jt_agent_so_end - jt_agent_so
 	.section .note.GNU-stack,"",@progbits
 ASM
   say $agent_cc -c dist/gen/agent_blob.S -o dist/gen/agent_blob.o

@@ -6,7 +6,8 @@
  * never mapped, so a JVM that exits or a file truncated under us can never
  * raise SIGBUS; every offset and length is checked against what was read.
  * Counters are sorted by name for binary search; a counter remembers the
- * file offset of its value, so it stays valid across pd_refresh().
+ * file offset of its value, so a pointer to it stays valid across
+ * pd_refresh() (which may add counters) until pd_close().
  */
 #ifndef PERFDATA_H
 #define PERFDATA_H
@@ -42,7 +43,8 @@ struct perfdata {
   unsigned char *buf;           /* the file as last read */
   size_t size;
   int big_endian;
-  struct pd_counter *counters;  /* sorted by strcmp of the name */
+  struct pd_counter **counters; /* sorted by strcmp of the name; each one
+                                   stays at its address until pd_close */
   size_t n, cap;
   uint32_t next_entry;          /* where the entry walk stopped */
   uint32_t walked_entries;      /* num_entries when it stopped */

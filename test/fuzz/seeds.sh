@@ -25,6 +25,16 @@ for pat in 0 0.0 0.00 0.000 '#,##0.0#' "'x'0.0%"; do
   done
 done
 
+# perfdata: writer-made files in both byte orders, and the shared corpus of
+# real files when it is there (read at run time, not copied into the repo)
+mkdir -p "$out/perfdata"
+${HOSTCC:-cc} -std=c11 -D_GNU_SOURCE -I. -Itest/unit -o "$out/mkseeds" \
+  test/fuzz/mkseeds.c test/unit/pdwriter_lib.c core/*.c -lm
+"$out/mkseeds" "$out/perfdata"
+for f in ../shared/fixtures/hsperfdata/*; do
+  [ -f "$f" ] && case "$f" in *.md) ;; *) cp "$f" "$out/perfdata/" ;; esac
+done
+
 # Targets added by later parts of the tree add their seeds here.
 for f in test/fuzz/seeds.d/*.sh; do [ -f "$f" ] && . "./$f"; done
 exit 0
