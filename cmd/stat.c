@@ -27,37 +27,8 @@
 #include "core/opt_table.h"
 
 #include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
+#include "jstat_usage.inc" /* jstat_usage[]: jstat's help, §4.1 */
 
-/* jstat's usage text (§4.1), byte for byte, trailing space included. */
-static const char jstat_usage[] =
-  "Usage: jstat --help|-options\n"
-  "       jstat -<option> [-t] [-h<lines>] <vmid> [<interval> [<count>]]\n"
-  "\n"
-  "Definitions:\n"
-  "  <option>      An option reported by the -options option\n"
-  "  <vmid>        Virtual Machine Identifier. A vmid takes the following "
-  "form:\n"
-  "                     <lvmid>[@<hostname>[:<port>]]\n"
-  "                Where <lvmid> is the local vm identifier for the target\n"
-  "                Java virtual machine, typically a process id; <hostname> "
-  "is\n"
-  "                the name of the host running the target Java virtual "
-  "machine;\n"
-  "                and <port> is the port number for the rmiregistry on the\n"
-  "                target host. See the jvmstat documentation for a more "
-  "complete\n"
-  "                description of the Virtual Machine Identifier.\n"
-  "  <lines>       Number of samples between header lines.\n"
-  "  <interval>    Sampling interval. The following forms are allowed:\n"
-  "                    <n>[\"ms\"|\"s\"]\n"
-  "                Where <n> is an integer and the suffix specifies the "
-  "units as \n"
-  "                milliseconds(\"ms\") or seconds(\"s\"). The default units "
-  "are \"ms\".\n"
-  "  <count>       Number of samples to take before terminating.\n"
-  "  -J<flag>      Pass <flag> directly to the runtime system.\n"
-  "  -? -h --help  Prints this help message.\n"
-  "  -help         Prints this help message.\n";
 
 enum mode { TEXT, JSON, CSV };
 
