@@ -23,8 +23,13 @@ struct lexer {
   struct buf text;      /* T_WORD, T_STR */
   double num;           /* T_NUM */
   int ch;               /* T_CHAR */
+  int nodes;            /* in the expression being parsed */
   char *err;
 };
+
+/* Expressions are evaluated recursively: bound their size (and so their
+ * depth) so that no input can exhaust the stack. */
+enum { MAX_NODES = 1000 };
 
 static int word_start(int c)
 {
@@ -155,6 +160,11 @@ static struct expr *parse_factor(struct lexer *lx)
 {
   struct expr *e;
 
+  if (++lx->nodes > MAX_NODES) {
+    if (!lx->err)
+      lx->err = xasprintf("line %d: expression too long", lx->line);
+    return NULL;
+  }
   if (is_char(lx, '(')) {
     next(lx);
     if (!(e = parse_expr(lx))) return NULL;
@@ -213,6 +223,13 @@ static struct expr *parse_expr(struct lexer *lx)
   return parse_binary(lx, 0);
 }
 
+/* A column's data expression: the node budget is per expression. */
+static struct expr *parse_data(struct lexer *lx)
+{
+  lx->nodes = 0;
+  return parse_expr(lx);
+}
+
 /* Scales divide the value. jstat computes T, P and percent with 32-bit int
  * arithmetic that ends in 0, so they give +-infinity (or NaN for 0): kept
  * for byte compatibility with user option files. */
@@ -230,7 +247,7 @@ static int parse_stmt(struct lexer *lx, struct expr_column *c, int *done)
   if (is_word(lx, "data")) {
     next(lx);
     expr_free(c->data);
-    return (c->data = parse_expr(lx)) ? 0 : -EINVAL;
+    return (c->data = parse_data(lx)) ? 0 : -EINVAL;
   }
   if (is_word(lx, "header") || is_word(lx, "format")) {
     char **dst = lx->text.p[0] == 'h' ? &c->header : &c->format;
@@ -387,7 +404,7 @@ struct expr *expr_parse(const char *text, char **err)
   struct expr *e;
 
   next(&lx);
-  e = parse_expr(&lx);
+  e = parse_data(&lx);
   if (e && lx.tok != T_EOF) {
     expected(&lx, "an operator or end of expression");
     expr_free(e);

@@ -209,6 +209,17 @@ int main(void)
   CHECK(parse_fails("1 2", "expected an operator"), "two operands");
   CHECK(parse_fails("data + 1", "found 'data'"), "reserved word");
   CHECK(parse_fails("1.5e3", "found 'e3'"), "no exponent");
+  {
+    struct buf deep = {0};
+
+    for (int i = 0; i < 100000; i++) buf_adds(&deep, "(");
+    CHECK(parse_fails(deep.p, "expression too long"), "deep nesting");
+    deep.len = 0;
+    for (int i = 0; i < 100000; i++) buf_adds(&deep, "a+");
+    buf_adds(&deep, "a");
+    CHECK(parse_fails(deep.p, "expression too long"), "long chain");
+    buf_free(&deep);
+  }
 
   /* spec files */
   CHECK(!sparse(&spec,
