@@ -17,6 +17,7 @@
  */
 #include "core/jvmtool.h"
 #include "core/proc.h"
+#include "core/vm.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -260,7 +261,30 @@ static int open_target(struct target *t, const char *arg)
 
   memset(t, 0, sizeof(*t));
   t->tmpfd = -1;
-  if (parse_pid(arg, &t->pid)) return usage_error("bad pid '%s'", arg);
+  /* A pid is taken as it is (attach needs no PerfData file); a PerfData
+   * path or file:// URI names its JVM's pid. */
+  if (parse_pid(arg, &t->pid)) {
+    struct vm v;
+    char why[256];
+
+    if (vm_resolve(arg, &v, why, sizeof(why))) {
+      error_msg("%s", why);
+      return 1;
+    }
+    t->pid = v.pid;
+    /* A PerfData file is named by the JVM's pid in its namespace; one seen
+     * through /proc/<pid>/root names the host pid in its path. */
+    if (!t->pid && (sscanf(v.path, "/proc/%d/root/", &t->pid) != 1 ||
+                    t->pid <= 0) &&
+        parse_pid(strrchr(v.path, '/') ? strrchr(v.path, '/') + 1 : v.path,
+                  &t->pid))
+      t->pid = 0;
+    vm_free(&v);
+    if (!t->pid) {
+      error_msg("cannot tell which process '%s' belongs to", arg);
+      return 1;
+    }
+  }
   if ((err = proc_status(t->pid, &t->st))) {
     errno_msg(err, "no process %d", t->pid);
     return 1;
