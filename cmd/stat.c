@@ -559,6 +559,14 @@ static int open_targets(struct run *r)
       continue;
     }
     t->opened = 1;
+    /* jvmstat waits (20 ms polls, 5 s) for a starting JVM to mark its
+     * data accessible before it looks counters up; so do we */
+    for (int w = 0; t->pid && !pd_accessible(&t->pd) && w < 250; w++) {
+      struct timespec ts = {0, 20 * 1000000};
+
+      nanosleep(&ts, NULL);
+      if (pd_refresh(&t->pd)) break;
+    }
     t->exprs = xmalloc(r->ncols * sizeof(*t->exprs));
     for (int c = 0; c < r->ncols; c++)
       t->exprs[c] = expr_resolve(r->cols[c]->data, r->cols[c]->required,
