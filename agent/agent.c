@@ -973,6 +973,8 @@ static int stop(void)
   }
   close_output();
   life_clear();
+  /* The interval is VM-global: leave HotSpot's default to whoever is next. */
+  (*g.jvmti)->SetHeapSamplingInterval(g.jvmti, 512 * 1024);
   memset(&rel, 0, sizeof(rel));
   rel.can_generate_sampled_object_alloc_events =
     g.caps.can_generate_sampled_object_alloc_events;

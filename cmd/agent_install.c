@@ -121,7 +121,10 @@ static int read_properties(const char *path, int attach, struct buf *b,
       known |= !strcmp(k, props[i]);
     if (!known) error_msg("%s: ignoring unknown property '%s'", path, k);
     else if (attach && !strcmp(k, "output.file")) continue;
-    else if (add_pair(b, k, v)) return 2;
+    else if (add_pair(b, k, v)) {
+      free(data);
+      return 2;
+    }
     if (known && !strcmp(k, "sample.strategy")) {
       free(*strategy);
       *strategy = xstrdup(v);
@@ -317,6 +320,9 @@ static int connect_jvm(struct target *t, void *arg)
 
   snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%d/root/tmp/.java_pid%d",
            t->pid, t->nspid);
+  uint64_t signalled = 0;
+  struct proc_status ps;
+
   while (stat(sa.sun_path, &sb) || !S_ISSOCK(sb.st_mode)) {
     if (!trigger) {
       /* HotSpot looks in its cwd, then in its /tmp. */
@@ -331,17 +337,22 @@ static int connect_jvm(struct target *t, void *arg)
       }
       if (fd >= 0) close(fd);
       trigger = 1 + (fd >= 0);
-      /* SIGQUIT kills a process that does not catch it (bit 3 of SigCgt). */
-      if (!(t->st.sigcgt & 4)) {
-        error_msg("pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
-                  "still starting", t->pid);
-        break;
-      }
+    }
+    /* SIGQUIT kills a process that does not catch it (bit 3 of SigCgt): a
+     * JVM still starting gets there soon. A signal that came too early is
+     * repeated every 2 s (at worst a thread dump on the JVM's stdout). */
+    if (now_ms() - signalled >= 2000 && !proc_status(t->pid, &ps) &&
+        (ps.sigcgt & 4)) {
       kill(t->pid, SIGQUIT);
+      signalled = now_ms();
     }
     if (now_ms() >= end) {
-      error_msg("pid %d: no attach listener after %d ms (attach disabled?)",
-                t->pid, rq->timeout_ms);
+      if (!signalled)
+        error_msg("pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
+                  "started with -Xrs", t->pid);
+      else
+        error_msg("pid %d: no attach listener after %d ms (attach "
+                  "disabled?)", t->pid, rq->timeout_ms);
       break;
     }
     nanosleep(&(struct timespec){0, delay * 1000000L}, NULL);
@@ -412,15 +423,47 @@ static int load(struct target *t, const char *lib, int absolute,
   return 0;
 }
 
+/* The target's JAVA_VERSION from the release file of its java home (the
+ * exe is <home>/bin/java, or <home>/jre/bin/java on JDK 8), or "?". */
+static void jvm_version(struct target *t, char *out, size_t n)
+{
+  char link[64], exe[PATH_MAX], *path, *data, *p, *e;
+  size_t dlen;
+  ssize_t len;
+  int i;
+
+  snprintf(out, n, "?");
+  snprintf(link, sizeof(link), "/proc/%d/exe", t->pid);
+  if ((len = readlink(link, exe, sizeof(exe) - 1)) <= 0) return;
+  exe[len] = 0;
+  /* Drop "/java", then look next to "bin", then next to "jre". */
+  for (i = 0; i < 3 && (p = strrchr(exe, '/')); i++) {
+    *p = 0;
+    if (!i) continue;
+    path = xasprintf("/proc/%d/root%s/release", t->pid, exe);
+    if (!read_file(AT_FDCWD, path, 0, 65536, &data, &dlen)) {
+      if ((p = strstr(data, "JAVA_VERSION=\"")) && (e = strchr(p + 14, '"')))
+        snprintf(out, n, "%.*s", (int)(e - p - 14), p + 14);
+      free(data);
+    }
+    free(path);
+    if (strcmp(out, "?")) return;
+  }
+}
+
 /* What the agent's return code means, for the user. */
 static void explain(struct target *t, int rc)
 {
+  char version[64];
+
   switch (rc) {
   case AGENT_OPTIONS: error_msg("the agent rejected its options"); break;
   case AGENT_OUTPUT: error_msg("the JVM cannot write '%s'", t->out); break;
   case AGENT_OLD:
-    error_msg("pid %d: JVM older than JDK 11 has no allocation sampling "
-              "(JVMTI SampledObjectAlloc)", t->pid);
+    jvm_version(t, version, sizeof(version));
+    error_msg("pid %d: Java %s has no allocation sampling (JVMTI "
+              "SampledObjectAlloc): JDK 11 or later is needed", t->pid,
+              version);
     break;
   case AGENT_IDLE: error_msg("pid %d: no sampler is running", t->pid); break;
   case AGENT_TAKEN:
@@ -490,20 +533,30 @@ static int extract(const char *path, struct args *a)
   char *abs, *absout = NULL;
   int fd, err, rc;
 
-  if ((rc = agent_options(a, 0, &opts))) return rc;
+  if ((rc = agent_options(a, 0, &opts))) {
+    buf_free(&opts);
+    return rc;
+  }
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   err = fd < 0 ? -errno : write_all(fd, jt_agent_so,
                                     (size_t)jt_agent_so_size);
   if (fd >= 0 && close(fd) && !err) err = -errno;
   if (err || !(abs = realpath(path, NULL))) {
     errno_msg(err ? err : -errno, "cannot write '%s'", path);
+    buf_free(&opts);
     return 1;
   }
   if (a->val[OPT_output]) {
     absout = a->val[OPT_output][0] == '/' ? xstrdup(a->val[OPT_output])
       : xasprintf("%s/%s", getcwd((char[PATH_MAX]){0}, PATH_MAX),
                   a->val[OPT_output]);
-    if (add_pair(&opts, "output.file", absout)) return 2;
+    if (add_pair(&opts, "output.file", absout)) rc = 2;
+  }
+  if (rc) {
+    free(abs);
+    free(absout);
+    buf_free(&opts);
+    return rc;
   }
   buf_adds(&line, "-agentpath:");
   buf_adds(&line, abs);
@@ -544,6 +597,7 @@ static int other_agent(struct target *t, const char *path, const char *args,
   if (!same_mount_ns(t->pid)) {
     if ((err = read_file(AT_FDCWD, abs, 0, (size_t)1 << 30, &data, &len))) {
       errno_msg(err, "cannot read '%s'", abs);
+      free(abs);
       return 1;
     }
     name = xasprintf("jvmtool-%016llx-%s",
@@ -553,7 +607,11 @@ static int other_agent(struct target *t, const char *path, const char *args,
     free(data);
     lib = xasprintf("/tmp/%s", name);
     free(name);
-    if (err) return 1;
+    if (err) {
+      free(lib);
+      free(abs);
+      return 1;
+    }
   }
   opts = jar ? xasprintf("%s%s%s", lib, args ? "=" : "", args ? args : "")
              : xstrdup(args ? args : "");
@@ -615,19 +673,18 @@ static int status(struct target *t, int timeout)
 
 /* Load the sampler; with a duration, wait (until the JVM ends or we are
  * interrupted), stop it and collect the samples. */
-static int sample(struct target *t, struct buf opts, long long secs,
+static int sample(struct target *t, struct buf *opts, long long secs,
                   const char *out, int timeout)
 {
   uint64_t end;
   int rc;
 
-  add_pair(&opts, "output.file", t->out);
+  add_pair(opts, "output.file", t->out);
   if (put_file(t, t->agent + 5, jt_agent_so,
                (size_t)jt_agent_so_size))
     return 1;
-  verbose_msg("pid %d: load %s=%s", t->pid, t->agent, opts.p);
-  rc = load(t, t->agent, 1, opts.p, &rc, timeout) ? -1 : rc;
-  buf_free(&opts);
+  verbose_msg("pid %d: load %s=%s", t->pid, t->agent, opts->p);
+  rc = load(t, t->agent, 1, opts->p, &rc, timeout) ? -1 : rc;
   if (rc) {
     if (rc > 0) explain(t, rc);
     return 1;
@@ -653,46 +710,61 @@ static int sample(struct target *t, struct buf opts, long long secs,
   return stop_and_collect(t, out, timeout);
 }
 
-int agent_install_main(int argc, char **argv)
+/* Everything after option parsing; a->argv is freed by the caller. */
+static int install(struct args *a)
 {
   struct target t;
-  struct args a;
   struct buf opts = {0};
   const char *out;
   long long timeout = 10, secs = 0;
+  int rc;
+
+  jt_verbose |= a->count[OPT_verbose] > 0;
+  if (a->val[OPT_extract]) {
+    if (a->argc) return usage_error("--extract takes no pid");
+    return extract(a->val[OPT_extract], a);
+  }
+  if (a->argc != 1) return usage_error("expected one pid");
+  if (a->count[OPT_stop] + a->count[OPT_status] + !!a->val[OPT_agent] > 1)
+    return usage_error("--stop, --status and --agent exclude each other");
+  if (a->val[OPT_agent_args] && !a->val[OPT_agent])
+    return usage_error("--agent-args needs --agent");
+  if ((a->val[OPT_timeout] &&
+       number("timeout", a->val[OPT_timeout], 1, 3600, &timeout)) ||
+      (a->val[OPT_duration] &&
+       number("duration", a->val[OPT_duration], 1, 86400 * 365, &secs)))
+    return 2;
+  if (!a->val[OPT_agent] && !a->count[OPT_stop] && !a->count[OPT_status] &&
+      (rc = agent_options(a, 1, &opts))) {
+    buf_free(&opts);
+    return rc;
+  }
+  out = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";
+  if ((rc = open_target(&t, a->argv[0]))) {
+    buf_free(&opts);
+    return rc;
+  }
+  if (a->val[OPT_agent])
+    rc = other_agent(&t, a->val[OPT_agent], a->val[OPT_agent_args],
+                     (int)timeout);
+  else if (a->count[OPT_stop])
+    rc = stop_and_collect(&t, out, (int)timeout);
+  else if (a->count[OPT_status])
+    rc = status(&t, (int)timeout);
+  else
+    rc = sample(&t, &opts, secs, out, (int)timeout);
+  buf_free(&opts);
+  close(t.tmpfd);
+  return rc;
+}
+
+int agent_install_main(int argc, char **argv)
+{
+  struct args a;
   int rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a);
 
   if (rc >= 0) return rc;
-  jt_verbose |= a.count[OPT_verbose] > 0;
-  if (a.val[OPT_extract]) {
-    if (a.argc) return usage_error("--extract takes no pid");
-    return extract(a.val[OPT_extract], &a);
-  }
-  if (a.argc != 1) return usage_error("expected one pid");
-  if (a.count[OPT_stop] + a.count[OPT_status] + !!a.val[OPT_agent] > 1)
-    return usage_error("--stop, --status and --agent exclude each other");
-  if (a.val[OPT_agent_args] && !a.val[OPT_agent])
-    return usage_error("--agent-args needs --agent");
-  if (a.val[OPT_timeout] &&
-      number("timeout", a.val[OPT_timeout], 1, 3600, &timeout))
-    return 2;
-  if (a.val[OPT_duration] &&
-      number("duration", a.val[OPT_duration], 1, 86400 * 365, &secs))
-    return 2;
-  if (!a.val[OPT_agent] && !a.count[OPT_stop] && !a.count[OPT_status] &&
-      (rc = agent_options(&a, 1, &opts)))
-    return rc;
-  out = a.val[OPT_output] ? a.val[OPT_output] : "stacks.txt";
-  if ((rc = open_target(&t, a.argv[0]))) return rc;
-  if (a.val[OPT_agent])
-    rc = other_agent(&t, a.val[OPT_agent], a.val[OPT_agent_args],
-                     (int)timeout);
-  else if (a.count[OPT_stop])
-    rc = stop_and_collect(&t, out, (int)timeout);
-  else if (a.count[OPT_status])
-    rc = status(&t, (int)timeout);
-  else
-    rc = sample(&t, opts, secs, out, (int)timeout);
-  close(t.tmpfd);
+  rc = install(&a);
+  free(a.argv);
   return rc;
 }

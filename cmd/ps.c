@@ -1,8 +1,278 @@
-/* ps.c - placeholder until the command lands (see its issue) */
+/* ps.c - list running JVMs, like jps, across users and containers
+ *
+ * Lines are jps's, byte for byte (docs/jvmstat.md §3): the main class rules,
+ * the -m/-v/-V parts, "-- process information unavailable". Deviations: the
+ * lines are sorted by pid (jps prints Java HashSet order), jvmtool never
+ * lists itself (it is no JVM), and JVMs in other containers are listed under
+ * their host pid for every user who can read them, not only root. Run as
+ * "jps" (a link), it takes jps's command line: -q and clusters of -lmvV,
+ * -J options ignored, only the local host.
+ */
 #include "core/jvmtool.h"
+#include "core/format.h"
+#include "core/perfdata.h"
+#include "core/vm.h"
+
+#define OPTS_FILE "specs/ps.opts"
+#include "core/opt_table.h"
+
+static const char jps_usage[] =
+  "usage: jps [--help]\n"
+  "       jps [-q] [-mlvV] [<hostid>]\n\n"
+  "Definitions:\n"
+  "    <hostid>:      <hostname>[:<port>]\n"
+  "    -? -h --help -help: Print this help message and exit.\n";
+
+struct info {
+  struct buf cmd;   /* sun.rt.javaCommand, or "Unknown" */
+  int has_args;
+  const char *args; /* after the first space, or NULL */
+};
+
+/* A string counter as jps shows it; "Unknown" when it is absent. */
+static void text(const struct perfdata *pd, const char *name, struct buf *b)
+{
+  const struct pd_counter *c = pd_find(pd, name);
+  const char *s;
+  size_t n;
+
+  b->len = 0;
+  buf_add(b, "", 0);
+  if (!c) {
+    buf_adds(b, "Unknown");
+    return;
+  }
+  n = pd_string(pd, c, &s);
+  out_java_text(b, s, n, fmt_locale_utf8());
+}
+
+/* jps's main class (§3.3): the command up to its first space; without -l
+ * the file or class name alone, a jar keeping its ".jar". */
+static void main_class(const char *cmd, int full, struct buf *out)
+{
+  const char *sp = strchr(cmd, ' ');
+  size_t n = sp && sp > cmd ? (size_t)(sp - cmd) : strlen(cmd);
+  char *s = xstrndup(cmd, n), *p = s, *slash, *dot;
+
+  if (!full) {
+    slash = strrchr(p, '/');
+    if (strrchr(p, '\\') > slash) slash = strrchr(p, '\\');
+    if (slash && slash > p) p = slash + 1;
+    dot = strrchr(p, '.');
+    if (dot && dot > p && strcmp(dot + 1, "jar")) p = dot + 1;
+  }
+  buf_adds(out, p);
+  free(s);
+}
+
+/* The args part (§3.3): after the first space (not at index 0), or
+ * "Unknown" when the command is unknown, else none. */
+static const char *main_args(const char *cmd)
+{
+  const char *sp = strchr(cmd, ' ');
+
+  if (sp && sp > cmd) return sp + 1;
+  return strcmp(cmd, "Unknown") ? NULL : "Unknown";
+}
+
+/* jps -v turns line breaks into the two characters \n and \r. */
+static void add_escaped(struct buf *line, const char *s)
+{
+  for (; *s; s++) {
+    if (*s == '\n') buf_adds(line, "\\n");
+    else if (*s == '\r') buf_adds(line, "\\r");
+    else buf_addc(line, *s);
+  }
+}
+
+/* Open a JVM's file the way jps attaches: the process must exist, the
+ * file must be page-sized, and a starting JVM gets 5 s to become ready. */
+static int attach(const struct vm *v, struct perfdata *pd)
+{
+  uint64_t until = now_ms() + 5000;
+
+  if (!v->alive || pd_open(pd, v->path, 0)) return -1;
+  if (!pd->size || pd->size % 4096) {
+    pd_close(pd);
+    return -1;
+  }
+  while (!pd_accessible(pd) && now_ms() < until) {
+    usleep(20000);
+    if (pd_refresh(pd)) break;
+  }
+  return pd_accessible(pd) ? 0 : 1;
+}
+
+static void line(const struct vm *v, const int *flags)
+{
+  struct buf out = {0}, cmd = {0}, s = {0};
+  struct perfdata pd;
+  const char *args;
+  int rc;
+
+  buf_printf(&out, "%d", v->pid);
+  if (flags[OPT_q]) goto done;
+  if ((rc = attach(v, &pd)) < 0) {
+    buf_adds(&out, " -- process information unavailable");
+    goto done;
+  }
+  buf_addc(&out, ' ');
+  if (rc) {
+    buf_adds(&out, " -- main class information unavailable");
+    pd_close(&pd);
+    goto done;
+  }
+  text(&pd, "sun.rt.javaCommand", &cmd);
+  main_class(cmd.p, flags[OPT_l], &out);
+  if (flags[OPT_m] && (args = main_args(cmd.p)) && *args)
+    buf_printf(&out, " %s", args);
+  if (flags[OPT_v]) {
+    text(&pd, "java.rt.vmArgs", &s);
+    if (s.len) buf_addc(&out, ' '), add_escaped(&out, s.p);
+  }
+  if (flags[OPT_V]) {
+    text(&pd, "java.rt.vmFlags", &s);
+    if (s.len) buf_printf(&out, " %s", s.p);
+  }
+  pd_close(&pd);
+done:
+  buf_addc(&out, '\n');
+  fwrite(out.p, 1, out.len, stdout);
+  fflush(stdout);
+  buf_free(&out);
+  buf_free(&cmd);
+  buf_free(&s);
+}
+
+static void json_field(const char *key, const char *val, int last)
+{
+  printf("\"%s\": ", key);
+  if (val) json_string(stdout, val, strlen(val));
+  else fputs("null", stdout);
+  fputs(last ? "" : ", ", stdout);
+}
+
+static void json_vm(const struct vm *v, int first)
+{
+  struct perfdata pd;
+  struct buf cmd = {0}, cls = {0}, a = {0}, f = {0}, ver = {0}, name = {0},
+             vendor = {0};
+  const struct pd_counter *c;
+  int ok = attach(v, &pd) == 0;
+
+  printf("%s\n  {\"pid\": %d, \"nspid\": %d, ", first ? "" : ",", v->pid,
+         v->nspid);
+  json_field("user", v->user, 0);
+  json_field("perfdata", v->path, 0);
+  printf("\"other_namespace\": %s, \"alive\": %s, \"locked\": %s, ",
+         v->other_ns ? "true" : "false", v->alive ? "true" : "false",
+         v->locked > 0 ? "true" : v->locked ? "null" : "false");
+  if (ok) {
+    text(&pd, "sun.rt.javaCommand", &cmd);
+    main_class(cmd.p, 1, &cls);
+    text(&pd, "java.rt.vmArgs", &a);
+    text(&pd, "java.rt.vmFlags", &f);
+    text(&pd, "java.property.java.version", &ver);
+    text(&pd, "java.property.java.vm.name", &name);
+    text(&pd, "java.property.java.vm.vendor", &vendor);
+  }
+  json_field("main_class", ok ? cls.p : NULL, 0);
+  json_field("args", ok ? main_args(cmd.p) : NULL, 0);
+  json_field("jvm_args", ok ? a.p : NULL, 0);
+  json_field("jvm_flags", ok ? f.p : NULL, 0);
+  json_field("java_version", ok ? ver.p : NULL, 0);
+  json_field("vm_name", ok ? name.p : NULL, 0);
+  json_field("vm_vendor", ok ? vendor.p : NULL, 0);
+  if (ok && (c = pd_find(&pd, "sun.rt.createVmBeginTime")))
+    printf("\"start_time_ms\": %" PRId64 ", ", pd_long(&pd, c));
+  else fputs("\"start_time_ms\": null, ", stdout);
+  {
+    const struct pd_counter *t = ok ? pd_find(&pd, "sun.os.hrt.ticks") : NULL;
+    const struct pd_counter *hz =
+      ok ? pd_find(&pd, "sun.os.hrt.frequency") : NULL;
+
+    if (t && hz && pd_long(&pd, hz) > 0)
+      printf("\"uptime_s\": %.3f}", (double)pd_long(&pd, t) / pd_long(&pd, hz));
+    else fputs("\"uptime_s\": null}", stdout);
+  }
+  if (ok) pd_close(&pd);
+  buf_free(&cmd), buf_free(&cls), buf_free(&a), buf_free(&f);
+  buf_free(&ver), buf_free(&name), buf_free(&vendor);
+}
+
+/* jps's own command line (§3.1); returns -1 to go on, else an exit code. */
+static int jps_args(int argc, char **argv, int *flags)
+{
+  int hosts = 0;
+  const char *host = NULL;
+
+  if (argc == 2 && (!strcmp(argv[1], "-?") || !strcmp(argv[1], "-h") ||
+                    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-help"))) {
+    fputs(jps_usage, stderr);
+    return 0;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+
+    if (starts_with(a, "-J")) continue;
+    if (a[0] == '-' && !hosts) {
+      if (!strcmp(a, "-q")) {
+        flags[OPT_q] = 1;
+        continue;
+      }
+      for (const char *p = a + 1; *p; p++) {
+        const char *at = strchr("lmvV", *p);
+
+        if (!at) {
+          fprintf(stderr, "illegal argument: %s\n%s", a, jps_usage);
+          return 1;
+        }
+        flags[at == strchr("lmvV", 'l') ? OPT_l : *p == 'm' ? OPT_m
+              : *p == 'v' ? OPT_v : OPT_V] = 1;
+      }
+      continue;
+    }
+    if (++hosts > 1) {
+      fprintf(stderr, "invalid argument count\n%s", jps_usage);
+      return 1;
+    }
+    host = a;
+  }
+  if (host && strcmp(host, "localhost") && strcmp(host, "//localhost")) {
+    fprintf(stderr, "jps: only the local host is supported, not '%s'\n",
+            host);
+    return 1;
+  }
+  return -1;
+}
 
 int ps_main(int argc, char **argv)
 {
-  error_msg("not available in this build yet");
-  return 1;
+  struct args a;
+  int flags[OPT_count] = {0}, rc, json = 0;
+  struct vm *vms;
+  size_t n;
+
+  if (jt_alias) {
+    if ((rc = jps_args(argc, argv, flags)) >= 0) return rc;
+  } else {
+    if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0)
+      return rc;
+    if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
+    for (int i = 0; i < OPT_count; i++) flags[i] = a.count[i] > 0;
+    json = flags[OPT_json];
+    free(a.argv);
+  }
+  if ((rc = vm_list(&vms, &n))) {
+    errno_msg(rc, "cannot read '/tmp'");
+    return 1;
+  }
+  if (json) fputs("[", stdout);
+  for (size_t i = 0; i < n; i++) {
+    if (json) json_vm(&vms[i], !i);
+    else line(&vms[i], flags);
+  }
+  if (json) fputs(n ? "\n]\n" : "]\n", stdout);
+  vm_list_free(vms, n);
+  return 0;
 }

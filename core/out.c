@@ -52,3 +52,15 @@ void json_string(FILE *f, const char *str, size_t n)
   }
   fputc('"', f);
 }
+
+void out_java_text(struct buf *b, const char *str, size_t n, int utf8)
+{
+  const unsigned char *s = (const unsigned char *)str;
+
+  for (size_t i = 0; i < n;) {
+    size_t len = utf8 ? utf8_len(s + i, n - i) : s[i] < 0x80;
+
+    if (len) buf_add(b, s + i, len), i += len;
+    else buf_adds(b, utf8 ? "\xef\xbf\xbd" : "?"), i++;
+  }
+}

@@ -9,4 +9,11 @@
  * result is always valid JSON. */
 void json_string(FILE *f, const char *s, size_t n);
 
+/* Append a counter string (n raw bytes) as the JDK tools print it
+ * (docs/jvmstat.md §1.5, §8): under a UTF-8 locale valid UTF-8 passes and
+ * each invalid byte becomes U+FFFD; under any other locale each byte above
+ * 0x7f becomes '?'. */
+struct buf;
+void out_java_text(struct buf *b, const char *s, size_t n, int utf8);
+
 #endif

@@ -7,6 +7,10 @@
 #   perf_file PID                    /tmp/hsperfdata_<user>/<pid> of our JVMs
 #   JAVA25                           a JDK 25 home when one is installed
 JAVA=${JAVA:-java}
+# shared/ (facts and the PerfData corpus) sits beside the clone; in a git
+# worktree elsewhere, the workplace's copy.
+SHARED=$TOP/../shared
+[ -d "$SHARED" ] || SHARED=/work/shared
 JAVA25=
 for d in /usr/lib/jvm/*25*; do [ -x "$d/bin/java" ] && JAVA25=$d && break; done
 

@@ -31,7 +31,9 @@ mkdir -p "$out/perfdata"
 ${HOSTCC:-cc} -std=c11 -D_GNU_SOURCE -I. -Itest/unit -o "$out/mkseeds" \
   test/fuzz/mkseeds.c test/unit/pdwriter_lib.c core/*.c -lm
 "$out/mkseeds" "$out/perfdata"
-for f in ../shared/fixtures/hsperfdata/*; do
+shared=../shared
+[ -d "$shared" ] || shared=/work/shared
+for f in "$shared"/fixtures/hsperfdata/*; do
   [ -f "$f" ] && case "$f" in *.md) ;; *) cp "$f" "$out/perfdata/" ;; esac
 done
 

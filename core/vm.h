@@ -1,0 +1,44 @@
+/* vm.h - find JVMs: hsperfdata discovery and target resolution
+ *
+ * A JVM is visible through its PerfData file /tmp/hsperfdata_<user>/<pid>.
+ * Discovery follows jvmstat (docs/jvmstat.md §2.1): our own /tmp, then the
+ * /tmp of every other mount namespace through /proc/<pid>/root/tmp, where a
+ * file is named by the pid inside the container and is reported under the
+ * host pid. The user name is the folder's suffix (no NSS in a static
+ * binary); whether the JVM still holds its file comes from /proc/locks.
+ */
+#ifndef VM_H
+#define VM_H
+
+#include <sys/types.h>
+
+struct vm {
+  int pid;          /* host pid */
+  int nspid;        /* the pid inside its own pid namespace */
+  char *user;       /* from hsperfdata_<user> */
+  char *path;       /* the PerfData file */
+  uid_t uid;        /* the file's owner */
+  int other_ns;     /* found through /proc/<pid>/root/tmp */
+  int alive;        /* a process with that pid exists */
+  int locked;       /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
+};
+
+/* Every JVM this user can see, sorted by host pid, each pid once. Sets
+ * *out (caller frees with vm_list_free) and *n; returns 0 or -errno when
+ * not even /tmp could be read. Unreadable folders are skipped. */
+int vm_list(struct vm **out, size_t *n);
+void vm_list_free(struct vm *v, size_t n);
+
+/* Resolve a target: a host pid, a path, or a file:// URI. For a pid, find
+ * its file as the JVM's own tool would (§2.4: its /tmp or its container's,
+ * secure folders only, newest wins). Returns 0 and fills *out (free with
+ * vm_free), or -errno with a one-line reason in err ("no such process",
+ * "no PerfData file for pid 42 ..."). */
+int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen);
+void vm_free(struct vm *v);
+
+/* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
+ * 0 if not; -errno if /proc/locks cannot be read. */
+int vm_flock_held(dev_t dev, ino_t ino);
+
+#endif
