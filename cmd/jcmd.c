@@ -22,12 +22,15 @@ static void java_command(const struct vm *v, struct buf *b)
   struct perfdata pd;
   const struct pd_counter *c;
   const char *s;
+  size_t n;
 
   b->len = 0;
   buf_add(b, "", 0);
   if (pd_open(&pd, v->path, 0)) return;
-  if ((c = pd_find(&pd, "sun.rt.javaCommand")))
-    out_java_text(b, s, pd_string(&pd, c, &s), fmt_locale_utf8());
+  if ((c = pd_find(&pd, "sun.rt.javaCommand"))) {
+    n = pd_string(&pd, c, &s);
+    out_java_text(b, s, n, fmt_locale_utf8());
+  }
   pd_close(&pd);
 }
 
