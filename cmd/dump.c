@@ -29,27 +29,6 @@ static int selected(const char *name, char **pats, int npats)
   return 0;
 }
 
-static void snap(const struct perfdata *pd, const struct pd_counter *c,
-                 int verbose, int utf8, struct buf *b)
-{
-  const char *s;
-  size_t n;
-
-  buf_printf(b, "%s=", c->name);
-  if (c->type == 'J') {
-    buf_printf(b, "%" PRId64, pd_long(pd, c));
-  } else {
-    n = pd_string(pd, c, &s);
-    buf_addc(b, '"');
-    out_java_text(b, s, n, utf8);
-    buf_addc(b, '"');
-  }
-  if (verbose)
-    buf_printf(b, " %s %s %s", pd_units_name(c->units), pd_var_name(c->var),
-               c->supported ? "Supported" : "Unsupported");
-  buf_addc(b, '\n');
-}
-
 static void json(const struct perfdata *pd, const struct pd_counter *c,
                  int first)
 {
@@ -146,7 +125,7 @@ int dump_main(int argc, char **argv)
     else if (a.count[OPT_prometheus]) prometheus(&pd, c, labels.p, hz);
     else {
       out.len = 0;
-      snap(&pd, c, a.count[OPT_v], utf8, &out);
+      pd_snap_line(&pd, c, a.count[OPT_v], utf8, &out);
       fwrite(out.p, 1, out.len, stdout);
     }
     first = 0;

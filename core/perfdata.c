@@ -334,6 +334,27 @@ void pd_value_text(const struct perfdata *pd, const struct pd_counter *c,
   buf_add(b, s, n);
 }
 
+void pd_snap_line(const struct perfdata *pd, const struct pd_counter *c,
+                  int verbose, int utf8, struct buf *b)
+{
+  const char *s;
+  size_t n;
+
+  buf_printf(b, "%s=", c->name);
+  if (c->type == 'J') {
+    buf_printf(b, "%" PRId64, pd_long(pd, c));
+  } else {
+    n = pd_string(pd, c, &s);
+    buf_addc(b, '"');
+    out_java_text(b, s, n, utf8);
+    buf_addc(b, '"');
+  }
+  if (verbose)
+    buf_printf(b, " %s %s %s", pd_units_name(c->units), pd_var_name(c->var),
+               c->supported ? "Supported" : "Unsupported");
+  buf_addc(b, '\n');
+}
+
 int pd_accessible(const struct perfdata *pd)
 {
   return pd->size > 7 && pd->buf[7] != 0;

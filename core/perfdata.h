@@ -88,6 +88,12 @@ struct buf;
 void pd_value_text(const struct perfdata *pd, const struct pd_counter *c,
                    struct buf *b);
 
+/* Append the counter as jstat -snap prints it: "name=value\n", strings in
+ * double quotes with nothing escaped (decoded as the JDK does, out.h's
+ * out_java_text), and with verbose " <Units> <Variability> <Supported>". */
+void pd_snap_line(const struct perfdata *pd, const struct pd_counter *c,
+                  int verbose, int utf8, struct buf *b);
+
 /* The prologue's accessible byte: 0 while the JVM is still starting. */
 int pd_accessible(const struct perfdata *pd);
 

@@ -37,6 +37,13 @@ for f in "$shared"/fixtures/hsperfdata/*; do
   [ -f "$f" ] && case "$f" in *.md) ;; *) cp "$f" "$out/perfdata/" ;; esac
 done
 
+# attach: replies as JDK 8, 17 and 25 write them
+mkdir -p "$out/attach"
+printf '0\nreturn code: 0\n' > "$out/attach/load21"
+printf '0\n4\n' > "$out/attach/load8"
+printf -- '-1\nOperation foo not recognized!' > "$out/attach/unknown"
+printf '0\nOpenJDK 64-Bit Server VM version 17\nJDK 17\n' > "$out/attach/version"
+
 # Targets added by later parts of the tree add their seeds here.
 for f in test/fuzz/seeds.d/*.sh; do [ -f "$f" ] && . "./$f"; done
 exit 0

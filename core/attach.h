@@ -1,0 +1,47 @@
+/* attach.h - the HotSpot dynamic-attach client (docs/attach-agent.md §1-2)
+ *
+ * One request per connection: make the JVM start its attach listener (a
+ * trigger file and SIGQUIT), connect to /tmp/.java_pid<nspid> as the JVM's
+ * own uid/gid, send protocol-1 strings, read the reply to EOF. Targets in
+ * other containers are reached through /proc/<pid>/root and /proc/<pid>/cwd.
+ */
+#ifndef ATTACH_H
+#define ATTACH_H
+
+#include "core/proc.h"
+
+struct attach_target {
+  int pid, nspid;          /* host pid; the pid the JVM knows itself by */
+  struct proc_status st;   /* its ids and caught signals */
+};
+
+enum attach_error {
+  ATTACH_NOPROC = -1,      /* no such process */
+  ATTACH_NOTJVM = -2,      /* does not catch SIGQUIT: not (yet) a HotSpot JVM */
+  ATTACH_TIMEOUT = -3,     /* no listener came up: attach disabled? */
+  ATTACH_PERM = -4,        /* cannot act as the target's user */
+  ATTACH_IO = -5,          /* connect/read/write failed, or no reply */
+  ATTACH_TOOLONG = -6,     /* a command or argument over the protocol's limit */
+};
+
+/* Look the target up by host pid. Returns 0 or ATTACH_NOPROC. */
+int attach_target(struct attach_target *t, int pid);
+
+/* Send cmd with up to three args (NULL = empty) and read the whole reply
+ * into *reply (malloc'd, NUL-terminated; caller frees): the status line
+ * and the body. timeout_ms bounds the wait for the listener and each read.
+ * Returns 0, or an enum attach_error with err filled (one line). */
+int attach_send(const struct attach_target *t, const char *cmd,
+                const char *const args[3], int timeout_ms, char **reply,
+                char *err, size_t errlen);
+
+/* Split a reply: returns its status (the first line's number, or INT_MIN
+ * when it has none) and points *body past the first line. */
+int attach_status(const char *reply, const char **body);
+
+/* The agent's return code in a "load" reply: JDK 9-20 put "return code: N"
+ * in the body, 21+ too but always with status 0, JDK 8 a bare number.
+ * Returns 0 and sets *rc, or -1 when the reply has none (a failed load). */
+int attach_load_code(const char *reply, int *rc);
+
+#endif
