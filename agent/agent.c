@@ -460,7 +460,7 @@ static void flush(void)
 
 /* Append whole lines; flush first when they do not fit. accept: the state
  * in which lines are still taken. */
-static int append(const char *s, size_t n)
+static int append(const char *s, size_t n, int sample)
 {
   int tries;
 
@@ -473,6 +473,7 @@ static int append(const char *s, size_t n)
     if (n <= BUF_CAP - g.len) {
       memcpy(g.buf + g.len, s, n);
       g.len += n;
+      g.samples += sample;   /* under the lock: the end line's count */
       if (g.len > BUF_CAP / 2) (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
       unlock(g.lock);
       return 0;
@@ -691,8 +692,8 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
   if (g.cfg.lifetime) {
     keep_for_gc(j, obj, line + at, LINE_CAP - at);
-  } else if (append(line + at, LINE_CAP - at) == 0) {
-    __atomic_add_fetch(&g.samples, 1, __ATOMIC_RELAXED);
+  } else {
+    append(line + at, LINE_CAP - at, 1);
   }
 }
 
@@ -798,7 +799,7 @@ static void gc_section(jvmtiEnv *j, JNIEnv *jni, int x, jlong *tags,
   puts_(&t, "#GC ");
   put_num(&t, x);
   puts_(&t, "\n");
-  append(head, t.len);
+  append(head, t.len, 0);
   if (n && (*j)->GetObjectsWithTags(j, n, tags, &found, &objs, &alive) == 0) {
     for (i = 0; i < found; i++) {
       g.life_mark[(uint64_t)(alive[i] - 1) % LIFE_CAP] = 1;
@@ -809,7 +810,7 @@ static void gc_section(jvmtiEnv *j, JNIEnv *jni, int x, jlong *tags,
     (*j)->Deallocate(j, (unsigned char *)alive);
   }
   for (i = 0; i < n; i++) {
-    if (g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP]) append(lines[i], lens[i]);
+    if (g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP]) append(lines[i], lens[i], 0);
     g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP] = 0;
     (*j)->Deallocate(j, (unsigned char *)lines[i]);
   }

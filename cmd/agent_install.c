@@ -18,15 +18,14 @@
 #include "core/jvmtool.h"
 #include "core/proc.h"
 #include "core/vm.h"
+#include "core/attach.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -303,147 +302,39 @@ static int open_target(struct target *t, const char *arg)
   return 0;
 }
 
-/* Run f with the target's effective ids (the JVM accepts only its own
- * uid/gid, or root, as a peer, and it must own the trigger file). */
-static int as_target(struct target *t, int (*f)(struct target *, void *),
-                     void *arg)
-{
-  uid_t u = geteuid();
-  gid_t g = getegid();
-  int rc, sw = u == 0 && (t->st.euid != 0 || t->st.egid != 0);
-
-  if (sw && (setegid(t->st.egid) || seteuid(t->st.euid))) {
-    perror_msg("cannot switch to uid %d gid %d", (int)t->st.euid,
-               (int)t->st.egid);
-    if (setegid(g)) return -1;
-    return -1;
-  }
-  rc = f(t, arg);
-  if (sw && (seteuid(u) || setegid(g))) {
-    perror_msg("cannot switch back to uid %d", (int)u);
-    return -1;
-  }
-  return rc;
-}
-
-struct request {
-  const char *lib, *absolute, *opts;
-  int timeout_ms, sock;
-};
-
-/* The attach listener's socket, triggered (.attach_pid + SIGQUIT) when it
- * is not there yet. Returns a connected fd or -1 (reported). */
-static int connect_jvm(struct target *t, void *arg)
-{
-  struct request *rq = arg;
-  struct sockaddr_un sa = { .sun_family = AF_UNIX };
-  char trig[96];
-  struct stat sb;
-  uint64_t end = now_ms() + (uint64_t)rq->timeout_ms;
-  int fd = -1, trigger = 0, delay = 20;
-
-  snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%d/root/tmp/.java_pid%d",
-           t->pid, t->nspid);
-  uint64_t signalled = 0;
-  struct proc_status ps;
-
-  while (stat(sa.sun_path, &sb) || !S_ISSOCK(sb.st_mode)) {
-    if (!trigger) {
-      /* HotSpot looks in its cwd, then in its /tmp. */
-      snprintf(trig, sizeof(trig), "/proc/%d/cwd/.attach_pid%d", t->pid,
-               t->nspid);
-      fd = open(trig, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0660);
-      if (fd < 0) {
-        snprintf(trig, sizeof(trig), "/proc/%d/root/tmp/.attach_pid%d",
-                 t->pid, t->nspid);
-        fd = open(trig, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0660);
-      }
-      if (fd >= 0) close(fd);
-      trigger = 1 + (fd >= 0);
-    }
-    /* SIGQUIT kills a process that does not catch it (bit 3 of SigCgt): a
-     * JVM still starting gets there soon. A signal that came too early is
-     * repeated every 2 s (at worst a thread dump on the JVM's stdout). */
-    if (now_ms() - signalled >= 2000 && !proc_status(t->pid, &ps) &&
-        (ps.sigcgt & 4)) {
-      kill(t->pid, SIGQUIT);
-      signalled = now_ms();
-    }
-    if (now_ms() >= end) {
-      if (!signalled)
-        error_msg("pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
-                  "started with -Xrs", t->pid);
-      else
-        error_msg("pid %d: no attach listener after %d ms (attach "
-                  "disabled?)", t->pid, rq->timeout_ms);
-      break;
-    }
-    nanosleep(&(struct timespec){0, delay * 1000000L}, NULL);
-    if (delay < 200) delay *= 2;
-  }
-  if (trigger == 2) unlink(trig);
-  if (stat(sa.sun_path, &sb) || !S_ISSOCK(sb.st_mode)) return -1;
-  if (sb.st_uid != t->st.euid) {
-    error_msg("'%s' is not owned by uid %d", sa.sun_path, (int)t->st.euid);
-    return -1;
-  }
-  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-    perror_msg("cannot connect to pid %d", t->pid);
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-/* attach "load" (protocol 1): 0 and the agent's return code in *rc, or -1
- * (reported). JDK 9-20 answer "<status>\nreturn code: N", 21+ always
- * status 0 with the same body; a failed dlopen has no return code line. */
+/* attach "load": 0 and the agent's return code in *rc, or -1 (reported).
+ * A JVM that is still starting does not catch SIGQUIT yet: asked again
+ * until the timeout. */
 static int load(struct target *t, const char *lib, int absolute,
                 const char *opts, int *rc, int timeout)
 {
-  struct request rq = { lib, absolute ? "true" : "false", opts,
-                        timeout * 1000, -1 };
-  struct buf req = {0}, rep = {0};
-  const char *parts[5] = { "1", "load", lib, rq.absolute, opts }, *p;
-  char chunk[4096];
-  ssize_t n;
-  int fd, i, err;
-  struct timeval tv = { timeout, 0 };
+  const char *args[3] = { lib, absolute ? "true" : "false", opts }, *body;
+  struct attach_target at;
+  uint64_t end = now_ms() + (uint64_t)timeout * 1000;
+  char *reply = NULL, err[256];
+  int e;
 
-  if (strlen(lib) > 1023 || strlen(opts) > 1023) {
-    error_msg("agent path or options longer than the JVM takes (1023)");
+  if (attach_target(&at, t->pid)) {
+    error_msg("no process %d", t->pid);
     return -1;
   }
-  if ((fd = as_target(t, connect_jvm, &rq)) < 0) return -1;
-  for (i = 0; i < 5; i++) buf_add(&req, parts[i], strlen(parts[i]) + 1);
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  err = write_all(fd, req.p, req.len);
-  while (!err && ((n = read(fd, chunk, sizeof(chunk))) > 0 ||
-                  (n < 0 && errno == EINTR)))
-    if (n > 0) buf_add(&rep, chunk, (size_t)n);
-  close(fd);
-  buf_free(&req);
-  buf_adds(&rep, "");
-  if (err || !rep.len) {
-    error_msg("pid %d: no answer to load", t->pid);
-    buf_free(&rep);
+  while ((e = attach_send(&at, "load", args, timeout * 1000, &reply, err,
+                          sizeof(err))) == ATTACH_NOTJVM && now_ms() < end) {
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+    attach_target(&at, t->pid);
+  }
+  if (e) {
+    error_msg("%s", err);
     return -1;
   }
-  p = strstr(rep.p, "return code: ");
-  if (p) {
-    *rc = (int)strtol(p + 13, NULL, 10);
-  } else if (rep.p[0] == '0' && rep.p[1] == '\n' && rep.p[2] >= '0' && rep.p[2] <= '9') {
-    *rc = (int)strtol(rep.p + 2, NULL, 10);      /* JDK 8: bare number */
-  } else {
-    p = strchr(rep.p, '\n');
+  if (attach_load_code(reply, rc)) {
+    attach_status(reply, &body);
     error_msg("pid %d: load failed: %.*s", t->pid,
-              (int)strcspn(p ? p + 1 : rep.p, "\n"), p ? p + 1 : rep.p);
-    buf_free(&rep);
+              (int)strcspn(body, "\n"), body);
+    free(reply);
     return -1;
   }
-  buf_free(&rep);
+  free(reply);
   return 0;
 }
 
