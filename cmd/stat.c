@@ -19,6 +19,7 @@
 #include "core/expr.h"
 #include "core/format.h"
 #include "core/perfdata.h"
+#include "core/vm.h"
 
 #include <math.h>
 #include <poll.h>
@@ -359,77 +360,27 @@ static int jstat_args(struct run *r, int argc, char **argv)
   return -1;
 }
 
-/* The PerfData file of a pid, as HotSpot's attach finds it (§2.4): in the
- * process's own /tmp (so containers work), hsperfdata_<user>/<nspid>, the
- * user folder with the newest ctime winning; then <pid> for a container
- * without its own pid namespace. Returns a malloc'd path or NULL with
- * *why set to a static reason. */
-static char *pid_file(int pid, const char **why)
-{
-  char tmp[64], *best = NULL;
-  int nspid = proc_nspid(pid), names[2] = {nspid > 0 ? nspid : pid, pid};
-  struct timespec newest = {0, 0};
-
-  if (!proc_alive(pid)) {
-    *why = "no such process";
-    return NULL;
-  }
-  snprintf(tmp, sizeof(tmp), "/proc/%d/root/tmp", pid);
-  for (int k = 0; k < 2 && !best; k++) {
-    DIR *d = opendir(tmp);
-    struct dirent *de;
-
-    if (!d) {
-      *why = errno == EACCES ? "its /tmp is not readable (another user's "
-                               "process?)" : "cannot read its /tmp";
-      return NULL;
-    }
-    while ((de = readdir(d))) {
-      char *path;
-      struct stat st;
-
-      if (!starts_with(de->d_name, "hsperfdata_")) continue;
-      path = xasprintf("%s/%s/%d", tmp, de->d_name, names[k]);
-      if (!lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-          (!best || st.st_ctim.tv_sec > newest.tv_sec ||
-           (st.st_ctim.tv_sec == newest.tv_sec &&
-            st.st_ctim.tv_nsec > newest.tv_nsec))) {
-        free(best);
-        best = path;
-        newest = st.st_ctim;
-      } else {
-        free(path);
-      }
-    }
-    closedir(d);
-  }
-  if (!best) *why = "no PerfData file (not a JVM, or started with "
-                    "-XX:-UsePerfData or +PerfDisableSharedMem)";
-  return best;
-}
-
-/* "all": every process whose PerfData file we can find, by host pid, in
- * /proc order (ascending). The set is fixed at the start of the run. */
+/* "all": every JVM core/vm finds whose process is alive, by host pid,
+ * ascending. The set is fixed at the start of the run. */
 static int all_targets(struct run *r)
 {
-  DIR *d = opendir("/proc");
-  struct dirent *de;
-  long long pid;
+  struct vm *v;
+  size_t n;
+  int rc = vm_list(&v, &n);
 
-  while (d && (de = readdir(d))) {
+  if (rc) {
+    errno_msg(rc, "cannot list JVMs");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
     struct target t = {0};
-    const char *why;
 
-    if (parse_long(de->d_name, 1, INT_MAX, &pid) || pid == getpid() ||
-        !(t.path = pid_file((int)pid, &why)))
-      continue;
-    free(t.path);   /* found again when opened */
-    t.path = NULL;
-    t.pid = (int)pid;
-    t.name = xstrdup(de->d_name);
+    if (!v[i].alive) continue;
+    t.pid = v[i].pid;
+    t.name = xasprintf("%d", v[i].pid);
     add_target(r, &t);
   }
-  if (d) closedir(d);
+  vm_list_free(v, n);
   if (!r->ntg) error_msg("no JVMs found (none running, or none this user "
                          "may read)");
   return r->ntg ? 0 : -1;
@@ -542,15 +493,26 @@ static int open_targets(struct run *r)
   for (int i = 0; i < r->ntg; i++) {
     struct target *t = &r->tg[i];
     struct expr_source src = source(t);
-    const char *why = NULL;
+    char why[256] = "";
     int rc;
 
-    t->path = t->pid ? pid_file(t->pid, &why) : xstrdup(t->name);
+    if (t->pid) {
+      char pid[16];
+      struct vm vm;
+
+      snprintf(pid, sizeof(pid), "%d", t->pid);
+      if (!vm_resolve(pid, &vm, why, sizeof(why))) {
+        t->path = xstrdup(vm.path);
+        vm_free(&vm);
+      }
+    } else {
+      t->path = xstrdup(t->name);
+    }
     rc = t->path ? pd_open(&t->pd, t->path, t->pid ? PD_NOFOLLOW : 0)
                  : -ENOENT;
     if (rc) {
       if (t->pid)
-        error_msg("no JVM with pid %d: %s", t->pid, why ? why
+        error_msg("no JVM with pid %d: %s", t->pid, *why ? why
                   : rc == -EINVAL ? t->pd.err : strerror(-rc));
       else
         error_msg("'%s': %s", t->name, rc == -EINVAL ? t->pd.err
@@ -559,6 +521,14 @@ static int open_targets(struct run *r)
       continue;
     }
     t->opened = 1;
+    /* jvmstat waits (20 ms polls, 5 s) for a starting JVM to mark its
+     * data accessible before it looks counters up; so do we */
+    for (int w = 0; t->pid && !pd_accessible(&t->pd) && w < 250; w++) {
+      struct timespec ts = {0, 20 * 1000000};
+
+      nanosleep(&ts, NULL);
+      if (pd_refresh(&t->pd)) break;
+    }
     t->exprs = xmalloc(r->ncols * sizeof(*t->exprs));
     for (int c = 0; c < r->ncols; c++)
       t->exprs[c] = expr_resolve(r->cols[c]->data, r->cols[c]->required,
