@@ -85,13 +85,25 @@ static void add_escaped(struct buf *line, const char *s)
   }
 }
 
-/* Open a JVM's file the way jps attaches: the process must exist, the
- * file must be page-sized, and a starting JVM gets 5 s to become ready. */
+/* Open a JVM's file the way jps attaches (§2.4): by pid, so the process
+ * must exist and the file is the one HotSpot's attach picks (secure folder,
+ * newest, no symlink, one link only); it must be page-sized, and a starting
+ * JVM gets 5 s to become ready. */
 static int attach(const struct vm *v, struct perfdata *pd)
 {
   uint64_t until = now_ms() + 5000;
+  char target[16], err[256];
+  struct vm r;
+  struct stat sb;
+  int rc;
 
-  if (!v->alive || pd_open(pd, v->path, 0)) return -1;
+  if (!v->alive) return -1;
+  snprintf(target, sizeof(target), "%d", v->pid);
+  if (vm_resolve(target, &r, err, sizeof(err))) return -1;
+  rc = lstat(r.path, &sb) || sb.st_nlink > 1 ? -1
+       : pd_open(pd, r.path, PD_NOFOLLOW);
+  vm_free(&r);
+  if (rc) return -1;
   if (!pd->size || pd->size % 4096) {
     pd_close(pd);
     return -1;

@@ -1,0 +1,9 @@
+# ps_dump.sh - jvmtool ps against jps, jvmtool dump against jstat -snap
+# (a piece of test/bench.sh). Two JVMs are running so ps has work to do;
+# dump reads the same live file jstat attaches to.
+bench_jvm Busy
+bench_jvm Busy
+bench_pair "ps" "$JT ps" "jps"
+bench_pair "ps -lmvV" "$JT ps -lmvV" "jps -lmvV"
+bench_pair "dump <pid>" "$JT dump $BENCH_PID" \
+  "jstat -J-Djstat.showUnsupported=true -snap $BENCH_PID"
