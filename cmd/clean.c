@@ -130,6 +130,13 @@ static void clean_file(const struct root *r, int dfd, const char *dir,
     }
     return;
   }
+  /* HotSpot never trusts a file with other names (§2.3): nor do we. */
+  if (sb.st_nlink > 1) {
+    report("kept", dir, name, "has %lu links", (unsigned long)sb.st_nlink);
+    kept++;
+    close(fd);
+    return;
+  }
   /* A live JVM holds the lock for its whole life; we hold it until the
    * file is gone, so a JVM starting with this pid cannot race us. */
   if (flock(fd, LOCK_EX | LOCK_NB)) {

@@ -48,13 +48,29 @@ static void json(const struct perfdata *pd, const struct pd_counter *c,
          pd_units_name(c->units), pd_var_name(c->var));
 }
 
-/* A Prometheus label value: backslash, quote and newline escaped. */
+/* The length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+  size_t len = s[0] < 0xc2 || s[0] > 0xf4 ? 0 : s[0] < 0xe0 ? 2
+               : s[0] < 0xf0 ? 3 : 4;
+
+  if (!len || len > n) return 0;
+  for (size_t i = 1; i < len; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  return len;
+}
+
+/* A Prometheus label value: backslash, quote and newline escaped; the
+ * format wants UTF-8, so a byte that is not becomes U+FFFD. */
 static void label(struct buf *b, const char *s, size_t n)
 {
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0, k; i < n; i++) {
     if (s[i] == '\\' || s[i] == '"') buf_addc(b, '\\'), buf_addc(b, s[i]);
     else if (s[i] == '\n') buf_adds(b, "\\n");
-    else buf_addc(b, s[i]);
+    else if (!(s[i] & 0x80)) buf_addc(b, s[i]);
+    else if ((k = utf8_seq((const unsigned char *)s + i, n - i)))
+      buf_add(b, s + i, k), i += k - 1;
+    else buf_adds(b, "\xef\xbf\xbd");
   }
 }
 

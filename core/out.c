@@ -64,3 +64,27 @@ void out_java_text(struct buf *b, const char *str, size_t n, int utf8)
     else buf_adds(b, utf8 ? "\xef\xbf\xbd" : "?"), i++;
   }
 }
+
+void xml_string(FILE *f, const char *str, size_t n)
+{
+  const unsigned char *s = (const unsigned char *)str;
+
+  for (size_t i = 0; i < n;) {
+    size_t len = utf8_len(s + i, n - i);
+
+    if (!len || (len == 1 && s[i] < 0x20 && s[i] != '\t')) {
+      fputs("\xef\xbf\xbd", f);
+      i++;
+      continue;
+    }
+    switch (len == 1 ? s[i] : 0) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&apos;", f); break;
+    default: fwrite(s + i, 1, len, f);
+    }
+    i += len;
+  }
+}

@@ -9,6 +9,11 @@
  * result is always valid JSON. */
 void json_string(FILE *f, const char *s, size_t n);
 
+/* Write s (n bytes) as XML character data or an attribute value: markup
+ * characters as entities, control characters and invalid UTF-8 as U+FFFD,
+ * so any name yields a well-formed document. */
+void xml_string(FILE *f, const char *s, size_t n);
+
 /* Append a counter string (n raw bytes) as the JDK tools print it
  * (docs/jvmstat.md §1.5, §8): under a UTF-8 locale valid UTF-8 passes and
  * each invalid byte becomes U+FFFD; under any other locale each byte above

@@ -44,6 +44,16 @@ printf '0\n4\n' > "$out/attach/load8"
 printf -- '-1\nOperation foo not recognized!' > "$out/attach/unknown"
 printf '0\nOpenJDK 64-Bit Server VM version 17\nJDK 17\n' > "$out/attach/version"
 
+# fold: lines of every shape the collapse tests use (first byte: options)
+mkdir -p "$out/fold"
+i=0
+for l in 'a;b;char 4' 'x;a;com.google.protobuf.X.y;z;char 4' 'a b;c  5' \
+    'm;[Ljava/lang/String; 24' 'm;pkg.Foo$$Lambda$14/0x0000000800c02a00 16' \
+    '#GC 3' 'a;a;a;b;byte 8'; do
+  i=$((i + 1))
+  printf '%s%s' "$(printf "\\$(printf %o $((i * 5)))")" "$l" > "$out/fold/s$i"
+done
+
 # Targets added by later parts of the tree add their seeds here.
 for f in test/fuzz/seeds.d/*.sh; do [ -f "$f" ] && . "./$f"; done
 exit 0

@@ -1,0 +1,296 @@
+/* flame.c - render folded stacks as a self-contained interactive SVG
+ *
+ * Sorted stacks make the merge simple: a frame stays open while the next
+ * stack shares the prefix up to it; when it closes it becomes one rect
+ * from the value where it opened to the value where it closed.
+ */
+#include "core/jvmtool.h"
+#include "core/flame.h"
+#include "core/out.h"
+
+enum { FRAME_H = 16, TOP = 48, BOTTOM = 34, XPAD = 10, MAXDEPTH = 4096 };
+
+struct node {
+  const char *name;
+  uint32_t len, depth;
+  int64_t start, end;
+};
+
+struct nodes {
+  struct node *v;
+  size_t n, cap;
+  uint32_t maxdepth;
+};
+
+static void emit(struct nodes *ns, const char *name, size_t len,
+                 uint32_t depth, int64_t start, int64_t end)
+{
+  if (ns->n == ns->cap)
+    ns->v = xrealloc(ns->v, (ns->cap = ns->cap ? ns->cap * 2 : 1024) *
+                                sizeof(*ns->v));
+  ns->v[ns->n++] = (struct node){name, (uint32_t)len, depth, start, end};
+  if (depth > ns->maxdepth) ns->maxdepth = depth;
+}
+
+/* Reverse each stack's frames (the leaf becomes the root), re-sort and
+ * merge equal stacks. Keys live in arena; returns the new array, *n its
+ * length. */
+static struct fold_stack *reversed(const struct fold_stack *st, size_t *n,
+                                   struct buf *arena)
+{
+  struct fold_stack *r = xmalloc((*n + 1) * sizeof(*r));
+  size_t *off = xmalloc((*n + 1) * sizeof(*off)), m = 0;
+
+  for (size_t i = 0; i < *n; i++) {
+    const char *k = st[i].key;
+    size_t end = st[i].len;
+
+    off[i] = arena->len;
+    while (end) {
+      const char *semi = memrchr(k, ';', end);
+      size_t b = semi ? (size_t)(semi - k) + 1 : 0;
+
+      buf_add(arena, k + b, end - b);
+      if (b) buf_addc(arena, ';');
+      end = b ? b - 1 : 0;
+    }
+    r[i].len = st[i].len;
+    r[i].value = st[i].value;
+  }
+  for (size_t i = 0; i < *n; i++) r[i].key = arena->p + off[i];
+  free(off);
+  if (*n) qsort(r, *n, sizeof(*r), fold_stack_cmp);
+  for (size_t i = 0; i < *n; i++) {
+    if (m && r[m - 1].len == r[i].len && !memcmp(r[m - 1].key, r[i].key, r[i].len))
+      r[m - 1].value += r[i].value;
+    else r[m++] = r[i];
+  }
+  *n = m;
+  return r;
+}
+
+/* The merge: one node per drawn frame, plus "all" at depth 0. */
+static void build(const struct fold_stack *st, size_t n, struct nodes *ns)
+{
+  const char *name[MAXDEPTH];
+  size_t len[MAXDEPTH];
+  int64_t start[MAXDEPTH], x = 0;
+  size_t open = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *k = st[i].key, *end = k + st[i].len;
+    size_t d = 0;
+
+    /* nothing to draw; and the total must not overflow */
+    if (st[i].value <= 0 || st[i].value > INT64_MAX - x) continue;
+    /* how many open frames this stack shares */
+    while (k <= end && d < MAXDEPTH) {
+      const char *semi = memchr(k, ';', (size_t)(end - k));
+      size_t l = semi ? (size_t)(semi - k) : (size_t)(end - k);
+
+      if (d < open && (len[d] != l || memcmp(name[d], k, l))) {
+        for (size_t j = open; j-- > d;)
+          emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x);
+        open = d;
+      }
+      if (d >= open) {
+        name[d] = k, len[d] = l, start[d] = x;
+        open = d + 1;
+      }
+      d++;
+      if (!semi) break;
+      k = semi + 1;
+    }
+    for (size_t j = open; j-- > d;)
+      emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x);
+    if (open > d) open = d;
+    x += st[i].value;
+  }
+  for (size_t j = open; j-- > 0;)
+    emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x);
+  emit(ns, "all", 3, 0, 0, x);
+}
+
+/* A deterministic colour: allocated types warm, JDK frames green, the
+ * application's frames aqua-blue, other frames (threads, GC) yellow. */
+static void colour(const char *s, size_t n, char out[24])
+{
+  uint32_t h = 2166136261u;
+  int r, g, b, v;
+
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  v = (int)(h % 55);
+  if (n > 4 && !memcmp(s + n - 4, "_[i]", 4)) r = 230, g = 110 + v, b = 40;
+  else if (!memcmp(s, "java.", n < 5 ? n : 5) || !memcmp(s, "jdk.", n < 4 ? n : 4) ||
+           !memcmp(s, "sun.", n < 4 ? n : 4) || !memcmp(s, "javax.", n < 6 ? n : 6))
+    r = 50 + v, g = 190 + v / 2, b = 60;
+  else if (memchr(s, '.', n)) r = 80 + v, g = 170 + v, b = 215;
+  else r = 215 + v / 2, g = 200 + v / 2, b = 60;
+  snprintf(out, 24, "rgb(%d,%d,%d)", r, g, b);
+}
+
+/* What fits in w pixels at about 7 per character, cut on a character
+ * boundary with "..", as the script does after a zoom. */
+static void label(FILE *out, const char *s, size_t n, double w)
+{
+  size_t fit = w > 4 ? (size_t)((w - 4) / 7) : 0;
+
+  if (fit < 3) return;
+  if (n <= fit) {
+    xml_string(out, s, n);
+    return;
+  }
+  n = fit - 2;
+  while (n && ((unsigned char)s[n] & 0xc0) == 0x80) n--;
+  xml_string(out, s, n);
+  fputs("..", out);
+}
+
+static const char script[] =
+  "<script type=\"text/ecmascript\"><![CDATA[\n"
+  "'use strict';\n"
+  "var W, XP, frames = [], details, matched, total, fontw = 7;\n"
+  "function init(evt) {\n"
+  "  var svg = document.documentElement;\n"
+  "  W = +svg.getAttribute('width'); XP = +svg.getAttribute('data-xpad');\n"
+  "  details = document.getElementById('details');\n"
+  "  matched = document.getElementById('matched');\n"
+  "  var gs = document.getElementsByClassName('f');\n"
+  "  for (var i = 0; i < gs.length; i++) {\n"
+  "    var r = gs[i].querySelector('rect');\n"
+  "    frames.push({g: gs[i], r: r, t: gs[i].querySelector('text'),\n"
+  "      x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
+  "      d: +gs[i].getAttribute('data-d'), fill: r.getAttribute('fill'),\n"
+  "      name: gs[i].getAttribute('data-n'),\n"
+  "      info: gs[i].querySelector('title').textContent});\n"
+  "    gs[i].onmouseover = show; gs[i].onmouseout = hide;\n"
+  "    gs[i].onclick = zoom;\n"
+  "  }\n"
+  "  total = frames.length ? frames[frames.length - 1].w : 0;\n"
+  "  document.getElementById('unzoom').onclick = unzoom;\n"
+  "  document.getElementById('search').onclick = search;\n"
+  "  relabel();\n"
+  "}\n"
+  "function find(g) { for (var i = 0; i < frames.length; i++)\n"
+  "  if (frames[i].g === g) return frames[i]; }\n"
+  "function show() { details.textContent = find(this).info; }\n"
+  "function hide() { details.textContent = ' '; }\n"
+  "function label(f, w) {\n"
+  "  var n = Math.floor((w - 4) / fontw);\n"
+  "  if (n < 3) return '';\n"
+  "  return f.name.length <= n ? f.name : f.name.substr(0, n - 2) + '..';\n"
+  "}\n"
+  "function place(f, x, w) {\n"
+  "  f.r.setAttribute('x', x); f.r.setAttribute('width', w);\n"
+  "  f.t.setAttribute('x', x + 3); f.t.textContent = label(f, w);\n"
+  "}\n"
+  "function relabel() { frames.forEach(function (f) { place(f, f.x, f.w); }); }\n"
+  "function zoom() {\n"
+  "  var z = find(this), k = (W - 2 * XP) / z.w;\n"
+  "  frames.forEach(function (f) {\n"
+  "    var inside = f.x >= z.x - 1e-6 && f.x + f.w <= z.x + z.w + 1e-6;\n"
+  "    var above = f.d >= z.d, below = f.d < z.d && f.x <= z.x + 1e-6 &&\n"
+  "      f.x + f.w >= z.x + z.w - 1e-6;\n"
+  "    if (inside && above) { f.g.style.display = ''; f.g.style.opacity = 1;\n"
+  "      place(f, XP + (f.x - z.x) * k, f.w * k); }\n"
+  "    else if (below) { f.g.style.display = ''; f.g.style.opacity = 0.5;\n"
+  "      place(f, XP, W - 2 * XP); }\n"
+  "    else f.g.style.display = 'none';\n"
+  "  });\n"
+  "  document.getElementById('unzoom').style.opacity = 1;\n"
+  "}\n"
+  "function unzoom() {\n"
+  "  frames.forEach(function (f) { f.g.style.display = '';\n"
+  "    f.g.style.opacity = 1; });\n"
+  "  relabel(); this.style.opacity = 0;\n"
+  "}\n"
+  "function search() {\n"
+  "  var term = prompt('Search (regular expression)', ''), re, spans = [];\n"
+  "  if (term === null) return;\n"
+  "  try { re = new RegExp(term); } catch (e) { matched.textContent =\n"
+  "    'bad expression'; return; }\n"
+  "  frames.forEach(function (f) {\n"
+  "    var hit = term !== '' && re.test(f.name);\n"
+  "    f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
+  "    if (hit) spans.push([f.x, f.x + f.w]);\n"
+  "  });\n"
+  "  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+  "  var sum = 0, end = -1;\n"
+  "  spans.forEach(function (s) { if (s[0] >= end) { sum += s[1] - s[0];\n"
+  "    end = s[1]; } else if (s[1] > end) { sum += s[1] - end; end = s[1]; } });\n"
+  "  matched.textContent = term === '' ? ' ' :\n"
+  "    'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
+  "}\n"
+  "]]></script>\n";
+
+int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
+              const struct flame_opts *o)
+{
+  struct nodes ns = {0};
+  struct buf arena = {0};
+  struct fold_stack *rev = NULL;
+  double scale;
+  int height, width = o->width > 100 ? o->width : 1200;
+  int64_t total;
+
+  if (o->reverse) st = rev = reversed(st, &n, &arena);
+  build(st, n, &ns);
+  total = ns.v[ns.n - 1].end;
+  scale = total ? (double)(width - 2 * XPAD) / (double)total : 0;
+  height = TOP + BOTTOM + FRAME_H * ((int)ns.maxdepth + 1);
+  fprintf(out,
+          "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+          "<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
+          "viewBox=\"0 0 %d %d\" data-xpad=\"%d\" onload=\"init(evt)\" "
+          "xmlns=\"http://www.w3.org/2000/svg\">\n"
+          "<style>text { font: 12px Verdana, sans-serif; fill: #000 } "
+          ".f:hover rect { stroke: #000; stroke-width: 0.5 } "
+          ".b { cursor: pointer } #title { font-size: 17px }</style>\n",
+          width, height, width, height, XPAD);
+  fputs(script, out);
+  fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+               "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
+          width / 2);
+  xml_string(out, o->title, strlen(o->title));
+  fprintf(out, "</text>\n"
+               "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"24\" "
+               "style=\"opacity:0\">Reset Zoom</text>\n"
+               "<text id=\"search\" class=\"b\" x=\"%d\" y=\"24\">Search</text>\n"
+               "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
+               "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
+          XPAD, width - XPAD - 60, width - XPAD - 120, height - 10, XPAD,
+          height - 10);
+  /* Roots first, so a frame is painted over its parent's outline; "all"
+   * last in the document: the script reads the total from it. */
+  for (size_t i = 0; i < ns.n; i++) {
+    const struct node *nd = &ns.v[i];
+    double x = XPAD + (double)nd->start * scale;
+    double w = (double)(nd->end - nd->start) * scale;
+    int y = o->inverted ? TOP + FRAME_H * (int)nd->depth
+                        : height - BOTTOM - FRAME_H * ((int)nd->depth + 1);
+    size_t shown = nd->len;
+    char fill[24];
+
+    if (w < (o->minwidth > 0 ? o->minwidth : 0.1) && nd->depth) continue;
+    if (shown > 4 && !memcmp(nd->name + shown - 4, "_[i]", 4)) shown -= 4;
+    colour(nd->name, nd->len, fill);
+    fprintf(out, "<g class=\"f\" data-d=\"%u\" data-n=\"", nd->depth);
+    xml_string(out, nd->name, shown);
+    fputs("\"><title>", out);
+    xml_string(out, nd->name, shown);
+    fprintf(out, " (%" PRId64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
+                 "width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
+                 "<text x=\"%.1f\" y=\"%d\">",
+            nd->end - nd->start, o->unit,
+            total ? 100.0 * (double)(nd->end - nd->start) / (double)total : 0,
+            x, y, w, FRAME_H - 1, nd->depth ? fill : "rgb(240,200,160)",
+            x + 3, y + 12);
+    label(out, nd->name, shown, w);
+    fputs("</text></g>\n", out);
+  }
+  fputs("</svg>\n", out);
+  free(ns.v);
+  free(rev);
+  buf_free(&arena);
+  return ferror(out) ? -EIO : 0;
+}

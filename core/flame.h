@@ -1,0 +1,28 @@
+/* flame.h - render folded stacks as a self-contained interactive SVG
+ *
+ * In the spirit of flamegraph.pl (docs/flame.md §3.1), with our own
+ * drawing and script: hover details, click to zoom, search with the share
+ * of the total that matches, icicle (--inverted) and reversed stacks
+ * (allocated type at the root). The same input gives the same bytes.
+ */
+#ifndef FLAME_H
+#define FLAME_H
+
+#include <stdio.h>
+#include "core/fold.h"
+
+struct flame_opts {
+  const char *title;
+  const char *unit;     /* "bytes" or "samples" */
+  int width;            /* pixels */
+  double minwidth;      /* frames narrower than this (pixels) are pruned */
+  int reverse;          /* leaf first: who allocates byte[]? */
+  int inverted;         /* icicle: root at the top */
+};
+
+/* Write the SVG for n stacks (sorted by key, as fold_result gives them).
+ * Returns 0, or -EIO when writing failed. */
+int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
+              const struct flame_opts *o);
+
+#endif

@@ -1,0 +1,67 @@
+/* fold.h - fold stack samples into "frame;frame;... value" totals
+ *
+ * Inputs (docs/flame.md §1, §2, §3.2): the sampler's stacks.txt (root
+ * first, the allocated type as the leaf, then the size), its lifetime
+ * output ("#GC <n>" sections), already-folded files, and jstack /
+ * jcmd Thread.print dumps (one sample per thread stack). Input is read in
+ * large blocks and each line is folded in place: memory grows with the
+ * number of distinct stacks, not with the input.
+ */
+#ifndef FOLD_H
+#define FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum fold_format { FOLD_AUTO, FOLD_STACKS, FOLD_FOLDED, FOLD_JSTACK };
+
+struct fold_opts {
+  enum fold_format format;
+  const char *filter;      /* case-insensitive; stacks start at the match */
+  int keep_unmatched;      /* keep stacks the filter does not match */
+  int no_squash;           /* keep direct recursion (a;a;b) */
+  int samples;             /* count lines instead of summing values */
+  int type_frames;         /* mark the allocated type "_[i]" */
+  int normalize;           /* char -> char[], [Ljava/lang/String; -> ... */
+  long gc_lo, gc_hi;       /* lifetime sections to keep; -1: all */
+  int gc_frames;           /* "GC <n>" as the root frame */
+  const char *state;       /* jstack: only threads in this state */
+  int thread_frames;       /* jstack: the thread name as the root frame */
+};
+
+struct fold_stack {
+  const char *key;         /* frames joined by ';', not NUL-terminated */
+  uint32_t len;
+  int64_t value;
+};
+
+struct fold;
+
+/* A new, empty fold with these options (copied). Never NULL. */
+struct fold *fold_new(const struct fold_opts *o);
+
+/* Fold everything readable from fd; name is used in bad-line reports.
+ * Returns 0 or -errno from read(). Bad lines are counted, never fatal. */
+int fold_fd(struct fold *f, int fd, const char *name);
+
+/* Fold one line (no newline; a trailing CR is dropped) of a line format
+ * (stacks, lifetime or folded). For tests and fuzzing. */
+void fold_line(struct fold *f, const char *line, size_t len);
+
+/* qsort comparison of two struct fold_stack by key bytes. */
+int fold_stack_cmp(const void *a, const void *b);
+
+/* The totals, sorted by key bytes; valid until fold_free. */
+size_t fold_result(struct fold *f, const struct fold_stack **out);
+
+/* Counts, and the first few bad lines as "name:line: reason". */
+struct fold_stats {
+  uint64_t lines, samples, bad, skipped;
+  const char *first_bad[5];
+  int nfirst_bad;
+};
+const struct fold_stats *fold_stats(const struct fold *f);
+
+void fold_free(struct fold *f);
+
+#endif
