@@ -680,6 +680,5 @@ int agent_install_main(int argc, char **argv)
 
   if (rc >= 0) return rc;
   rc = install(&a);
-  free(a.argv);
   return rc;
 }

@@ -332,6 +332,5 @@ int clean_main(int argc, char **argv)
   if (a.count[OPT_all_namespaces] && !stat("/tmp", &sb)) clean_namespaces(&sb);
   printf("%d %s, %d kept, %d failed\n", removed,
          a.count[OPT_n] ? "removable" : "removed", kept, failed);
-  free(a.argv);
   return failed ? 1 : 0;
 }

@@ -147,6 +147,5 @@ int collapse_main(int argc, char **argv)
     rc |= write_folded(a.val[OPT_o], st, n, a.count[OPT_seed_compat]);
   if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a);
   fold_free(f);
-  free(a.argv);
   return rc;
 }

@@ -111,13 +111,11 @@ int dump_main(int argc, char **argv)
     return usage_error("--json and --prometheus exclude each other");
   if ((rc = vm_resolve(a.argv[0], &vm, err, sizeof(err)))) {
     error_msg("cannot find '%s': %s", a.argv[0], err);
-    free(a.argv);
     return 1;
   }
   if ((rc = pd_open(&pd, vm.path, 0))) {
     error_msg("cannot read '%s': %s", vm.path, pd.err);
     vm_free(&vm);
-    free(a.argv);
     return 1;
   }
   if (a.count[OPT_prometheus]) {
@@ -151,6 +149,5 @@ int dump_main(int argc, char **argv)
   buf_free(&labels);
   pd_close(&pd);
   vm_free(&vm);
-  free(a.argv);
   return 0;
 }

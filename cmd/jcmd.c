@@ -147,7 +147,6 @@ int jcmd_main(int argc, char **argv)
   if (a.val[OPT_timeout] && parse_long(a.val[OPT_timeout], 1, 86400, &secs))
     return usage_error("--timeout takes seconds from 1 to 86400");
   if (a.count[OPT_l] || !a.argc) {
-    free(a.argv);
     return list();
   }
   /* jcmd joins the words of the command into one line for the JVM. */
@@ -167,6 +166,5 @@ int jcmd_main(int argc, char **argv)
   }
   free(pids);
   buf_free(&line);
-  free(a.argv);
   return rc;
 }

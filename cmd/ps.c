@@ -273,7 +273,6 @@ int ps_main(int argc, char **argv)
     if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
     for (int i = 0; i < OPT_count; i++) flags[i] = a.count[i] > 0;
     json = flags[OPT_json];
-    free(a.argv);
   }
   if ((rc = vm_list(&vms, &n))) {
     errno_msg(rc, "cannot read '/tmp'");

@@ -480,7 +480,6 @@ static int stat_args(struct run *r, int argc, char **argv)
 out:
   free(why);
   free(rest);
-  free(a.argv);
   return rc;
 }
 

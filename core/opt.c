@@ -34,6 +34,9 @@ void opt_help(const struct opt *rows, const char *usage, FILE *f)
   }
 }
 
+/* The operands of the last opt_parse call (see struct args). */
+static char **operands;
+
 int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
               char **argv, struct args *out)
 {
@@ -59,8 +62,10 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
   longs[l] = (struct option){"help", no_argument, NULL, 'H'};
 
   /* Operands are collected in order; "-" in the option string makes
-   * getopt_long return them as 1 instead of permuting argv. */
-  out->argv = xzalloc((argc + 1) * sizeof(char *));
+   * getopt_long return them as 1 instead of permuting argv. The array is
+   * ours, so no command has to free it on each of its exits. */
+  free(operands);
+  out->argv = operands = xzalloc((argc + 1) * sizeof(char *));
   optind = 0;
   opterr = 0;
   while ((c = getopt_long(argc, argv, shorts, longs, &idx)) != -1) {
@@ -97,9 +102,5 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
 done:
   free(longs);
   free(shorts);
-  if (rc != -1) {
-    free(out->argv);
-    out->argv = NULL;
-  }
   return rc;
 }

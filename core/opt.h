@@ -25,7 +25,7 @@ struct args {
   int count[OPT_MAX];        /* how often each option was given */
   const char *val[OPT_MAX];  /* the last argument of each REQ option */
   int argc;                  /* operands left after the options */
-  char **argv;
+  char **argv;               /* owned by opt_parse: valid until its next call */
 };
 
 enum opt_flags {
