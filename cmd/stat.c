@@ -712,9 +712,10 @@ static int sleep_until(uint64_t when)
   return -1;
 }
 
-/* Re-read every live target; 0 when none is left. A pid that is gone or a
- * file that can no longer be read ends that target quietly, as jstat ends
- * when its target exits. */
+/* Re-read every live target; 0 when none is left. A pid that is gone ends
+ * that target quietly, as jstat ends when its target exits; a file that
+ * can no longer be read (truncated, rewritten as something else) ends it
+ * with the reason. */
 static int refresh(struct run *r)
 {
   int live = 0;
@@ -723,10 +724,14 @@ static int refresh(struct run *r)
     struct target *t = &r->tg[i];
 
     if (t->gone) continue;
-    if ((t->pid && proc_alive(t->pid) != 1) || pd_refresh(&t->pd))
+    if (t->pid && proc_alive(t->pid) != 1) {
       t->gone = 1;
-    else
+    } else if (pd_refresh(&t->pd)) {
+      error_msg("stopped sampling '%s': %s", t->path, t->pd.err);
+      t->gone = 1;
+    } else {
       live++;
+    }
   }
   return live;
 }
