@@ -148,6 +148,30 @@ static void normalize(struct buf *k, const char *t, size_t n)
   while (dims--) buf_adds(k, "[]");
 }
 
+/* The common case needs no copy: no filter, no type rewriting, and no
+ * direct recursion to squash. Returns 1 when it folded the stack. */
+static int fold_plain(struct fold *f, const char *s, size_t n, int64_t v)
+{
+  const char *prev = NULL, *p = s, *end = s + n, *semi;
+  size_t plen = 0;
+
+  if (f->filter_lc || f->o.normalize || f->o.type_frames ||
+      (f->o.gc_frames && f->gc >= 0) || s[n - 1] == ';')
+    return 0;
+  for (; !f->o.no_squash && p < end; p = semi + 1) {
+    size_t len;
+
+    semi = memchr(p, ';', (size_t)(end - p));
+    if (!semi) semi = end;
+    len = (size_t)(semi - p);
+    if (prev && len == plen && !memcmp(p, prev, len)) return 0;
+    prev = p, plen = len;
+  }
+  f->st.samples++;
+  add(f, s, n, f->o.samples ? 1 : v);
+  return 1;
+}
+
 /* Fold frames [s, s+n) with value v: filter, squash, type leaf. */
 static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
                        int has_type)
@@ -156,6 +180,7 @@ static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
   size_t flen[4096], nf = 0, first = 0, type = 0;
   struct buf *k = &f->key;
 
+  if (n && fold_plain(f, s, n, v)) return;
   /* "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
   for (size_t i = 0, st = 0; i <= n && nf < 4096; i++) {
     if (i == n || s[i] == ';') {
