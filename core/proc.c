@@ -61,16 +61,6 @@ int proc_ns_ino(int pid, const char *kind, uint64_t *ino)
   return 0;
 }
 
-int proc_same_pidns(int pid)
-{
-  uint64_t mine, theirs;
-  int rc;
-
-  if ((rc = proc_ns_ino(0, "pid", &mine))) return rc;
-  if ((rc = proc_ns_ino(pid, "pid", &theirs))) return rc;
-  return mine == theirs;
-}
-
 int proc_alive(int pid)
 {
   return pid > 0 && (!kill(pid, 0) || errno == EPERM);

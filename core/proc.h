@@ -33,9 +33,6 @@ int proc_nspid(int pid);
  * Returns 0 and sets *ino, or -errno. */
 int proc_ns_ino(int pid, const char *kind, uint64_t *ino);
 
-/* 1 if <pid> shares our pid namespace, 0 if not, -errno if unknown. */
-int proc_same_pidns(int pid);
-
 /* 1 if a process with this pid exists in our pid namespace (kill(pid, 0)
  * succeeds or says EPERM), 0 if not (ESRCH). */
 int proc_alive(int pid);
