@@ -111,9 +111,22 @@ static void build(const struct fold_stack *st, size_t n, struct nodes *ns)
   emit(ns, "all", 3, 0, 0, x);
 }
 
+/* v with d decimals (v >= 0), as printf's "%.*f" would but without its
+ * cost per call: the main loop writes five numbers a frame. */
+static void put_num(struct buf *b, double v, int d)
+{
+  uint64_t u = (uint64_t)(v * (d == 2 ? 100 : d ? 10 : 1) + 0.5);
+  char t[32], *p = t + sizeof(t);
+
+  for (int i = 0; i < d; i++, u /= 10) *--p = (char)('0' + u % 10);
+  if (d) *--p = '.';
+  do *--p = (char)('0' + u % 10); while (u /= 10);
+  buf_add(b, p, (size_t)(t + sizeof(t) - p));
+}
+
 /* A deterministic colour: allocated types warm, JDK frames green, the
  * application's frames aqua-blue, other frames (threads, GC) yellow. */
-static void colour(const char *s, size_t n, char out[24])
+static void colour(struct buf *o, const char *s, size_t n)
 {
   uint32_t h = 2166136261u;
   int r, g, b, v;
@@ -126,24 +139,30 @@ static void colour(const char *s, size_t n, char out[24])
     r = 50 + v, g = 190 + v / 2, b = 60;
   else if (memchr(s, '.', n)) r = 80 + v, g = 170 + v, b = 215;
   else r = 215 + v / 2, g = 200 + v / 2, b = 60;
-  snprintf(out, 24, "rgb(%d,%d,%d)", r, g, b);
+  buf_adds(o, "rgb(");
+  put_num(o, r, 0);
+  buf_addc(o, ',');
+  put_num(o, g, 0);
+  buf_addc(o, ',');
+  put_num(o, b, 0);
+  buf_addc(o, ')');
 }
 
 /* What fits in w pixels at about 7 per character, cut on a character
  * boundary with "..", as the script does after a zoom. */
-static void label(FILE *out, const char *s, size_t n, double w)
+static void label(struct buf *o, const char *s, size_t n, double w)
 {
   size_t fit = w > 4 ? (size_t)((w - 4) / 7) : 0;
 
   if (fit < 3) return;
   if (n <= fit) {
-    xml_string(out, s, n);
+    xml_buf(o, s, n);
     return;
   }
   n = fit - 2;
   while (n && ((unsigned char)s[n] & 0xc0) == 0x80) n--;
-  xml_string(out, s, n);
-  fputs("..", out);
+  xml_buf(o, s, n);
+  buf_adds(o, "..");
 }
 
 static const char script[] =
@@ -227,7 +246,7 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
               const struct flame_opts *o)
 {
   struct nodes ns = {0};
-  struct buf arena = {0};
+  struct buf arena = {0}, b = {0};
   struct fold_stack *rev = NULL;
   double scale;
   int height, width = o->width > 100 ? o->width : 1200;
@@ -269,25 +288,47 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
     int y = o->inverted ? TOP + FRAME_H * (int)nd->depth
                         : height - BOTTOM - FRAME_H * ((int)nd->depth + 1);
     size_t shown = nd->len;
-    char fill[24];
 
     if (w < (o->minwidth > 0 ? o->minwidth : 0.1) && nd->depth) continue;
     if (shown > 4 && !memcmp(nd->name + shown - 4, "_[i]", 4)) shown -= 4;
-    colour(nd->name, nd->len, fill);
-    fprintf(out, "<g class=\"f\" data-d=\"%u\" data-n=\"", nd->depth);
-    xml_string(out, nd->name, shown);
-    fputs("\"><title>", out);
-    xml_string(out, nd->name, shown);
-    fprintf(out, " (%" PRId64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
-                 "width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
-                 "<text x=\"%.1f\" y=\"%d\">",
-            nd->end - nd->start, o->unit,
-            total ? 100.0 * (double)(nd->end - nd->start) / (double)total : 0,
-            x, y, w, FRAME_H - 1, nd->depth ? fill : "rgb(240,200,160)",
-            x + 3, y + 12);
-    label(out, nd->name, shown, w);
-    fputs("</text></g>\n", out);
+    buf_adds(&b, "<g class=\"f\" data-d=\"");
+    put_num(&b, nd->depth, 0);
+    buf_adds(&b, "\" data-n=\"");
+    xml_buf(&b, nd->name, shown);
+    buf_adds(&b, "\"><title>");
+    xml_buf(&b, nd->name, shown);
+    buf_adds(&b, " (");
+    put_num(&b, (double)(nd->end - nd->start), 0);
+    buf_addc(&b, ' ');
+    buf_adds(&b, o->unit);
+    buf_adds(&b, ", ");
+    put_num(&b, total ? 100.0 * (double)(nd->end - nd->start) / (double)total
+                      : 0, 2);
+    buf_adds(&b, "%)</title><rect x=\"");
+    put_num(&b, x, 1);
+    buf_adds(&b, "\" y=\"");
+    put_num(&b, y, 0);
+    buf_adds(&b, "\" width=\"");
+    put_num(&b, w, 1);
+    buf_adds(&b, "\" height=\"");
+    put_num(&b, FRAME_H - 1, 0);
+    buf_adds(&b, "\" fill=\"");
+    if (nd->depth) colour(&b, nd->name, nd->len);
+    else buf_adds(&b, "rgb(240,200,160)");
+    buf_adds(&b, "\" rx=\"2\"/><text x=\"");
+    put_num(&b, x + 3, 1);
+    buf_adds(&b, "\" y=\"");
+    put_num(&b, y + 12, 0);
+    buf_adds(&b, "\">");
+    label(&b, nd->name, shown, w);
+    buf_adds(&b, "</text></g>\n");
+    if (b.len > 1 << 16) {
+      fwrite(b.p, 1, b.len, out);
+      b.len = 0;
+    }
   }
+  fwrite(b.p, 1, b.len, out);
+  buf_free(&b);
   fputs("</svg>\n", out);
   free(ns.v);
   free(rev);

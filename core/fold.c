@@ -1,25 +1,54 @@
 /* fold.c - fold stack samples into "frame;frame;... value" totals
  *
- * One pass over the input: each line is split at its last space (frames
- * may contain spaces), cut at the filter's first match, squashed and hashed;
- * the key bytes go once into an arena and an open-addressing table of
- * (hash, offset, length, value) finds them again. No allocation per line.
+ * Input is read in large blocks and cut into lines sixteen bytes at a
+ * time. A line's stack is hashed and looked up where it lies in the block:
+ * each distinct stack is folded once (filter, squash, type leaf) and
+ * remembered with the total it adds to, so every line that repeats it
+ * costs one hash, one compare and one add. No allocation per line; memory
+ * grows with the number of distinct stacks, not with the input.
  */
 #include "core/jvmtool.h"
 #include "core/fold.h"
 
-struct slot {
+#include <pthread.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>  /* part of every x86-64 */
+#endif
+
+/* A set of byte strings kept in fold.bytes, numbered as they come. */
+struct entry {
   uint64_t hash;
-  size_t off;
-  uint32_t len;
-  int64_t value;
+  size_t off, len;
+  int64_t n;    /* stacks: the number of their total; totals: the value */
+  int64_t ctx;  /* stacks: what else decides how they fold */
+};
+
+struct set {
+  struct entry *e;
+  size_t used, cap;
+  uint64_t *index;  /* open addressing: hash high half, entry number + 1 */
+  size_t icap;
+};
+
+enum { UNFOLDED = -1, SKIPPED = -2, EMPTY = -3 };  /* struct entry.n */
+
+struct frame {
+  const char *p;
+  size_t len;
 };
 
 struct fold {
   struct fold_opts o;
-  struct slot *tab;
-  size_t cap, used;
-  struct buf arena, key, bad;   /* keys; the key being built; bad reports */
+  struct set stacks, totals;    /* as read; as folded */
+  struct buf bytes, key, bad;   /* their bytes; a key being built; reports */
+  struct bad {
+    const char *name;
+    uint64_t line;
+    const char *why;
+  } first_bad[5];
+  struct frame *fr;             /* the frames of a stack being folded */
+  size_t frcap;
   struct fold_stack *sorted;
   struct fold_stats st;
   const char *name;
@@ -31,84 +60,152 @@ struct fold {
   char state[32];
   enum fold_format fmt;
   char *filter_lc;
+  size_t filter_len;
 };
 
-static uint64_t hash(const char *p, size_t n)
+/* A bit for each byte of p[0..16) equal to c. */
+static inline unsigned eq16(const char *p, char c)
 {
-  uint64_t h = 0xcbf29ce484222325ULL;
+#ifdef __SSE2__
+  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
 
-  /* FNV-1a, eight bytes at a time where it can. */
-  while (n >= 8) {
-    uint64_t w;
+  return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+#else
+  unsigned m = 0;
 
-    memcpy(&w, p, 8);
-    h = (h ^ w) * 0x100000001b3ULL;
-    h ^= h >> 29;
-    p += 8, n -= 8;
-  }
-  while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
-  return h ^ (h >> 32);
+  for (int i = 0; i < 16; i++) m |= (unsigned)(p[i] == c) << i;
+  return m;
+#endif
 }
 
-static void add(struct fold *f, const char *key, size_t len, int64_t v)
+static inline uint64_t mix(uint64_t a, uint64_t b)
 {
-  uint64_t h = hash(key, len);
+  __uint128_t m = (__uint128_t)a * b;
+
+  return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+static inline uint64_t load64(const char *p)
+{
+  uint64_t w;
+
+  memcpy(&w, p, 8);
+  return w;
+}
+
+static inline uint64_t load32(const char *p)
+{
+  uint32_t w;
+
+  memcpy(&w, p, 4);
+  return w;
+}
+
+/* memcmp(a, b, n) == 0, thirty-two bytes a step (musl's goes by bytes). */
+static int same(const char *a, const char *b, size_t n)
+{
+#ifdef __SSE2__
+  for (; n >= 32; a += 32, b += 32, n -= 32) {
+    __m128i x = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                               _mm_loadu_si128((const __m128i *)(const void *)b));
+    __m128i y = _mm_cmpeq_epi8(
+        _mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
+        _mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
+
+    if (_mm_movemask_epi8(_mm_and_si128(x, y)) != 0xffff) return 0;
+  }
+#endif
+  for (; n >= 8; a += 8, b += 8, n -= 8)
+    if (load64(a) != load64(b)) return 0;
+  while (n--)
+    if (*a++ != *b++) return 0;
+  return 1;
+}
+
+/* A 64-bit hash of s[0..n) and ctx: two chains of sixteen bytes a
+ * multiply; the last sixteen bytes (or fewer) are read as overlapping
+ * words, never past s. */
+static uint64_t hash(const char *s, size_t n, int64_t ctx)
+{
+  const uint64_t k1 = 0x13198a2e03707344ULL, k2 = 0xa4093822299f31d0ULL;
+  uint64_t h = 0x243f6a8885a308d3ULL, g = 0x082efa98ec4e6c89ULL, a, b;
+  size_t i = 0;
+
+  for (; i + 32 < n; i += 32) {
+    h = mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
+    g = mix(load64(s + i + 16) ^ k2, load64(s + i + 24) ^ g);
+  }
+  for (h ^= g; i + 16 < n; i += 16)
+    h = mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
+  if (n >= 8) {
+    a = load64(s + (n >= 16 ? n - 16 : 0)), b = load64(s + n - 8);
+  } else if (n >= 4) {
+    a = load32(s), b = load32(s + n - 4);
+  } else {
+    a = n ? (uint64_t)(unsigned char)s[0] << 16 |
+            (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1]
+          : 0;
+    b = 0;
+  }
+  h = mix(a ^ k1, b ^ h);
+  return mix(h ^ n, k2 ^ (uint64_t)ctx);
+}
+
+/* The entry of key[0..len) and ctx in set t, made with n = init when
+ * new. A key that already lies in f->bytes is not copied again. */
+static struct entry *intern(struct fold *f, struct set *t, const char *key,
+                            size_t len, int64_t ctx, int64_t init)
+{
+  uint64_t h = hash(key, len, ctx), mask;
+  uintptr_t k = (uintptr_t)key, b = (uintptr_t)f->bytes.p;
+  struct entry *e;
   size_t i;
 
-  if (f->used * 2 >= f->cap) {
-    size_t ncap = f->cap ? f->cap * 2 : 1024;
-    struct slot *nt = xzalloc(ncap * sizeof(*nt));
-
-    for (size_t j = 0; j < f->cap; j++) {
-      if (!f->tab[j].len) continue;
-      for (i = f->tab[j].hash & (ncap - 1); nt[i].len;
-           i = (i + 1) & (ncap - 1)) ;
-      nt[i] = f->tab[j];
-    }
-    free(f->tab);
-    f->tab = nt;
-    f->cap = ncap;
-  }
-  for (i = h & (f->cap - 1); f->tab[i].len;
-       i = (i + 1) & (f->cap - 1)) {
-    struct slot *s = &f->tab[i];
-
-    if (s->hash == h && s->len == len && !memcmp(f->arena.p + s->off, key, len)) {
-      /* totals saturate instead of wrapping around */
-      if (__builtin_add_overflow(s->value, v, &s->value))
-        s->value = v > 0 ? INT64_MAX : INT64_MIN;
-      return;
+  if (t->used * 2 >= t->icap) {  /* grow the index, keep it half empty */
+    t->icap = t->icap ? t->icap * 2 : 1024;
+    free(t->index);
+    t->index = xzalloc(t->icap * sizeof(*t->index));
+    for (size_t j = 0; j < t->used; j++) {
+      for (i = t->e[j].hash & (t->icap - 1); t->index[i];
+           i = (i + 1) & (t->icap - 1)) ;
+      t->index[i] = (t->e[j].hash >> 32 << 32) | (j + 1);
     }
   }
-  f->tab[i] = (struct slot){h, f->arena.len, (uint32_t)len, v};
-  buf_add(&f->arena, key, len);
-  f->used++;
+  mask = t->icap - 1;
+  for (i = h & mask; t->index[i]; i = (i + 1) & mask) {
+    if (t->index[i] >> 32 != h >> 32) continue;
+    e = &t->e[(uint32_t)t->index[i] - 1];
+    if (e->hash == h && e->len == len && e->ctx == ctx &&
+        same(f->bytes.p + e->off, key, len))
+      return e;
+  }
+  if (t->used == t->cap)
+    t->e = xrealloc(t->e, (t->cap = t->cap * 2 + 256) * sizeof(*t->e));
+  e = &t->e[t->used++];
+  t->index[i] = (h >> 32 << 32) | t->used;
+  *e = (struct entry){h, f->bytes.len, len, init, ctx};
+  if (k >= b && k + len <= b + f->bytes.len) e->off = k - b;
+  else buf_add(&f->bytes, key, len);
+  return e;
 }
 
 static void bad(struct fold *f, const char *why)
 {
-  f->st.bad++;
-  if (f->st.nfirst_bad < 5) {
-    size_t at = f->bad.len;
-
-    buf_printf(&f->bad, "%s:%" PRIu64 ": %s", f->name, f->lineno, why);
-    buf_addc(&f->bad, 0);
-    /* offsets now, pointers at the end: the buffer may move */
-    f->st.first_bad[f->st.nfirst_bad++] = (const char *)(uintptr_t)at;
-  }
+  if (f->st.bad++ < 5)
+    f->first_bad[f->st.bad - 1] = (struct bad){f->name, f->lineno, why};
 }
 
-static int contains_ci(const char *s, size_t n, const char *needle_lc)
+/* The offset of the first case-insensitive match of lc (m bytes, lower
+ * case) in s[0..n), or n. */
+static size_t find_ci(const char *s, size_t n, const char *lc, size_t m)
 {
-  size_t m = strlen(needle_lc);
-
   for (size_t i = 0; i + m <= n; i++) {
     size_t j = 0;
 
-    while (j < m && tolower((unsigned char)s[i + j]) == needle_lc[j]) j++;
-    if (j == m) return 1;
+    while (j < m && tolower((unsigned char)s[i + j]) == lc[j]) j++;
+    if (j == m) return i;
   }
-  return 0;
+  return n;
 }
 
 /* Java's names for an allocated type as the sampler writes them, made
@@ -148,59 +245,38 @@ static void normalize(struct buf *k, const char *t, size_t n)
   while (dims--) buf_adds(k, "[]");
 }
 
-/* The common case needs no copy: no filter, no type rewriting, and no
- * direct recursion to squash. Returns 1 when it folded the stack. */
-static int fold_plain(struct fold *f, const char *s, size_t n, int64_t v)
+/* Fold a stack seen for the first time: filter, squash, type leaf.
+ * Returns the number of its total, or SKIPPED or EMPTY. */
+static int64_t fold_new_stack(struct fold *f, const struct entry *st,
+                              int has_type)
 {
-  const char *prev = NULL, *p = s, *end = s + n, *semi;
-  size_t plen = 0;
-
-  if (f->filter_lc || f->o.normalize || f->o.type_frames ||
-      (f->o.gc_frames && f->gc >= 0) || s[n - 1] == ';')
-    return 0;
-  for (; !f->o.no_squash && p < end; p = semi + 1) {
-    size_t len;
-
-    semi = memchr(p, ';', (size_t)(end - p));
-    if (!semi) semi = end;
-    len = (size_t)(semi - p);
-    if (prev && len == plen && !memcmp(p, prev, len)) return 0;
-    prev = p, plen = len;
-  }
-  f->st.samples++;
-  add(f, s, n, f->o.samples ? 1 : v);
-  return 1;
-}
-
-/* Fold frames [s, s+n) with value v: filter, squash, type leaf. */
-static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
-                       int has_type)
-{
-  const char *frame[4096];
-  size_t flen[4096], nf = 0, first = 0, type = 0;
+  const char *s = f->bytes.p + st->off;
+  size_t n = st->len, nf = 0, first = 0, type;
   struct buf *k = &f->key;
+  struct frame *fr;
+  struct entry *e;
 
-  if (n && fold_plain(f, s, n, v)) return;
   /* "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
-  for (size_t i = 0, st = 0; i <= n && nf < 4096; i++) {
+  for (size_t i = 0, b = 0; i <= n; i++) {
     if (i == n || s[i] == ';') {
-      if (i == n && i == st && nf && has_type) break;
-      frame[nf] = s + st, flen[nf++] = i - st, st = i + 1;
+      if (i == n && i == b && nf && has_type) break;
+      if (nf == f->frcap)
+        f->fr = xrealloc(f->fr, (f->frcap = nf * 2 + 64) * sizeof(*f->fr));
+      f->fr[nf++] = (struct frame){s + b, i - b};
+      b = i + 1;
     }
   }
-  if (has_type && nf > 1 && n && s[n - 1] == ';' && flen[nf - 1] &&
-      frame[nf - 1][0] == '[')
-    flen[nf - 1]++;
-  if (!nf) return;
+  fr = f->fr;
+  if (has_type && nf > 1 && n && s[n - 1] == ';' && fr[nf - 1].len &&
+      fr[nf - 1].p[0] == '[')
+    fr[nf - 1].len++;
   type = has_type ? nf - 1 : nf;
   if (f->filter_lc) {
-    while (first < nf && !contains_ci(frame[first], flen[first], f->filter_lc))
+    while (first < nf && find_ci(fr[first].p, fr[first].len, f->filter_lc,
+                                 f->filter_len) == fr[first].len)
       first++;
     if (first == nf) {
-      if (!f->o.keep_unmatched) {
-        f->st.skipped++;
-        return;
-      }
+      if (!f->o.keep_unmatched) return SKIPPED;
       first = 0;
     }
   }
@@ -208,78 +284,119 @@ static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
   buf_add(k, "", 0);
   if (f->o.gc_frames && f->gc >= 0) buf_printf(k, "GC %ld;", f->gc);
   for (size_t i = first; i < nf; i++) {
-    if (!f->o.no_squash && i > first && flen[i] == flen[i - 1] &&
-        !memcmp(frame[i], frame[i - 1], flen[i]))
+    if (!f->o.no_squash && i > first && fr[i].len == fr[i - 1].len &&
+        same(fr[i].p, fr[i - 1].p, fr[i].len))
       continue;
     if (i == type && (f->o.normalize || f->o.type_frames)) {
-      if (f->o.normalize) normalize(k, frame[i], flen[i]);
-      else buf_add(k, frame[i], flen[i]);
+      if (f->o.normalize) normalize(k, fr[i].p, fr[i].len);
+      else buf_add(k, fr[i].p, fr[i].len);
       if (f->o.type_frames) buf_adds(k, "_[i]");
     } else {
-      buf_add(k, frame[i], flen[i]);
+      buf_add(k, fr[i].p, fr[i].len);
     }
     buf_addc(k, ';');
   }
-  k->len--;  /* the last ';' */
-  if (!k->len) {
-    bad(f, "empty stack");
-    return;
-  }
-  f->st.samples++;
-  add(f, k->p, k->len, f->o.samples ? 1 : v);
+  if (!--k->len) return EMPTY;  /* drop the last ';' */
+  /* mostly the stack as read, or its end: share those bytes */
+  if (k->len <= n && same(s + n - k->len, k->p, k->len))
+    e = intern(f, &f->totals, s + n - k->len, k->len, 0, 0);
+  else
+    e = intern(f, &f->totals, k->p, k->len, 0, 0);
+  return e - f->totals.e;
 }
 
-void fold_line(struct fold *f, const char *line, size_t n)
+/* Totals saturate instead of wrapping around. */
+static void add(int64_t *total, int64_t v)
 {
-  const char *sp;
-  long long v;
+  if (__builtin_add_overflow(*total, v, total))
+    *total = v > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* Fold the stack [s, s+n) (frames, root first) with value v. How a stack
+ * folds depends on its bytes, on has_type (its leaf is the allocated type)
+ * and, with --gc-frames, on its GC section: those make it one entry. */
+static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
+                       int has_type)
+{
+  int64_t ctx = has_type + (f->o.gc_frames ? 2 * ((int64_t)f->gc + 1) : 0);
+  struct entry *e = intern(f, &f->stacks, s, n, ctx, UNFOLDED);
+
+  if (e->n == UNFOLDED) e->n = fold_new_stack(f, e, has_type);
+  if (e->n == SKIPPED) {
+    f->st.skipped++;
+  } else if (e->n == EMPTY) {
+    bad(f, "empty stack");
+  } else {
+    f->st.samples++;
+    add(&f->totals.e[e->n].n, f->o.samples ? 1 : v);
+  }
+}
+
+/* The value ending a line: the token after its last space, an integer
+ * from INT64_MIN + 1 to INT64_MAX, as strtoll would read it. Sets *k to
+ * where the frames end; returns NULL or why the line is bad. */
+static const char *value(const char *s, size_t n, size_t *k, int64_t *v)
+{
+  size_t i = n, d;
+  uint64_t x = 0;
+  int neg;
+
+  while (i && s[i - 1] != ' ' && n - i < 20) i--;
+  if (!i || s[i - 1] != ' ')  /* no space, or a token over 20 bytes */
+    return memrchr(s, ' ', n) ? "value is not an integer"
+                              : "no value (want 'frames value')";
+  if (i == n) return "value is not an integer";
+  neg = s[i] == '-';
+  d = i + (s[i] == '-' || s[i] == '+');
+  if (d == n) return "value is not an integer";
+  for (; d < n; d++) {
+    if (s[d] < '0' || s[d] > '9' || __builtin_mul_overflow(x, 10, &x) ||
+        __builtin_add_overflow(x, (uint64_t)(s[d] - '0'), &x))
+      return "value is not an integer";
+  }
+  if (x > INT64_MAX) return "value is not an integer";
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  for (i--; i && s[i - 1] == ' ';) i--;
+  *k = i;
+  return i ? NULL : "no frames";
+}
+
+/* One line of a line format; nul: it holds a NUL byte. */
+static void line(struct fold *f, const char *s, size_t n, int nul)
+{
+  const char *why;
+  long long g;
   char num[32];
-  size_t vl;
+  int64_t v;
+  size_t k;
 
   f->lineno++;
   f->st.lines++;
-  if (n && line[n - 1] == '\r') n--;
+  if (n && s[n - 1] == '\r') n--;
   if (!n) return;
-  if (line[0] == '#') {
+  if (s[0] == '#') {
     /* "#GC <n>" opens a lifetime section; other comments are skipped */
-    if (n > 4 && !memcmp(line, "#GC ", 4)) {
+    if (n > 4 && !memcmp(s, "#GC ", 4)) {
       snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31),
-               line + 4);
-      f->gc = parse_long(num, 0, LONG_MAX, &v) ? -1 : (long)v;
+               s + 4);
+      f->gc = parse_long(num, 0, LONG_MAX, &g) ? -1 : (long)g;
     }
     return;
   }
-  if (memchr(line, 0, n)) {
-    bad(f, "NUL byte (binary data?)");
+  if (nul || (why = value(s, n, &k, &v))) {
+    bad(f, nul ? "NUL byte (binary data?)" : why);
     return;
   }
   if (f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi)) {
     f->st.skipped++;
     return;
   }
-  sp = memrchr(line, ' ', n);
-  if (!sp) {
-    bad(f, "no value (want 'frames value')");
-    return;
-  }
-  vl = n - (size_t)(sp + 1 - line);
-  if (!vl || vl > 20) {
-    bad(f, "value is not an integer");
-    return;
-  }
-  memcpy(num, sp + 1, vl);
-  num[vl] = 0;
-  if (parse_long(num, INT64_MIN + 1, INT64_MAX, &v))
-    {
-    bad(f, "value is not an integer");
-    return;
-  }
-  while (sp > line && sp[-1] == ' ') sp--;
-  if (sp == line) {
-    bad(f, "no frames");
-    return;
-  }
-  fold_stack(f, line, (size_t)(sp - line), v, f->fmt != FOLD_FOLDED);
+  fold_stack(f, s, k, v, f->fmt != FOLD_FOLDED);
+}
+
+void fold_line(struct fold *f, const char *s, size_t n)
+{
+  line(f, s, n, memchr(s, 0, n) != NULL);
 }
 
 /* jstack: "name" header, State line, "\tat frame(...)" lines, blank line. */
@@ -352,6 +469,7 @@ struct fold *fold_new(const struct fold_opts *o)
   if (o->filter && *o->filter) {
     f->filter_lc = xstrdup(o->filter);
     for (char *p = f->filter_lc; *p; p++) *p = (char)tolower((unsigned char)*p);
+    f->filter_len = strlen(f->filter_lc);
   }
   f->fmt = o->format;
   f->name = "-";
@@ -371,95 +489,253 @@ static enum fold_format detect(const char *p, size_t n)
   return FOLD_STACKS;
 }
 
-int fold_fd(struct fold *f, int fd, const char *name)
+/* The offset of the first '\n' in p[0..n), or n; *nul: a NUL came first. */
+static size_t line_end(const char *p, size_t n, int *nul)
 {
-  size_t cap = 1 << 20, have = 0;
+  size_t i = 0;
+
+  *nul = 0;
+  for (; i + 16 <= n; i += 16)
+    for (unsigned m = eq16(p + i, '\n') | eq16(p + i, 0); m; m &= m - 1) {
+      size_t at = i + (size_t)__builtin_ctz(m);
+
+      if (p[at] == '\n') return at;
+      *nul = 1;
+    }
+  for (; i < n && p[i] != '\n'; i++) *nul |= !p[i];
+  return i;
+}
+
+/* Fold the whole lines of p[0..n) that start before stop, and at the end
+ * of input the rest too; returns how many bytes were taken. */
+static size_t lines(struct fold *f, const char *p, size_t n, int eof,
+                    size_t stop)
+{
+  size_t at = 0, e;
+  int nul;
+
+  while (at < n && at < stop) {
+    e = at + line_end(p + at, n - at, &nul);
+    if (e == n && !eof) break;
+    if (f->fmt == FOLD_JSTACK) jstack_line(f, p + at, e - at);
+    else line(f, p + at, e - at, nul);
+    at = e + (e < n);
+  }
+  return at;
+}
+
+enum { BLOCK = 1 << 18, LONGEST_LINE = 64 << 20, SPLIT = 64 << 20 };
+
+/* Fold the lines of fd that start in [from, to) (from is a line start;
+ * to < 0: the end), reading the last one to its end; from < 0 reads on
+ * from where fd is. Returns 0 or -errno. */
+static int fold_range(struct fold *f, int fd, off_t from, off_t to)
+{
+  size_t cap = BLOCK, have = 0, took, stop;
   char *b = xmalloc(cap);
-  ssize_t r;
-  int rc = 0, first = 1;
-  enum fold_format keep = f->fmt;
+  off_t pos = from;  /* the offset of b[0] */
+  ssize_t r = 1;
+  int rc = 0, skip = 0;
 
-  f->name = name;
-  f->lineno = 0;
-  f->gc = -1;
-  for (;;) {
-    char *p, *nl;
-
-    r = read(fd, b + have, cap - have);
-    if (r < 0 && errno == EINTR) continue;
+  while (r) {
+    r = pos < 0 ? read(fd, b + have, cap - have)
+                : pread(fd, b + have, cap - have, pos + (off_t)have);
+    if (r < 0 && errno == EINTR) {
+      r = 1;
+      continue;
+    }
     if (r < 0) {
       rc = -errno;
       break;
     }
     have += (size_t)r;
-    if (first && (r == 0 || have > 4096)) {
-      if (f->fmt == FOLD_AUTO) f->fmt = detect(b, have);
-      first = 0;
+    if (f->fmt == FOLD_AUTO) {
+      if (r && have <= 4096) continue;
+      f->fmt = detect(b, have);
     }
-    if (first) continue;
-    for (p = b; (nl = memchr(p, '\n', have - (size_t)(p - b))); p = nl + 1) {
-      if (f->fmt == FOLD_JSTACK) jstack_line(f, p, (size_t)(nl - p));
-      else fold_line(f, p, (size_t)(nl - p));
+    took = 0;
+    if (skip) {  /* the rest of a line too long to fold */
+      char *nl = memchr(b, '\n', have);
+
+      took = nl ? (size_t)(nl + 1 - b) : have;
+      skip = !nl;
     }
-    have -= (size_t)(p - b);
-    memmove(b, p, have);
-    if (!r) break;
-    if (have == cap) b = xrealloc(b, cap *= 2);  /* a very long line */
+    stop = to < 0 ? SIZE_MAX : to > pos + (off_t)took ? (size_t)(to - pos) - took : 0;
+    took += lines(f, b + took, have - took, !r, stop);
+    if (to >= 0 && pos + (off_t)took >= to) break;
+    memmove(b, b + took, have -= took);
+    if (pos >= 0) pos += (off_t)took;
+    if (have < cap) continue;
+    if (cap < LONGEST_LINE) {
+      b = xrealloc(b, cap *= 2);
+    } else {
+      f->lineno++, f->st.lines++;
+      bad(f, "line longer than 64 MiB");
+      have = 0, skip = 1;
+    }
   }
-  if (have) {
-    if (f->fmt == FOLD_JSTACK) jstack_line(f, b, have);
-    else fold_line(f, b, have);
+  free(b);
+  return rc;
+}
+
+/* The first line start after at in fd, or -1. */
+static off_t line_start(int fd, off_t at)
+{
+  char c[4096];
+  ssize_t r;
+
+  for (at--; (r = pread(fd, c, sizeof(c), at)) > 0; at += r) {
+    char *nl = memchr(c, '\n', (size_t)r);
+
+    if (nl) return at + (nl - c) + 1;
   }
+  return -1;
+}
+
+struct half {
+  struct fold *f;
+  int fd, rc;
+  off_t from;
+};
+
+static void *fold_half(void *arg)
+{
+  struct half *h = arg;
+
+  h->rc = fold_range(h->f, h->fd, h->from, -1);
+  return NULL;
+}
+
+/* Add what g folded (the lines after f's) to f. */
+static void merge(struct fold *f, struct fold *g)
+{
+  for (size_t i = 0; i < g->totals.used; i++) {
+    struct entry *e = &g->totals.e[i];
+
+    add(&intern(f, &f->totals, g->bytes.p + e->off, e->len, 0, 0)->n, e->n);
+  }
+  for (uint64_t i = 0; i < g->st.bad && i < 5; i++)
+    if (f->st.bad + i < 5)
+      f->first_bad[f->st.bad + i] =
+          (struct bad){g->first_bad[i].name, f->lineno + g->first_bad[i].line,
+                       g->first_bad[i].why};
+  f->lineno += g->lineno;
+  f->st.lines += g->st.lines;
+  f->st.samples += g->st.samples;
+  f->st.bad += g->st.bad;
+  f->st.skipped += g->st.skipped;
+}
+
+/* A large file of lines is read in two halves, by two threads: a fold
+ * of its own for the second, added to f at the end. The "#GC <n>"
+ * section of a line is known only reading from the top, so not with
+ * --gc or --gc-frames. Returns 1 when it did not split. */
+static int fold_split(struct fold *f, int fd, int *rc)
+{
+  struct stat sb;
+  off_t at = lseek(fd, 0, SEEK_CUR), mid;
+  struct half h = {NULL, fd, 0, 0};
+  char head[4096];
+  ssize_t r;
+  pthread_t t;
+
+  if (at < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+      sb.st_size - at < SPLIT || f->o.gc_lo >= 0 || f->o.gc_frames)
+    return 1;
+  if (f->fmt == FOLD_AUTO) {
+    if ((r = pread(fd, head, sizeof(head), at)) <= 0) return 1;
+    f->fmt = detect(head, (size_t)r);
+  }
+  if (f->fmt == FOLD_JSTACK) return 1;
+  if ((mid = line_start(fd, at + (sb.st_size - at) / 2)) < 0) return 1;
+  h.f = fold_new(&f->o);
+  h.f->fmt = f->fmt;
+  h.f->name = f->name;
+  h.from = mid;
+  if (pthread_create(&t, NULL, fold_half, &h)) {
+    fold_free(h.f);
+    return 1;
+  }
+  *rc = fold_range(f, fd, at, mid);
+  pthread_join(t, NULL);
+  merge(f, h.f);
+  if (!*rc) *rc = h.rc;
+  fold_free(h.f);
+  return 0;
+}
+
+int fold_fd(struct fold *f, int fd, const char *name)
+{
+  enum fold_format keep = f->fmt;
+  int rc = 0;
+
+  f->name = name;
+  f->lineno = 0;
+  f->gc = -1;
+  if (fold_split(f, fd, &rc)) rc = fold_range(f, fd, -1, -1);
   if (f->fmt == FOLD_JSTACK) jstack_end(f);
   f->fmt = keep;
-  free(b);
   return rc;
 }
 
 int fold_stack_cmp(const void *a, const void *b)
 {
   const struct fold_stack *x = a, *y = b;
-  size_t n = x->len < y->len ? x->len : y->len;
-  int c = memcmp(x->key, y->key, n);
+  size_t n = x->len < y->len ? x->len : y->len, i = 0;
+  int c;
+
+  while (i + 8 <= n && load64(x->key + i) == load64(y->key + i)) i += 8;
+  c = memcmp(x->key + i, y->key + i, n - i);  /* differs within 8 bytes */
 
   return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
 size_t fold_result(struct fold *f, const struct fold_stack **out)
 {
-  size_t n = 0;
+  size_t n = f->totals.used;
 
   free(f->sorted);
-  f->sorted = xmalloc((f->used + 1) * sizeof(*f->sorted));
-  for (size_t i = 0; i < f->cap; i++) {
-    struct slot *s = &f->tab[i];
+  f->sorted = xmalloc((n + 1) * sizeof(*f->sorted));
+  for (size_t i = 0; i < n; i++) {
+    struct entry *e = &f->totals.e[i];
 
-    if (!s->len) continue;  /* an empty slot: keys are never empty */
-    f->sorted[n++] = (struct fold_stack){f->arena.p + s->off, s->len, s->value};
+    f->sorted[i] = (struct fold_stack){f->bytes.p + e->off, (uint32_t)e->len,
+                                       e->n};
   }
   if (n) qsort(f->sorted, n, sizeof(*f->sorted), fold_stack_cmp);
   *out = f->sorted;
   return n;
 }
 
-const struct fold_stats *fold_stats(const struct fold *f)
+const struct fold_stats *fold_stats(struct fold *f)
 {
-  static struct fold_stats st;
+  size_t at[5];
 
-  st = f->st;
-  for (int i = 0; i < st.nfirst_bad; i++)
-    st.first_bad[i] = f->bad.p + (uintptr_t)f->st.first_bad[i];
-  return &st;
+  f->bad.len = 0;
+  f->st.nfirst_bad = f->st.bad < 5 ? (int)f->st.bad : 5;
+  for (int i = 0; i < f->st.nfirst_bad; i++) {
+    at[i] = f->bad.len;
+    buf_printf(&f->bad, "%s:%" PRIu64 ": %s", f->first_bad[i].name,
+               f->first_bad[i].line, f->first_bad[i].why);
+    buf_addc(&f->bad, 0);
+  }
+  for (int i = 0; i < f->st.nfirst_bad; i++)
+    f->st.first_bad[i] = f->bad.p + at[i];  /* now that it no longer moves */
+  return &f->st;
 }
 
 void fold_free(struct fold *f)
 {
-  free(f->tab);
-  buf_free(&f->arena);
+  free(f->stacks.e);
+  free(f->stacks.index);
+  free(f->totals.e);
+  free(f->totals.index);
+  buf_free(&f->bytes);
   buf_free(&f->key);
   buf_free(&f->bad);
   buf_free(&f->thread);
   buf_free(&f->frames);
+  free(f->fr);
   free(f->sorted);
   free(f->filter_lc);
   free(f);

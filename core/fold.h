@@ -60,7 +60,7 @@ struct fold_stats {
   const char *first_bad[5];
   int nfirst_bad;
 };
-const struct fold_stats *fold_stats(const struct fold *f);
+const struct fold_stats *fold_stats(struct fold *f);
 
 void fold_free(struct fold *f);
 

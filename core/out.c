@@ -65,26 +65,35 @@ void out_java_text(struct buf *b, const char *str, size_t n, int utf8)
   }
 }
 
-void xml_string(FILE *f, const char *str, size_t n)
+void xml_buf(struct buf *b, const char *str, size_t n)
 {
   const unsigned char *s = (const unsigned char *)str;
+  size_t run = 0;  /* where the bytes not yet added start */
 
   for (size_t i = 0; i < n;) {
     size_t len = utf8_len(s + i, n - i);
+    const char *esc = NULL;
 
-    if (!len || (len == 1 && s[i] < 0x20 && s[i] != '\t')) {
-      fputs("\xef\xbf\xbd", f);
-      i++;
-      continue;
-    }
-    switch (len == 1 ? s[i] : 0) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&apos;", f); break;
-    default: fwrite(s + i, 1, len, f);
+    if (!len || (len == 1 && s[i] < 0x20 && s[i] != '\t'))
+      esc = "\xef\xbf\xbd", len = 1;
+    else if (len == 1)
+      esc = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;"
+          : s[i] == '"' ? "&quot;" : s[i] == '\'' ? "&apos;" : NULL;
+    if (esc) {  /* names are mostly plain: add them in one piece */
+      buf_add(b, s + run, i - run);
+      buf_adds(b, esc);
+      run = i + len;
     }
     i += len;
   }
+  buf_add(b, s + run, n - run);
+}
+
+void xml_string(FILE *f, const char *s, size_t n)
+{
+  struct buf b = {0};
+
+  xml_buf(&b, s, n);
+  fwrite(b.p, 1, b.len, f);
+  buf_free(&b);
 }

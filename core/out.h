@@ -13,6 +13,9 @@ void json_string(FILE *f, const char *s, size_t n);
  * characters as entities, control characters and invalid UTF-8 as U+FFFD,
  * so any name yields a well-formed document. */
 void xml_string(FILE *f, const char *s, size_t n);
+/* The same, appended to b. */
+struct buf;
+void xml_buf(struct buf *b, const char *s, size_t n);
 
 /* Append a counter string (n raw bytes) as the JDK tools print it
  * (docs/jvmstat.md §1.5, §8): under a UTF-8 locale valid UTF-8 passes and

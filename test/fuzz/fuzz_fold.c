@@ -1,22 +1,62 @@
-/* fuzz_fold.c - the stack folder on any line, in every mode
+/* fuzz_fold.c - the stack folder on any lines, in every mode
  *
  * Invariants: folding the same line twice doubles its total; no folded
- * key is empty, has a NUL or a newline; totals equal the sum of the
- * values of the lines that were kept.
+ * key is empty, has a NUL or a newline; the totals do not depend on the
+ * order of the lines (each distinct stack is folded once and remembered:
+ * what is remembered must not depend on which line came first).
  */
 #include "core/jvmtool.h"
 #include "core/fold.h"
 #include "test/fuzz/check.h"
 
+static void fold_lines(struct fold *f, const char *p, size_t n, int backward)
+{
+  const char *end = p + n;
+
+  while (p < end) {
+    const char *e = backward ? memrchr(p, '\n', (size_t)(end - p))
+                             : memchr(p, '\n', (size_t)(end - p));
+
+    if (backward) {
+      const char *s = e ? e + 1 : p;
+
+      if (s == end || *s != '#') fold_line(f, s, (size_t)(end - s));
+      end = e ? e : p;
+    } else {
+      if (!e) e = end;
+      if (*p != '#') fold_line(f, p, (size_t)(e - p));
+      p = e + 1;
+    }
+  }
+}
+
+/* Whether some sum of the lines' values could saturate a total: then
+ * the order of the lines may show. */
+static int may_saturate(const char *text, size_t n)
+{
+  char *p = xmalloc(n + 1);
+  __int128 sum = 0;
+
+  memcpy(p, text, n);
+  p[n] = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i] == ' ' || p[i] == '-' || p[i] == '+') {
+      long long v = strtoll(p + i + 1, NULL, 10);
+
+      sum += v < 0 ? -(__int128)v : v;
+    }
+  free(p);
+  return sum >= (__int128)1 << 62;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   struct fold_opts o = {.gc_lo = -1, .gc_hi = -1};
-  const struct fold_stack *once, *twice;
+  const struct fold_stack *once, *twice, *fwd, *bwd;
   struct fold *a, *b;
-  const char *line = (const char *)data + (size ? 1 : 0);
+  const char *text = (const char *)data + (size ? 1 : 0);
   size_t len = size ? size - 1 : 0, n1, n2;
 
-  if (memchr(line, '\n', len)) return 0;
   if (size) {
     o.no_squash = data[0] & 1;
     o.type_frames = data[0] & 2;
@@ -24,20 +64,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.filter = data[0] & 8 ? "a" : NULL;
     o.keep_unmatched = data[0] & 16;
     o.samples = data[0] & 32;
+    o.format = data[0] & 64 ? FOLD_FOLDED : FOLD_STACKS;
+  }
+  if (!memchr(text, '\n', len)) {
+    a = fold_new(&o);
+    b = fold_new(&o);
+    fold_line(a, text, len);
+    fold_line(b, text, len);
+    fold_line(b, text, len);
+    n1 = fold_result(a, &once);
+    n2 = fold_result(b, &twice);
+    INVARIANT(n1 == n2 && n1 <= 1);
+    if (n1) {
+      if (once[0].value < (INT64_C(1) << 61) &&
+          once[0].value > -(INT64_C(1) << 61))
+        INVARIANT(twice[0].value == 2 * once[0].value);
+      INVARIANT(once[0].len && !memchr(once[0].key, 0, once[0].len) &&
+                !memchr(once[0].key, '\n', once[0].len));
+    }
+    fold_free(a);
+    fold_free(b);
   }
   a = fold_new(&o);
   b = fold_new(&o);
-  fold_line(a, line, len);
-  fold_line(b, line, len);
-  fold_line(b, line, len);
-  n1 = fold_result(a, &once);
-  n2 = fold_result(b, &twice);
-  INVARIANT(n1 == n2 && n1 <= 1);
-  if (n1) {
-    if (once[0].value < (INT64_C(1) << 61) && once[0].value > -(INT64_C(1) << 61))
-      INVARIANT(twice[0].value == 2 * once[0].value);
-    INVARIANT(once[0].len && !memchr(once[0].key, 0, once[0].len) &&
-              !memchr(once[0].key, '\n', once[0].len));
+  fold_lines(a, text, len, 0);
+  fold_lines(b, text, len, 1);
+  n1 = fold_result(a, &fwd);
+  n2 = fold_result(b, &bwd);
+  INVARIANT(n1 == n2);
+  for (size_t i = 0; i < n1; i++) {
+    INVARIANT(fwd[i].len == bwd[i].len &&
+              !memcmp(fwd[i].key, bwd[i].key, fwd[i].len));
+    INVARIANT(fwd[i].value == bwd[i].value || may_saturate(text, len));
+    INVARIANT(!memchr(fwd[i].key, '\n', fwd[i].len));
   }
   fold_free(a);
   fold_free(b);
