@@ -256,10 +256,11 @@ static int64_t fold_new_stack(struct fold *f, const struct entry *st,
   struct frame *fr;
   struct entry *e;
 
-  /* "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
+  /* a ';' at the end adds no empty leaf (FlameCollapse wrote one), but
+   * "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
   for (size_t i = 0, b = 0; i <= n; i++) {
     if (i == n || s[i] == ';') {
-      if (i == n && i == b && nf && has_type) break;
+      if (i == n && i == b && nf) break;
       if (nf == f->frcap)
         f->fr = xrealloc(f->fr, (f->frcap = nf * 2 + 64) * sizeof(*f->fr));
       f->fr[nf++] = (struct frame){s + b, i - b};
@@ -267,7 +268,7 @@ static int64_t fold_new_stack(struct fold *f, const struct entry *st,
     }
   }
   fr = f->fr;
-  if (has_type && nf > 1 && n && s[n - 1] == ';' && fr[nf - 1].len &&
+  if (nf > 1 && n && s[n - 1] == ';' && fr[nf - 1].len &&
       fr[nf - 1].p[0] == '[')
     fr[nf - 1].len++;
   type = has_type ? nf - 1 : nf;
