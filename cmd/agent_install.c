@@ -107,6 +107,11 @@ static int read_properties(const char *path, int attach, struct buf *b,
     errno_msg(err, "cannot read '%s'", path);
     return 1;
   }
+  if (memchr(data, 0, len)) {  /* it would end the lines read there */
+    error_msg("cannot read '%s': NUL byte (binary data?)", path);
+    free(data);
+    return 1;
+  }
   for (line = data; line; line = next) {
     if ((next = strchr(line, '\n'))) *next++ = 0;
     for (k = line; *k == ' ' || *k == '\t'; k++);

@@ -67,9 +67,9 @@ struct fold {
 static inline unsigned eq16(const char *p, char c)
 {
 #ifdef __SSE2__
-  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-
-  return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+  return (unsigned)_mm_movemask_epi8(
+      _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                     _mm_set1_epi8(c)));
 #else
   unsigned m = 0;
 
@@ -101,16 +101,20 @@ static inline uint64_t load32(const char *p)
   return w;
 }
 
+#ifdef __SSE2__
+static inline __m128i load128(const char *p)
+{
+  return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+#endif
+
 /* memcmp(a, b, n) == 0, thirty-two bytes a step (musl's goes by bytes). */
 static int same(const char *a, const char *b, size_t n)
 {
 #ifdef __SSE2__
   for (; n >= 32; a += 32, b += 32, n -= 32) {
-    __m128i x = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
-                               _mm_loadu_si128((const __m128i *)(const void *)b));
-    __m128i y = _mm_cmpeq_epi8(
-        _mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
-        _mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
+    __m128i x = _mm_cmpeq_epi8(load128(a), load128(b));
+    __m128i y = _mm_cmpeq_epi8(load128(a + 16), load128(b + 16));
 
     if (_mm_movemask_epi8(_mm_and_si128(x, y)) != 0xffff) return 0;
   }
@@ -561,7 +565,9 @@ static int fold_range(struct fold *f, int fd, off_t from, off_t to)
       took = nl ? (size_t)(nl + 1 - b) : have;
       skip = !nl;
     }
-    stop = to < 0 ? SIZE_MAX : to > pos + (off_t)took ? (size_t)(to - pos) - took : 0;
+    stop = to < 0                    ? SIZE_MAX
+           : to > pos + (off_t)took ? (size_t)(to - pos) - took
+                                    : 0;
     took += lines(f, b + took, have - took, !r, stop);
     if (to >= 0 && pos + (off_t)took >= to) break;
     memmove(b, b + took, have -= took);

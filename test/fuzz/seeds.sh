@@ -54,6 +54,20 @@ for l in 'a;b;char 4' 'x;a;com.google.protobuf.X.y;z;char 4' 'a b;c  5' \
   printf '%s%s' "$(printf "\\$(printf %o $((i * 5)))")" "$l" > "$out/fold/s$i"
 done
 
+# agentopts: option strings and a flame.properties as agent-install sends them
+mkdir -p "$out/agentopts"
+printf 'sample.strategy=time,sample.interval.ms=5,output.file=/tmp/a.txt' > "$out/agentopts/pairs"
+printf 'recorder=lifetime,sample.interval.bytes=65536,max.stack.depth=64' > "$out/agentopts/life"
+printf '# flame.properties
+sample.strategy = allocationCount
+sample.rate: 100
+stack.trace.verbosity methodClassLineNumber
+record.size=false
+! old key
+flame.output=x
+' > "$out/agentopts/props"
+printf 'sample.interval.bytes=99999999999999999999,sample.delay.secs=-1' > "$out/agentopts/bad"
+
 # Targets added by later parts of the tree add their seeds here.
 for f in test/fuzz/seeds.d/*.sh; do [ -f "$f" ] && . "./$f"; done
 exit 0
