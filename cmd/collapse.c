@@ -38,6 +38,9 @@ static int write_folded(const char *path, const struct fold_stack *st,
     perror_msg("cannot write '%s'", path);
     return 1;
   }
+  static char big[1 << 16];  /* stdio's own is 1 KiB: a write per stack */
+
+  setvbuf(f, big, _IOFBF, sizeof(big));
   for (size_t i = 0; i < n; i++) {
     fwrite(st[i].key, 1, st[i].len, f);
     fprintf(f, "%s %" PRId64 "\n", seed ? ";" : "", st[i].value);
@@ -129,20 +132,21 @@ int collapse_main(int argc, char **argv)
       perror_msg("cannot open '%s'", path);
       continue;
     }
-    if ((rc = fold_fd(f, fd, path))) errno_msg(rc, "cannot read '%s'", path);
+    if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK)
+      error_msg("'%s' shrank while it was read: its samples are partial", path);
+    else if (rc)
+      errno_msg(rc, "cannot read '%s'", path);
     if (fd) close(fd);
   }
   n = fold_result(f, &st);
   s = fold_stats(f);
+  rc = jt_status;  /* bad lines are reported, never fatal */
   for (int i = 0; i < s->nfirst_bad; i++) error_msg("%s", s->first_bad[i]);
-  if (s->bad) {
+  if (s->bad)
     fprintf(stderr, "jvmtool collapse: %" PRIu64 " bad line%s skipped\n",
             s->bad, s->bad == 1 ? "" : "s");
-    jt_status = 0;  /* bad lines are reported, never fatal */
-  }
   if (a.count[OPT_v])
     fprintf(stderr, "%" PRIu64 " lines -> %zu stacks\n", s->lines, n);
-  rc = jt_status;
   if (!a.val[OPT_svg] || a.val[OPT_o])
     rc |= write_folded(a.val[OPT_o], st, n, a.count[OPT_seed_compat]);
   if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a);

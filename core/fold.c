@@ -1,7 +1,7 @@
 /* fold.c - fold stack samples into "frame;frame;... value" totals
  *
- * Input is read in large blocks and cut into lines sixteen bytes at a
- * time. A line's stack is hashed and looked up where it lies in the block:
+ * Input is mapped (a regular file) or read in large blocks, and cut into
+ * lines sixteen bytes at a time. A line's stack is hashed and looked up where it lies in the block:
  * each distinct stack is folded once (filter, squash, type leaf) and
  * remembered with the total it adds to, so every line that repeats it
  * costs one hash, one compare and one add. No allocation per line; memory
@@ -11,6 +11,8 @@
 #include "core/fold.h"
 
 #include <pthread.h>
+#include <setjmp.h>
+#include <sys/mman.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>  /* part of every x86-64 */
@@ -78,6 +80,20 @@ static inline unsigned eq16(const char *p, char c)
 #endif
 }
 
+/* The offset of the first c in p[0..n), or n. */
+static size_t find16(const char *p, size_t n, char c)
+{
+  size_t i = 0;
+
+  for (; i + 16 <= n; i += 16) {
+    unsigned m = eq16(p + i, c);
+
+    if (m) return i + (size_t)__builtin_ctz(m);
+  }
+  while (i < n && p[i] != c) i++;
+  return i;
+}
+
 static inline uint64_t mix(uint64_t a, uint64_t b)
 {
   __uint128_t m = (__uint128_t)a * b;
@@ -126,20 +142,23 @@ static int same(const char *a, const char *b, size_t n)
   return 1;
 }
 
-/* A 64-bit hash of s[0..n) and ctx: two chains of sixteen bytes a
- * multiply; the last sixteen bytes (or fewer) are read as overlapping
- * words, never past s. */
+/* A 64-bit hash of s[0..n) and ctx: four chains of sixteen bytes a
+ * multiply (they run side by side), then one; the last sixteen bytes (or
+ * fewer) are read as overlapping words, never past s. */
 static uint64_t hash(const char *s, size_t n, int64_t ctx)
 {
   const uint64_t k1 = 0x13198a2e03707344ULL, k2 = 0xa4093822299f31d0ULL;
   uint64_t h = 0x243f6a8885a308d3ULL, g = 0x082efa98ec4e6c89ULL, a, b;
+  uint64_t u = 0x452821e638d01377ULL, w = 0xbe5466cf34e90c6cULL;
   size_t i = 0;
 
-  for (; i + 32 < n; i += 32) {
+  for (; i + 64 < n; i += 64) {
     h = mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
     g = mix(load64(s + i + 16) ^ k2, load64(s + i + 24) ^ g);
+    u = mix(load64(s + i + 32) ^ k1, load64(s + i + 40) ^ u);
+    w = mix(load64(s + i + 48) ^ k2, load64(s + i + 56) ^ w);
   }
-  for (h ^= g; i + 16 < n; i += 16)
+  for (h ^= g ^ mix(u, w); i + 16 < n; i += 16)
     h = mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
   if (n >= 8) {
     a = load64(s + (n >= 16 ? n - 16 : 0)), b = load64(s + n - 8);
@@ -179,17 +198,24 @@ static struct entry *intern(struct fold *f, struct set *t, const char *key,
   for (i = h & mask; t->index[i]; i = (i + 1) & mask) {
     if (t->index[i] >> 32 != h >> 32) continue;
     e = &t->e[(uint32_t)t->index[i] - 1];
-    if (e->hash == h && e->len == len && e->ctx == ctx &&
-        same(f->bytes.p + e->off, key, len))
-      return e;
+    if (e->hash != h || e->len != len || e->ctx != ctx) continue;
+    /* a long stack is seldom in cache: ask for all of it at once */
+    for (size_t o = 0; o < len; o += 64)
+      __builtin_prefetch(f->bytes.p + e->off + o);
+    if (same(f->bytes.p + e->off, key, len)) return e;
+  }
+  /* the bytes first: a mapped key may fault (SIGBUS) while copied */
+  if (k >= b && k + len <= b + f->bytes.len) {
+    k -= b;
+  } else {
+    k = f->bytes.len;
+    buf_add(&f->bytes, key, len);
   }
   if (t->used == t->cap)
     t->e = xrealloc(t->e, (t->cap = t->cap * 2 + 256) * sizeof(*t->e));
   e = &t->e[t->used++];
   t->index[i] = (h >> 32 << 32) | t->used;
-  *e = (struct entry){h, f->bytes.len, len, init, ctx};
-  if (k >= b && k + len <= b + f->bytes.len) e->off = k - b;
-  else buf_add(&f->bytes, key, len);
+  *e = (struct entry){h, k, len, init, ctx};
   return e;
 }
 
@@ -262,14 +288,12 @@ static int64_t fold_new_stack(struct fold *f, const struct entry *st,
 
   /* a ';' at the end adds no empty leaf (FlameCollapse wrote one), but
    * "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
-  for (size_t i = 0, b = 0; i <= n; i++) {
-    if (i == n || s[i] == ';') {
-      if (i == n && i == b && nf) break;
-      if (nf == f->frcap)
-        f->fr = xrealloc(f->fr, (f->frcap = nf * 2 + 64) * sizeof(*f->fr));
-      f->fr[nf++] = (struct frame){s + b, i - b};
-      b = i + 1;
-    }
+  for (size_t i = 0, b = 0; b <= n; b = i + 1) {
+    i = b + find16(s + b, n - b, ';');
+    if (i == n && i == b && nf) break;
+    if (nf == f->frcap)
+      f->fr = xrealloc(f->fr, (f->frcap = nf * 2 + 64) * sizeof(*f->fr));
+    f->fr[nf++] = (struct frame){s + b, i - b};
   }
   fr = f->fr;
   if (nf > 1 && n && s[n - 1] == ';' && fr[nf - 1].len &&
@@ -529,19 +553,90 @@ static size_t lines(struct fold *f, const char *p, size_t n, int eof,
   return at;
 }
 
-enum { BLOCK = 1 << 18, LONGEST_LINE = 64 << 20, SPLIT = 64 << 20 };
+enum {
+  BLOCK = 1 << 18, LONGEST_LINE = 64 << 20, SPLIT = 64 << 20,
+  WINDOW = 8 << 20
+};
+
+/* Where a thread folding a mapped window goes when the file shrinks
+ * under it: reading a page past the new end raises SIGBUS. */
+static __thread sigjmp_buf *volatile shrank;
+
+static void on_sigbus(int sig)
+{
+  if (shrank) siglongjmp(*shrank, 1);
+  signal(sig, SIG_DFL);  /* not ours: fault again, and die of it */
+}
+
+/* Fold the lines of fd's bytes [base, base + len) mapped, from at (a
+ * line start in them) to the last whole line, or to the last that starts
+ * before stop. Returns how many bytes were taken, 0 when the mapping
+ * failed, or -1 when the file shrank while it was read. */
+static ssize_t fold_window(struct fold *f, int fd, off_t base, size_t len,
+                           size_t at, size_t stop)
+{
+  char *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, base);
+  sigjmp_buf jb;
+  size_t took;
+
+  if (m == MAP_FAILED) return 0;
+  if (sigsetjmp(jb, 1)) {
+    shrank = NULL;
+    munmap(m, len);
+    return -1;
+  }
+  shrank = &jb;
+  if (f->fmt == FOLD_AUTO)  /* on what a first read would see */
+    f->fmt = detect(m + at, len - at < BLOCK ? len - at : BLOCK);
+  took = lines(f, m + at, len - at, 0, stop);
+  shrank = NULL;
+  munmap(m, len);
+  return (ssize_t)took;
+}
+
+/* Fold the lines of a regular file fd from pos (a line start) that start
+ * before to (< 0: the end) where the file lies, a mapped window at a
+ * time: no copy through read(). Stops before a line that runs past the
+ * last window or is longer than one. Returns the offset of the first
+ * line not folded, or -1 when the file shrank while it was read. */
+static off_t fold_mapped(struct fold *f, int fd, off_t pos, off_t to)
+{
+  off_t page = sysconf(_SC_PAGESIZE), base, end;
+  struct stat sb;
+  ssize_t took = 1;
+
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) return pos;
+  end = to >= 0 && to < sb.st_size ? to : sb.st_size;
+  for (; pos < end && took > 0; pos += took) {
+    base = pos - pos % page;
+    took = fold_window(f, fd, base,
+                       (size_t)(sb.st_size - base < WINDOW ? sb.st_size - base
+                                                           : WINDOW),
+                       (size_t)(pos - base), (size_t)(end - pos));
+    if (took < 0) return -1;
+  }
+  return pos;
+}
 
 /* Fold the lines of fd that start in [from, to) (from is a line start;
  * to < 0: the end), reading the last one to its end; from < 0 reads on
- * from where fd is. Returns 0 or -errno. */
+ * from where fd is. A regular file is mapped as far as that goes, the
+ * rest read. Returns 0 or -errno, FOLD_SHRANK when the file shrank. */
 static int fold_range(struct fold *f, int fd, off_t from, off_t to)
 {
   size_t cap = BLOCK, have = 0, took, stop;
-  char *b = xmalloc(cap);
-  off_t pos = from;  /* the offset of b[0] */
+  off_t pos = from < 0 ? lseek(fd, 0, SEEK_CUR) : from;  /* of b[0] */
   ssize_t r = 1;
   int rc = 0, skip = 0;
+  char *b;
 
+  if (pos >= 0 && (pos = fold_mapped(f, fd, pos, to)) < 0) return FOLD_SHRANK;
+  if (to >= 0 && pos >= to) return 0;
+  if (from < 0) {  /* read on from there, as if all of it had been read */
+    if (pos >= 0) lseek(fd, pos, SEEK_SET);
+    pos = -1;
+  }
+  b = xmalloc(cap);
   while (r) {
     r = pos < 0 ? read(fd, b + have, cap - have)
                 : pread(fd, b + have, cap - have, pos + (off_t)have);
@@ -676,10 +771,14 @@ int fold_fd(struct fold *f, int fd, const char *name)
   enum fold_format keep = f->fmt;
   int rc = 0;
 
+  struct sigaction bus = {.sa_handler = on_sigbus}, was;
+
   f->name = name;
   f->lineno = 0;
   f->gc = -1;
+  sigaction(SIGBUS, &bus, &was);
   if (fold_split(f, fd, &rc)) rc = fold_range(f, fd, -1, -1);
+  sigaction(SIGBUS, &was, NULL);
   if (f->fmt == FOLD_JSTACK) jstack_end(f);
   f->fmt = keep;
   return rc;

@@ -41,7 +41,10 @@ struct fold;
 struct fold *fold_new(const struct fold_opts *o);
 
 /* Fold everything readable from fd; name is used in bad-line reports.
- * Returns 0 or -errno from read(). Bad lines are counted, never fatal. */
+ * Returns 0, -errno from read(), or FOLD_SHRANK: the file was cut short
+ * while it was read, so part of it is missing. Bad lines are counted,
+ * never fatal. */
+enum { FOLD_SHRANK = -4096 };
 int fold_fd(struct fold *f, int fd, const char *name);
 
 /* Fold one line (no newline; a trailing CR is dropped) of a line format
