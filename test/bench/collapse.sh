@@ -3,8 +3,8 @@
 # Three ~200 MB sampler files made here with awk (deterministic): deep
 # stacks (~1.4 KB lines), shallow (~220 B) and method-name-only (~70 B),
 # 4000 stacks each, one in twenty with direct recursion to squash.
-# MB/s = input size / median wall time; "1 core" is the same run pinned to
-# one CPU with taskset. The rendering cost per frame is the --svg run less
+# MB/s = input size / median wall time of 7 runs; "1 core" is the same
+# run pinned to one CPU with taskset. The rendering cost per frame is the --svg run less
 # the collapse run, over the frames the SVG holds. wc -l on the same file
 # is the floor: reading it and finding its newlines, nothing more.
 gen_stacks() {  # gen_stacks FILE MB FRAMES NAME_STYLE
@@ -30,11 +30,11 @@ gen_stacks() {  # gen_stacks FILE MB FRAMES NAME_STYLE
 bench_collapse() {  # label file
   mb=$(($(wc -c < "$2") / 1048576))
   one=- frames=$("$JT" collapse "$2" --svg "$JT_TMP/x.svg" && grep -c '^<g class="f"' "$JT_TMP/x.svg")
-  command -v taskset >/dev/null && one=$($M 3 taskset -c 0 "$JT" collapse "$2" -o /dev/null | cut -d' ' -f1)
-  set -- "$1" "$2" "$mb" "$one" "$frames" $($M 3 "$JT" collapse "$2" -o /dev/null) \
-    $($M 3 "$JT" collapse "$2" --svg "$JT_TMP/x.svg") \
-    $($M 3 perl -ne '/^(.*) (\d+)$/ and $h{$1} += $2; END { print "$_ $h{$_}\n" for sort keys %h }' "$2") \
-    $($M 3 wc -l "$2")
+  command -v taskset >/dev/null && one=$($M 7 taskset -c 0 "$JT" collapse "$2" -o /dev/null | cut -d' ' -f1)
+  set -- "$1" "$2" "$mb" "$one" "$frames" $($M 7 "$JT" collapse "$2" -o /dev/null) \
+    $($M 7 "$JT" collapse "$2" --svg "$JT_TMP/x.svg") \
+    $($M 7 perl -ne '/^(.*) (\d+)$/ and $h{$1} += $2; END { print "$_ $h{$_}\n" for sort keys %h }' "$2") \
+    $($M 7 wc -l "$2")
   awk -v l="$1" -v mb="$3" -v one="$4" -v fr="$5" -v c="$6" -v cr="$7" -v s="$8" -v sr="$9" -v p="${10}" -v pr="${11}" -v w="${12}" 'BEGIN {
     printf "collapse %-7s %3d MB: %5.0f MB/s (1 core %5.0f) %5d KiB | --svg %5.0f MB/s, %4.2f us/frame (%d) | perl %4.0f MB/s %6d KiB | %4.1fx perl | wc -l %5.0f MB/s\n",
       l, mb, mb * 1000 / c, one == "-" ? 0 : mb * 1000 / one, cr, mb * 1000 / s,
