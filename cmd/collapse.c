@@ -32,20 +32,19 @@ static int gc_range(const char *s, struct fold_opts *o)
 static int write_folded(const char *path, const struct fold_stack *st,
                         size_t n, int seed)
 {
+  static char big[1 << 16];  /* stdio's own is 1 KiB: a write per stack */
   FILE *f = path ? fopen(path, "w") : stdout;
 
   if (!f) {
     perror_msg("cannot write '%s'", path);
     return 1;
   }
-  static char big[1 << 16];  /* stdio's own is 1 KiB: a write per stack */
-
   setvbuf(f, big, _IOFBF, sizeof(big));
   for (size_t i = 0; i < n; i++) {
     fwrite(st[i].key, 1, st[i].len, f);
     fprintf(f, "%s %" PRId64 "\n", seed ? ";" : "", st[i].value);
   }
-  if (path && fclose(f)) {
+  if (path && (ferror(f) | fclose(f))) {  /* a failed write, then the last */
     perror_msg("cannot write '%s'", path);
     return 1;
   }
