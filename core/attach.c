@@ -132,7 +132,7 @@ int attach_send(const struct attach_target *t, const char *cmd,
   struct buf req = {0}, rep = {0};
   uid_t uid = geteuid();
   gid_t gid = getegid();
-  int fd, rc = 0, sw = uid == 0 && (t->st.euid || t->st.egid);
+  int fd, rc = 0, late = 0, sw = uid == 0 && (t->st.euid || t->st.egid);
   struct timeval tv = {timeout_ms / 1000, timeout_ms % 1000 * 1000};
   char chunk[65536];
   ssize_t n;
@@ -186,11 +186,14 @@ int attach_send(const struct attach_target *t, const char *cmd,
   while (!rc && ((n = read(fd, chunk, sizeof(chunk))) > 0 ||
                  (n < 0 && errno == EINTR)))
     if (n > 0) buf_add(&rep, chunk, (size_t)n);
-  if (!rc && n < 0) rc = ATTACH_IO;
+  if (!rc && n < 0) rc = ATTACH_IO, late = errno == EAGAIN;
   close(fd);
   buf_free(&req);
   if (rc || !rep.len) {
     buf_free(&rep);
+    if (late)  /* SO_RCVTIMEO ran out */
+      return fail(err, errlen, ATTACH_IO, "pid %d sent no reply within %d s",
+                  t->pid, timeout_ms / 1000);
     /* The JVM closes silently on a credential mismatch or bad request. */
     return fail(err, errlen, ATTACH_IO, "pid %d closed the connection "
                 "without a reply", t->pid);
