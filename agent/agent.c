@@ -11,9 +11,7 @@
  * class on its stack is alive (jmethodIDs are never kept: looking them up
  * later crashed JDKs before JDK-8268364), and appended as one complete line
  * of the original's stacks.txt format to a buffer that the agent thread
- * writes out. Return codes (shown by "load" as "return code: N"): 0 ok,
- * 2 bad options, 3 output file, 4 JVM too old, 5 JVMTI failure, 6 not
- * running (stop/status), 98 another agent owns allocation sampling.
+ * writes out. Return codes, words and file names: agent/protocol.h.
  *
  * Locking: "lock" guards the state and the sample buffer, "io" the output
  * file. The garbage-collection callback runs in the VM thread during a
@@ -22,13 +20,11 @@
  */
 #include <jvmti.h>
 #include "agent/sys.h"
+#include "agent/protocol.h"
+#include "agent/config.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum rc {
-  RC_OK = 0, RC_OPTIONS = 2, RC_OUTPUT = 3, RC_OLD_JVM = 4, RC_JVMTI = 5,
-  RC_IDLE = 6, RC_TAKEN = 98
-};
 enum state { IDLE, STARTING, RUNNING, STOPPING };
 enum {
   BUF_CAP = 256 * 1024,   /* each of the two output buffers */
@@ -37,11 +33,6 @@ enum {
   STACK_FRAMES = 128
 };
 
-/* What agent/config.h needs, defined below. */
-void *memset(void *d, int c, size_t n);
-void *memcpy(void *restrict d, const void *restrict s, size_t n);
-static void say(const char *a, const char *b, const char *c);
-#include "agent/config.h"
 
 /* A sampled object waiting for the next GC (lifetime recorder). */
 struct life {
@@ -233,6 +224,23 @@ static int64_t jitter(int64_t n)
 
 /* ---- options ---------------------------------------------------------- */
 
+static void warn_option(const char *msg, void *arg)
+{
+  say(msg, 0, 0);
+}
+
+/* Apply s[0..n) (sep-separated pairs); a bad one is said on stderr. */
+static int apply(struct config *c, const char *s, size_t n, char sep,
+                 int from_file)
+{
+  char err[400];
+  int rc = config_apply(c, s, n, sep, from_file, err, sizeof(err),
+                        warn_option, 0);
+
+  if (rc) say(err, 0, 0);
+  return rc;
+}
+
 /* Read a properties file (at most 64 KiB) and apply its lines. */
 static int apply_file(struct config *c, const char *path)
 {
@@ -240,20 +248,20 @@ static int apply_file(struct config *c, const char *path)
   long fd, n, got = 0, cap = 65536;
   int rc;
 
-  fd = sys_open(path, K_O_RDONLY | K_O_CLOEXEC, 0);
+  fd = sys_open(path, K_O_RDONLY | K_O_CLOEXEC | K_O_NONBLOCK, 0);
   if (fd < 0) {
     say("cannot read properties file '", path, "'");
-    return RC_OPTIONS;
+    return AGENT_OPTIONS;
   }
   if ((*g.jvmti)->Allocate(g.jvmti, cap, (unsigned char **)&data)) {
     sys_close((int)fd);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   while (got < cap && ((n = sys_read((int)fd, data + got, cap - got)) > 0 ||
                        n == -K_EINTR))
     if (n > 0) got += n;
   sys_close((int)fd);
-  rc = config_lines(c, data, (size_t)got, '\n', 1);
+  rc = apply(c, data, (size_t)got, '\n', 1);
   (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)data);
   return rc;
 }
@@ -269,7 +277,7 @@ static int parse_options(struct config *c, const char *opts)
   n = str_len(opts);
   for (i = 0; i < n; i++) pairs |= opts[i] == '=';
   if (!pairs) return apply_file(c, opts);
-  return config_lines(c, opts, n, ',', 0);
+  return apply(c, opts, n, ',', 0);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -365,6 +373,14 @@ static void write_header(void)
     put_num(&t, c->rate);
   }
   puts_(&t, c->lifetime ? " recorder=lifetime" : " recorder=flame");
+  /* What each line's number is (see value_of). */
+  if (!c->record_size)
+    puts_(&t, " values=count");
+  else if (c->strategy == BY_BYTES && c->weight == W_ESTIMATE &&
+           c->interval_bytes > 0)
+    puts_(&t, " values=estimated-bytes");
+  else
+    puts_(&t, " values=object-size");
   puts_(&t, " depth=");
   put_num(&t, c->depth);
   puts_(&t, " start=");
@@ -518,6 +534,52 @@ static void keep_for_gc(jvmtiEnv *j, jobject obj, const char *line, size_t n)
   (*j)->SetTag(j, obj, (jlong)seq + 1);
 }
 
+/* 1 - e^(-x) for x >= 0, relative error below 1e-14, without libm: a
+ * Taylor series where it cancels (x < 0.5; terms to x^19/19!, < 1e-22),
+ * else e^(-x) = 2^(-k) e^(-r) with r = x - k ln 2 in [-0.35, 0.35]
+ * (series to r^17/17!, < 1e-21). */
+static double one_minus_exp_neg(double x)
+{
+  const double ln2 = 0.69314718055994530942;
+  double sum = 0, term = 1, e;
+  int i, k;
+
+  if (x < 0.5) {
+    for (i = 1; i < 20; i++) {
+      term *= x / i;
+      sum += i % 2 ? term : -term;
+    }
+    return sum;
+  }
+  if (x > 60) return 1;
+  k = (int)(x / ln2 + 0.5);
+  x -= k * ln2;              /* now e^(-x_original) = 2^-k e^(-x) */
+  for (e = 1, i = 1; i < 18; i++) {
+    term *= -x / i;
+    e += term;
+  }
+  while (k-- > 0) e *= 0.5;
+  return 1 - e;
+}
+
+/* The number a sample line carries (the header's "values="). strategy
+ * bytes: HotSpot samples an object of s bytes with probability
+ * 1 - e^(-s/I) (exponentially spaced sample points, mean I), so it stands
+ * for s / (1 - e^(-s/I)) bytes: that sum estimates the bytes allocated at
+ * each stack without bias, for small and large objects alike. */
+static int64_t value_of(jlong size)
+{
+  const struct config *c = &g.cfg;
+  double q;
+
+  if (!c->record_size) return 1;
+  if (c->strategy != BY_BYTES || c->weight != W_ESTIMATE ||
+      c->interval_bytes <= 0 || size <= 0)
+    return size;
+  q = one_minus_exp_neg((double)size / (double)c->interval_bytes);
+  return (int64_t)((double)size / q + 0.5);
+}
+
 static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
                    jlong size)
 {
@@ -531,7 +593,7 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   put_type(&t, sig);
   (*j)->Deallocate(j, (unsigned char *)sig);
   puts_(&t, " ");
-  put_num(&t, g.cfg.record_size ? size : 1);
+  put_num(&t, value_of(size));
   puts_(&t, "\n");
   at -= t.len;
   memcpy(line + at, piece, t.len);
@@ -721,7 +783,7 @@ static int go_running(void)
   if (err) {
     set_events(JVMTI_DISABLE);
     say_err("cannot enable allocation sampling", err);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   lock(g.lock);
   if (g.state == STARTING) g.state = RUNNING;
@@ -803,7 +865,7 @@ static int start_thread(JNIEnv *jni)
   if (name) (*jni)->DeleteLocalRef(jni, name);
   if (cls) (*jni)->DeleteLocalRef(jni, cls);
   if (err) say_err("cannot start the agent thread", err);
-  return err ? RC_JVMTI : 0;
+  return err ? AGENT_JVMTI : 0;
 }
 
 /* Stop sampling: no event, callback or thread of ours is left, the output
@@ -816,7 +878,7 @@ static int stop(void)
   lock(g.lock);
   if (g.state == IDLE) {
     unlock(g.lock);
-    return RC_IDLE;
+    return AGENT_IDLE;
   }
   g.state = STOPPING;
   (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
@@ -848,7 +910,7 @@ static int stop(void)
   lock(g.lock);
   g.state = IDLE;
   unlock(g.lock);
-  return RC_OK;
+  return AGENT_OK;
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
@@ -888,6 +950,20 @@ static int get_buffers(void)
   return 0;
 }
 
+/* Create the samples file: a new inode, never through a link, never into a
+ * FIFO (O_NONBLOCK: the attach thread must not wait for a reader), never a
+ * truncated existing file. A name that is taken (a run before, a planted
+ * link or FIFO) is removed and created afresh, once. */
+static long open_output(const char *path)
+{
+  int flags = K_O_WRONLY | K_O_CREAT | K_O_EXCL | K_O_NOFOLLOW |
+              K_O_NONBLOCK | K_O_CLOEXEC;
+  long fd = sys_open(path, flags, 0644);
+
+  if (fd == -K_EEXIST && sys_unlink(path) == 0) fd = sys_open(path, flags, 0644);
+  return fd;
+}
+
 static int start(JNIEnv *jni, int live)
 {
   jvmtiEnv *j = g.jvmti;
@@ -899,7 +975,7 @@ static int start(JNIEnv *jni, int live)
 
   if (get_buffers()) {
     say("out of memory", 0, 0);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   memset(&want, 0, sizeof(want));
   want.can_generate_sampled_object_alloc_events = 1;
@@ -913,18 +989,17 @@ static int start(JNIEnv *jni, int live)
   if (err == JVMTI_ERROR_NOT_AVAILABLE) {
     say("another agent owns allocation sampling (JVMTI error 98: "
         "can_generate_sampled_object_alloc_events is taken)", 0, 0);
-    return RC_TAKEN;
+    return AGENT_TAKEN;
   }
   if (err) {
     say_err("cannot get the JVMTI capabilities", err);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   g.caps = want;
-  fd = sys_open(g.cfg.output, K_O_WRONLY | K_O_CREAT | K_O_TRUNC |
-                K_O_NOFOLLOW | K_O_CLOEXEC, 0644);
+  fd = open_output(g.cfg.output);
   if (fd < 0) {
     say("cannot write output file '", g.cfg.output, "'");
-    rc = RC_OUTPUT;
+    rc = AGENT_OUTPUT;
     goto undo;
   }
   memset(&cb, 0, sizeof(cb));
@@ -945,7 +1020,7 @@ static int start(JNIEnv *jni, int live)
   if (err) {
     say_err("cannot set up allocation sampling", err);
     sys_close((int)fd);
-    rc = RC_JVMTI;
+    rc = AGENT_JVMTI;
     goto undo;
   }
   g.fd = (int)fd;
@@ -979,7 +1054,7 @@ static int get_env(JavaVM *vm)
 
   if ((*vm)->GetEnv(vm, (void **)&j, JVMTI_VERSION_1_2) != JNI_OK || !j) {
     say("this JVM offers no JVMTI environment", 0, 0);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   (*j)->GetVersionNumber(j, &version);
   if (((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) < 11) {
@@ -991,12 +1066,12 @@ static int get_env(JavaVM *vm)
         "JDK 11 or later is needed");
     if (jv) (*j)->Deallocate(j, (unsigned char *)jv);
     (*j)->DisposeEnvironment(j);
-    return RC_OLD_JVM;
+    return AGENT_OLD;
   }
   if ((*j)->CreateRawMonitor(j, "jvmtool agent", &g.lock) ||
       (*j)->CreateRawMonitor(j, "jvmtool agent io", &g.io)) {
     (*j)->DisposeEnvironment(j);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   g.jvmti = j;
   return 0;
@@ -1011,10 +1086,10 @@ static int entry(JavaVM *vm, char *options, int live)
   if (fresh && (rc = get_env(vm)) != 0) return rc;
   g.vm = vm;
   if (live) (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6);
-  if (options && str_eq(options, str_len(options), "stop")) {
+  if (options && str_eq(options, str_len(options), AGENT_WORD_STOP)) {
     rc = stop();
-  } else if (options && str_eq(options, str_len(options), "status")) {
-    rc = g.state == RUNNING || g.state == STARTING ? RC_OK : RC_IDLE;
+  } else if (options && str_eq(options, str_len(options), AGENT_WORD_STATUS)) {
+    rc = g.state == RUNNING || g.state == STARTING ? AGENT_OK : AGENT_IDLE;
   } else if ((rc = parse_options(&c, options)) == 0) {
     stop();                      /* loaded again: restart with new options */
     g.cfg = c;
