@@ -36,7 +36,8 @@ enum {
 
 /* A sampled object waiting for the next GC (lifetime recorder). */
 struct life {
-  jlong tag;
+  jweak ref;              /* the object, without keeping it alive */
+  uint64_t seq;
   char *line;
   int len;
   int gen;                /* GCs finished before it was sampled */
@@ -64,7 +65,6 @@ static struct {
   int gc_done;
   uint64_t samples, dropped, write_errors, rng;
   struct life *life;
-  unsigned char *life_mark;
   uint64_t life_seq;
   jvmtiCapabilities caps;
 } g = { .fd = -1 };
@@ -506,15 +506,25 @@ static void put_frame(jvmtiEnv *j, JNIEnv *jni, struct text *t,
   }
 }
 
-/* Keep a lifetime sample until the next GC section: copy its line, tag the
- * object with its sequence number. */
-static void keep_for_gc(jvmtiEnv *j, jobject obj, const char *line, size_t n)
+/* Keep a lifetime sample until the next GC section: copy its line, hold
+ * the object by a JNI weak reference. (Tags and GetObjectsWithTags were
+ * used before: JDK 17 matches every tag map entry against every asked tag
+ * under the tag map lock, seconds for tens of thousands of samples, while
+ * allocating threads waited in SetTag: the cause of stops that ran out
+ * their 10 s bound.) */
+static void keep_for_gc(jvmtiEnv *j, JNIEnv *jni, jobject obj,
+                        const char *line, size_t n)
 {
   char *copy;
   uint64_t seq;
   struct life *e;
+  jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
 
-  if ((*j)->Allocate(j, (jlong)n, (unsigned char **)&copy)) return;
+  if (!ref) return;
+  if ((*j)->Allocate(j, (jlong)n, (unsigned char **)&copy)) {
+    (*jni)->DeleteWeakGlobalRef(jni, ref);
+    return;
+  }
   memcpy(copy, line, n);
   lock(g.lock);
   seq = g.life_seq++;
@@ -523,15 +533,16 @@ static void keep_for_gc(jvmtiEnv *j, jobject obj, const char *line, size_t n)
     g.dropped += g.state == RUNNING;
     unlock(g.lock);
     (*j)->Deallocate(j, (unsigned char *)copy);
+    (*jni)->DeleteWeakGlobalRef(jni, ref);
     return;
   }
-  e->tag = (jlong)seq + 1;
+  e->ref = ref;
+  e->seq = seq;
   e->line = copy;
   e->len = (int)n;
   e->gen = __atomic_load_n(&g.gc_count, __ATOMIC_ACQUIRE);
   g.samples++;
   unlock(g.lock);
-  (*j)->SetTag(j, obj, (jlong)seq + 1);
 }
 
 /* 1 - e^(-x) for x >= 0, relative error below 1e-14, without libm: a
@@ -614,7 +625,7 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   }
   if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
   if (g.cfg.lifetime) {
-    keep_for_gc(j, obj, line + at, LINE_CAP - at);
+    keep_for_gc(j, jni, obj, line + at, LINE_CAP - at);
   } else {
     append(line + at, LINE_CAP - at, 1);
   }
@@ -668,54 +679,31 @@ static void JNICALL on_gc_finish(jvmtiEnv *j)
   __atomic_add_fetch(&g.gc_count, 1, __ATOMIC_SEQ_CST);
 }
 
-/* On the service thread, some time after the GC that freed a tagged
- * object: forget its line. */
-static void JNICALL on_object_free(jvmtiEnv *j, jlong tag)
-{
-  struct life *e;
-  char *line = 0;
-
-  lock(g.lock);
-  if (g.life && tag > 0) {
-    e = &g.life[(uint64_t)(tag - 1) % LIFE_CAP];
-    if (e->tag == tag && e->line) {
-      line = e->line;
-      e->line = 0;
-      e->tag = 0;
-    }
-  }
-  unlock(g.lock);
-  if (line) (*j)->Deallocate(j, (unsigned char *)line);
-}
-
 /* ---- lifetime sections ---------------------------------------------------- */
 
-/* "#GC <x>" and the samples taken before GC x+1 that are still alive: they
- * leave the table either way, so each object is reported at most once, in
- * the first section after it was sampled (the original's LifetimePrinter).
- * Liveness is asked of the JVM (GetObjectsWithTags): ObjectFree events come
- * late, on the service thread, and only shrink the table early. */
-static void gc_section(jvmtiEnv *j, JNIEnv *jni, int x, jlong *tags,
-                       char **lines, int *lens)
+/* "#GC <x>" and the samples taken before GC x+1 that are still alive (their
+ * weak reference not cleared): they leave the table either way, so each
+ * object is reported at most once, in the first section after it was
+ * sampled (the original's LifetimePrinter). */
+static void gc_section(JNIEnv *jni, int x, jweak *refs, char **lines,
+                       int *lens)
 {
   char head[40];
   struct text t = { head, 0, sizeof(head) };
   uint64_t seq, first;
   struct life *e;
-  jint n = 0, found = 0, i;
-  jobject *objs = 0;
-  jlong *alive = 0;
+  jint n = 0, i;
 
   lock(g.lock);
   first = g.life_seq > LIFE_CAP ? g.life_seq - LIFE_CAP : 0;
   for (seq = first; seq < g.life_seq; seq++) {
     e = &g.life[seq % LIFE_CAP];
-    if (e->line && e->tag == (jlong)seq + 1 && e->gen <= x) {
-      tags[n] = e->tag;
+    if (e->line && e->seq == seq && e->gen <= x) {
+      refs[n] = e->ref;
       lines[n] = e->line;
       lens[n++] = e->len;
       e->line = 0;
-      e->tag = 0;
+      e->ref = 0;
     }
   }
   unlock(g.lock);
@@ -723,36 +711,34 @@ static void gc_section(jvmtiEnv *j, JNIEnv *jni, int x, jlong *tags,
   put_num(&t, x);
   puts_(&t, "\n");
   append(head, t.len, 0);
-  if (n && (*j)->GetObjectsWithTags(j, n, tags, &found, &objs, &alive) == 0) {
-    for (i = 0; i < found; i++) {
-      g.life_mark[(uint64_t)(alive[i] - 1) % LIFE_CAP] = 1;
-      (*j)->SetTag(j, objs[i], 0);
-      (*jni)->DeleteLocalRef(jni, objs[i]);
-    }
-    (*j)->Deallocate(j, (unsigned char *)objs);
-    (*j)->Deallocate(j, (unsigned char *)alive);
-  }
   for (i = 0; i < n; i++) {
-    if (g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP]) append(lines[i], lens[i], 0);
-    g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP] = 0;
-    (*j)->Deallocate(j, (unsigned char *)lines[i]);
+    if (!(*jni)->IsSameObject(jni, refs[i], 0)) append(lines[i], lens[i], 0);
+    (*jni)->DeleteWeakGlobalRef(jni, refs[i]);
+    (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)lines[i]);
   }
 }
 
 /* Forget every waiting lifetime sample (at stop). */
 static void life_clear(void)
 {
+  JNIEnv *jni = 0;
+  jweak ref;
   char *line;
   int i;
 
   if (!g.life) return;
+  /* Called on a Java thread (attach listener, VMInit): it has a JNIEnv. */
+  if ((*g.vm)->GetEnv(g.vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+    jni = 0;
   for (i = 0; i < LIFE_CAP; i++) {
     lock(g.lock);
     line = g.life[i].line;
+    ref = g.life[i].ref;
     g.life[i].line = 0;
-    g.life[i].tag = 0;
+    g.life[i].ref = 0;
     unlock(g.lock);
     if (line) (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)line);
+    if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
   }
 }
 
@@ -765,12 +751,9 @@ static jvmtiError set_events(jvmtiEventMode mode)
 
   err = (*j)->SetEventNotificationMode(j, mode,
                                        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0);
-  if (g.cfg.lifetime && !err) {
-    err = (*j)->SetEventNotificationMode(j, mode, JVMTI_EVENT_OBJECT_FREE, 0);
-    if (!err)
-      err = (*j)->SetEventNotificationMode(
-        j, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 0);
-  }
+  if (g.cfg.lifetime && !err)
+    err = (*j)->SetEventNotificationMode(
+      j, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 0);
   if (g.cfg.strategy == BY_COUNT && !err)
     err = (*j)->SetEventNotificationMode(j, mode, JVMTI_EVENT_THREAD_END, 0);
   return err;
@@ -795,14 +778,14 @@ static int go_running(void)
  * writes GC sections and the buffered lines. */
 static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
 {
-  jlong *tags = 0;
+  jweak *refs = 0;
   char **lines = 0;
   int *lens = 0, st;
   int64_t now = clock_ms(K_CLOCK_MONOTONIC), wait, last_flush = now;
   int64_t begin = now + g.cfg.delay_secs * 1000, next_arm = now;
 
   if (g.cfg.lifetime &&
-      ((*j)->Allocate(j, sizeof(*tags) * LIFE_CAP, (unsigned char **)&tags) ||
+      ((*j)->Allocate(j, sizeof(*refs) * LIFE_CAP, (unsigned char **)&refs) ||
        (*j)->Allocate(j, sizeof(*lines) * LIFE_CAP, (unsigned char **)&lines) ||
        (*j)->Allocate(j, sizeof(*lens) * LIFE_CAP, (unsigned char **)&lens)))
     say("out of memory for the lifetime recorder", 0, 0);
@@ -818,9 +801,11 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
       g.armed = 1;
       next_arm = now + jitter(g.cfg.interval_ms);
     }
+    /* Stops between sections: a backlog must not hold up stop(). */
     if (g.cfg.lifetime && lines)
-      while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST))
-        gc_section(j, jni, g.gc_done++, tags, lines, lens);
+      while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST) &&
+             __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING)
+        gc_section(jni, g.gc_done++, refs, lines, lens);
     if (now - last_flush >= 200 || g.len > BUF_CAP / 2) {
       flush();
       last_flush = now;
@@ -836,7 +821,7 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
     if (st != RUNNING) break;
   }
   flush();
-  if (tags) (*j)->Deallocate(j, (unsigned char *)tags);
+  if (refs) (*j)->Deallocate(j, (unsigned char *)refs);
   if (lines) (*j)->Deallocate(j, (unsigned char *)lines);
   if (lens) (*j)->Deallocate(j, (unsigned char *)lens);
   lock(g.lock);
@@ -895,6 +880,10 @@ static int stop(void)
     (*g.jvmti)->RawMonitorWait(g.jvmti, g.lock, 10);
     unlock(g.lock);
   }
+  if (i == 1000)
+    say(g.thread_running ? "stop: the agent thread did not end in 10 s"
+                         : "stop: a sampling callback did not end in 10 s",
+        0, 0);
   close_output();
   life_clear();
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
@@ -902,7 +891,6 @@ static int stop(void)
   memset(&rel, 0, sizeof(rel));
   rel.can_generate_sampled_object_alloc_events =
     g.caps.can_generate_sampled_object_alloc_events;
-  rel.can_generate_object_free_events = g.caps.can_generate_object_free_events;
   rel.can_generate_garbage_collection_events =
     g.caps.can_generate_garbage_collection_events;
   (*g.jvmti)->RelinquishCapabilities(g.jvmti, &rel);
@@ -940,11 +928,9 @@ static int get_buffers(void)
                  (*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.spare)))
     return -1;
   if (g.cfg.lifetime && !g.life) {
-    if ((*j)->Allocate(j, LIFE_CAP, &g.life_mark) ||
-        (*j)->Allocate(j, sizeof(*g.life) * LIFE_CAP,
+    if ((*j)->Allocate(j, sizeof(*g.life) * LIFE_CAP,
                        (unsigned char **)&g.life))
       return -1;
-    memset(g.life_mark, 0, LIFE_CAP);
     memset(g.life, 0, sizeof(*g.life) * LIFE_CAP);
   }
   return 0;
@@ -981,8 +967,6 @@ static int start(JNIEnv *jni, int live)
   want.can_generate_sampled_object_alloc_events = 1;
   want.can_get_line_numbers = 1;
   if (g.cfg.lifetime) {
-    want.can_tag_objects = 1;
-    want.can_generate_object_free_events = 1;
     want.can_generate_garbage_collection_events = 1;
   }
   err = (*j)->AddCapabilities(j, &want);
@@ -1007,7 +991,6 @@ static int start(JNIEnv *jni, int live)
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;
   cb.ThreadEnd = on_thread_end;
-  cb.ObjectFree = on_object_free;
   cb.GarbageCollectionFinish = on_gc_finish;
   err = (*j)->SetEventCallbacks(j, &cb, sizeof(cb));
   if (!err)
