@@ -142,7 +142,7 @@ int jcmd_main(int argc, char **argv)
     opt_help(opt_rows, opt_usage, stdout);
     return 0;
   }
-  if ((rc = opt_parse(opt_rows, opt_usage, OPT_IN_ORDER, argc, argv, &a)) >= 0)
+  if ((rc = opt_parse(opt_rows, opt_usage, OPTS_IN_ORDER, argc, argv, &a)) >= 0)
     return rc;
   if (a.val[OPT_timeout] && parse_long(a.val[OPT_timeout], 1, 86400, &secs))
     return usage_error("--timeout takes seconds from 1 to 86400");

@@ -264,7 +264,7 @@ static int jps_args(int argc, char **argv, int *flags)
 int ps_main(int argc, char **argv)
 {
   struct args a;
-  int flags[OPT_count] = {0}, rc, json = 0;
+  int flags[OPTS_NROWS] = {0}, rc, json = 0;
   struct vm *vms;
   size_t n;
 
@@ -274,7 +274,7 @@ int ps_main(int argc, char **argv)
     if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0)
       return rc;
     if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
-    for (int i = 0; i < OPT_count; i++) flags[i] = a.count[i] > 0;
+    for (int i = 0; i < OPTS_NROWS; i++) flags[i] = a.count[i] > 0;
     json = flags[OPT_json];
   }
   until = now_ms() + 5000;

@@ -51,6 +51,62 @@ void errno_msg(int err, const char *fmt, ...)
   jt_status = 1;
 }
 
+void warn_msg(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(0, fmt, ap);
+  va_end(ap);
+}
+
+void info_msg(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(0, fmt, ap);
+  va_end(ap);
+}
+
+/* Levenshtein distance, two rows; names are short. */
+static size_t edit_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b), *prev, *cur, d;
+
+  prev = xmalloc((lb + 1) * sizeof(*prev));
+  cur = xmalloc((lb + 1) * sizeof(*cur));
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    memcpy(prev, cur, (lb + 1) * sizeof(*prev));
+  }
+  d = prev[lb];
+  free(prev);
+  free(cur);
+  return d;
+}
+
+int nearest_name(const char *word, const char *const *names, int n)
+{
+  size_t best = strlen(word) / 3 + 1, d;
+  int at = -1;
+
+  if (best < 2) best = 2;
+  for (int i = 0; i < n; i++) {
+    if (!names[i] || (d = edit_distance(word, names[i])) >= best) continue;
+    best = d;
+    at = i;
+  }
+  return at;
+}
+
 void verbose_msg(const char *fmt, ...)
 {
   va_list ap;

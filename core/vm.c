@@ -12,6 +12,65 @@
 #include "core/vm.h"
 #include <sys/sysmacros.h>
 
+static int hex_digit(char c)
+{
+  return isdigit((unsigned char)c) ? c - '0' : (c | 32) - 'a' + 10;
+}
+
+/* "file:" URI to a path: "//" must start an empty authority; the path is
+ * absolute; %XX escapes are decoded. */
+static int parse_file_uri(const char *s, int flags, char **path, char *err,
+                          size_t errlen)
+{
+  const char *p = s + 5, *why = NULL;
+  struct buf b = {0};
+
+  if (starts_with(p, "//") && p[2] != '/') why = "URI has an authority component";
+  else if (starts_with(p, "//")) p += 2;
+  if (!why && *p != '/') why = "URI is not absolute";
+  else if (!why && strpbrk(p, "?#")) why = "URI has a query or fragment";
+  else if (!why && (flags & VM_TARGET_JSTAT) && strchr(p, ' '))
+    why = "Malformed VM Identifier";
+  if (why) {
+    snprintf(err, errlen, "%s: %s", why, s);
+    return -EINVAL;
+  }
+  for (; *p; p++) {
+    if (*p == '%' && isxdigit((unsigned char)p[1]) &&
+        isxdigit((unsigned char)p[2])) {
+      buf_addc(&b, (char)(hex_digit(p[1]) * 16 + hex_digit(p[2])));
+      p += 2;
+    } else {
+      buf_addc(&b, *p);
+    }
+  }
+  *path = b.p;
+  return 0;
+}
+
+int vm_parse_target(const char *s, int flags, int *pid, char **path,
+                    char *err, size_t errlen)
+{
+  const char *p = s;
+
+  *pid = 0;
+  *path = NULL;
+  if (starts_with(s, "file:")) return parse_file_uri(s, flags, path, err, errlen);
+  if (starts_with(p, "local://")) p += 8;
+  else if (starts_with(p, "//")) p += 2;
+  if (!parse_pid(p, pid)) return 0;
+  if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
+    snprintf(err, errlen, "remote vmids are not supported: %s", s);
+    return -EINVAL;
+  }
+  if ((flags & VM_TARGET_JSTAT) || !*s) {
+    snprintf(err, errlen, "Malformed VM Identifier: %s", s);
+    return -EINVAL;
+  }
+  *path = xstrdup(s);
+  return 0;
+}
+
 struct list {
   struct vm *v;
   size_t n, cap;
@@ -348,23 +407,22 @@ static int resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
 int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen)
 {
   struct stat sb;
-  int pid;
+  int pid, rc;
+  char *path;
 
   memset(out, 0, sizeof(*out));
   out->locked = -1;
   out->root_pid = -1;
-  if (starts_with(target, "file:")) {
-    target += 5;
-    if (starts_with(target, "//")) target += 2;
-  } else if (!parse_pid(target, &pid)) {
-    return resolve_pid(pid, out, err, errlen);
-  }
-  if (stat(target, &sb)) {
+  if ((rc = vm_parse_target(target, 0, &pid, &path, err, errlen))) return rc;
+  if (!path) return resolve_pid(pid, out, err, errlen);
+  if (stat(path, &sb)) {
+    rc = -errno;
     snprintf(err, errlen, "%s", strerror(errno));
-    return -errno;
+    free(path);
+    return rc;
   }
-  out->path = xstrdup(target);
-  out->file = xstrdup(target);
+  out->path = path;
+  out->file = xstrdup(path);
   out->uid = sb.st_uid;
   return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef VM_H
 #define VM_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 struct vm {
@@ -33,6 +34,16 @@ struct vm {
  * not even /tmp could be read. Unreadable folders are skipped. */
 int vm_list(struct vm **out, size_t *n);
 void vm_list_free(struct vm *v, size_t n);
+
+/* The one target grammar of every command: a host pid ("4242"; jstat's
+ * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
+ * "file:/x": absolute, no authority, query or fragment, %XX decoded), or a
+ * path. Sets *pid (0 for a file) and *path (malloc'd; NULL for a pid).
+ * Returns 0, or -EINVAL with "<reason>: <target>" in err. VM_TARGET_JSTAT
+ * is jstat's grammar: no plain paths, no space in a URI. */
+enum { VM_TARGET_JSTAT = 1 };
+int vm_parse_target(const char *s, int flags, int *pid, char **path,
+                    char *err, size_t errlen);
 
 /* Resolve a target: a host pid, a path, or a file:// URI. For a pid, find
  * its file as the JVM's own tool would (§2.4: its /tmp or its container's,
