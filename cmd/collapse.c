@@ -106,11 +106,10 @@ static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
 static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
 {
   const struct jfr_fold_stats *s = jfr_fold_stats(jf);
-  uint64_t chunks = s->chunks;
   char err[256];
 
   if (jfr_fold_fd(jf, fd, path, err, sizeof(err)))
-    error_msg("'%s': %s%s", path, err, s->chunks > chunks
+    error_msg("'%s': %s%s", path, err, s->truncated
               ? "; the complete chunks before it are read" : "");
   else if (s->live)
     error_msg("'%s': the last chunk is still being written: read what it "

@@ -131,7 +131,8 @@ struct jfr_fold_opts {
 };
 
 struct jfr_fold_stats {
-  uint64_t chunks, events, used, no_stack, unknown_frames, bad;
+  uint64_t chunks, events, no_stack, unknown_frames, bad;
+  uint64_t used;           /* events in the result (after finish) */
   int truncated, live;     /* some recording was cut short / being written */
 };
 

@@ -125,7 +125,8 @@ static void clean(struct buf *b, size_t from)
     if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
 }
 
-/* The frames of stack key, root first, as one string (cached). */
+/* Append the frames of stack key, root first (cached): nothing for an
+ * empty stack, "[no stack]" for one the chunk does not hold. */
 static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
 {
   uint32_t at = jmap_get(&jf->stacks, key), len;
@@ -137,11 +138,11 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
     size_t start = c->len;
 
     buf_add(c, "\0\0\0\0", 4);
-    if ((n = jfr_stack(jf->j, key, &fr, &truncated)) <= 0) {
+    if ((n = jfr_stack(jf->j, key, &fr, &truncated)) < 0) {
       buf_adds(c, "[no stack]");
       jf->st.no_stack++;
     } else {
-      if (truncated) buf_adds(c, "[truncated];");
+      if (truncated) buf_adds(c, n ? "[truncated];" : "[truncated]");
       for (int i = n - 1; i >= 0; i--) {
         size_t from = c->len;
 
@@ -156,9 +157,12 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
     jmap_put(&jf->stacks, key, at = (uint32_t)start);
   }
   memcpy(&len, c->p + at, 4);
+  if (len && out->len) buf_addc(out, ';');
   buf_add(out, c->p + at + 4, len);
 }
 
+/* "thread;frames...;leaf": each part only when there is one; an event
+ * with none of them is "[no stack]". */
 static int on_event(void *ctx, int t, const uint64_t *v)
 {
   struct jfr_fold *jf = ctx;
@@ -184,25 +188,25 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     if (b->thread < 0 || jfr_thread_name(jf->j, v[b->thread], k))
       jf->st.unknown_frames++;
     clean(k, 0);
-    buf_addc(k, ';');
   }
   if (b->stack >= 0) {
     stack_frames(jf, v[b->stack], k);
   } else {
-    buf_adds(k, "[no stack]");
+    buf_adds(k, k->len ? ";[no stack]" : "[no stack]");
     jf->st.no_stack++;
   }
   if (s->leaf) {
-    size_t from = k->len + 1;
+    size_t from;
 
-    buf_addc(k, ';');
+    if (k->len) buf_addc(k, ';');
+    from = k->len;
     if (b->cls < 0 || jfr_class_name(jf->j, v[b->cls], k))
       jf->st.unknown_frames++;
     clean(k, from);
   }
+  if (!k->len) buf_adds(k, "[no stack]");
   fold_add(jf->pending[s->group], k->p, k->len, value, s->leaf);
   jf->group_events[s->group]++;
-  jf->st.used++;
   return 0;
 }
 
@@ -239,6 +243,7 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
 
   while (g < jf->ngroups && !jf->group_events[g]) g++;
   *unit = "samples";
+  jf->st.used = g < jf->ngroups ? jf->group_events[g] : 0;
   if (g == jf->ngroups) return NULL;
   jf->chosen.len = 0;
   for (int i = 0; i < jf->nsel; i++) {

@@ -356,7 +356,7 @@ int jfr_thread_name(struct jfr *j, uint64_t thread, struct buf *out)
 
   if (t && (!(s = str_bytes(j, &t->java, &n)) || !n))
     s = str_bytes(j, &t->os, &n);
-  if (!s) return unknown(out);
+  if (!s || !n) return unknown(out);
   buf_add(out, s, n);
   return 0;
 }

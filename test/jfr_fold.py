@@ -5,7 +5,8 @@ Reads `jfr print --json --stack-depth 2048 --events ...` on stdin and writes
 folded stacks the way our reader names them (docs/jfr.md §8): frames root
 first as dotted.Class.method (hidden classes as written), a "[truncated]"
 root when JFR cut the stack, "[no stack]" when there is none, the allocated
-class as the leaf for allocation events; values: one a sample, `weight`,
+class as the leaf for allocation events (an event with none of these:
+"[no stack]"); values: one a sample, `weight`,
 `tlabSize`/`allocationSize`, or the duration in ns.
 
 usage: jfr_fold.py KIND [--thread-frames] [--lines]   (KIND: cpu alloc lock ...)
@@ -89,6 +90,8 @@ for e in json.load(sys.stdin)["recording"]["events"]:
         stack.insert(0, clean(name))
     if LEAF:
         stack.append(clean(class_name(v.get("objectClass"))))
+    if not stack:
+        stack = ["[no stack]"]
     field = VALUE.get(e["type"])
     value = 1
     if field == "duration":
