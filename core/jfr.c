@@ -490,27 +490,37 @@ static uint64_t be(const uint8_t *p, int n)
   return v;
 }
 
-/* A pipe: the rest of the chunk after its header, into memory. */
+/* A pipe: the rest of the chunk after its header, into memory, as much
+ * of it as comes (the buffer grows with the bytes read, not with the
+ * size the header claims). */
 static int read_pipe_chunk(struct jfr *j, const uint8_t *hdr, char *err,
                            size_t errlen)
 {
-  size_t got = HDR;
+  size_t got = HDR, cap = 0;
 
-  if (j->size > PIPE_MAX) {
-    snprintf(err, errlen, "a chunk of %" PRIu64 " bytes is over the 1 GiB "
-             "read from a pipe", j->size);
-    return -1;
-  }
   free(j->mem);
-  j->mem = xmalloc((size_t)j->size);
-  memcpy(j->mem, hdr, HDR);
+  j->mem = NULL;
   while (got < j->size) {
-    ssize_t r = read(j->fd, j->mem + got, (size_t)j->size - got);
+    ssize_t r;
 
+    if (got >= cap) {
+      if (cap >= PIPE_MAX) {
+        snprintf(err, errlen, "a chunk of %" PRIu64 " bytes is over the "
+                 "1 GiB read from a pipe", j->size);
+        return -1;
+      }
+      cap = cap ? cap * 2 : 1 << 16;
+      if (cap > j->size) cap = (size_t)j->size;
+      j->mem = xrealloc(j->mem, cap);
+      if (got == HDR) memcpy(j->mem, hdr, HDR);
+    }
+    r = read(j->fd, j->mem + got, cap - got);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
     got += (size_t)r;
   }
+  if (!j->mem) j->mem = xmalloc(HDR);
+  memcpy(j->mem, hdr, HDR);
   j->fsize = j->off + got;
   return 0;
 }
@@ -633,6 +643,7 @@ int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
 
     if (!p || c.bad || size < (uint64_t)(c.p - p) + 1 ||
         size > j->limit - pos) {
+      if (j->gen) return 0;  /* the unpublished end of a live chunk */
       snprintf(err, errlen, "bad record at chunk offset %" PRIu64 " (%s)",
                pos, p ? "size out of bounds" : "unreadable");
       return -1;
