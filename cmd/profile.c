@@ -119,7 +119,7 @@ static int start(struct prof *p, const char *event, int64_t interval)
   if (!reply) return 1;
   ok = strstr(reply, "Started recording") != NULL;
   for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
-    if (!ok || starts_with(l, "Warning"))
+    if (*l != '\n' && (!ok || starts_with(l, "Warning")))
       error_msg("pid %d: JFR.start: %.*s", p->t.pid, (int)strcspn(l, "\n"), l);
   free(reply);
   return !ok;
