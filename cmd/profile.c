@@ -5,9 +5,9 @@
  * asked for (settings=none and "+event#setting=value" lines, docs/jfr.md
  * §12), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
  * file name in the target's own /tmp that nobody can guess; the file is
- * opened inside the target's root, checked (a regular file of the JVM's
- * user, one link), removed at once and read from the open descriptor by
- * core/jfr, then folded like `collapse` folds a .jfr. Nothing is left:
+ * opened inside the target's root (core/root), checked (a regular file of
+ * the JVM's user, one link), removed at once and read from the open
+ * descriptor by core/jfr, then folded like `collapse` folds a .jfr. Nothing is left:
  * no recording (a failed stop is followed by a plain stop), no file.
  */
 #include "core/jvmtool.h"
@@ -15,8 +15,8 @@
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
+#include "core/root.h"
 #include <sys/random.h>
-#include <sys/syscall.h>
 
 #define OPTS_FILE "specs/profile.opts"
 #include "core/opt_table.h"
@@ -149,47 +149,28 @@ static int stop(struct prof *p)
   return !ok;
 }
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
-
-/* The recording file in the target's /tmp: resolved inside its root,
- * opened without following links, checked, then removed (the open
- * descriptor still reads it). Returns the descriptor or -1 after saying
- * why. The one place this command reaches into the target's files. */
+/* The recording file in the target's /tmp: resolved inside its root
+ * (core/root), checked (a regular file of the JVM's user, one link) and
+ * removed by inode at once; the open descriptor still reads it. Returns
+ * the descriptor or -1 after saying why. */
 static int take_file(const struct prof *p, int quiet)
 {
-  struct { uint64_t flags, mode, resolve; } how = {
-    O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0x10 /* RESOLVE_IN_ROOT */};
   const char *name = p->file + 5;  /* after "/tmp/" */
-  char root[32];
-  struct stat sb, now;
-  int rfd, dir = -1, fd = -1;
+  struct root r;
+  struct stat sb;
+  int dir = -1, fd = -1, rc;
 
-  snprintf(root, sizeof(root), "/proc/%d/root", p->t.pid);
-  if ((rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-    dir = (int)syscall(SYS_openat2, rfd, "tmp", &how, sizeof(how));
-    close(rfd);
-  }
-  if (dir < 0 || (fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-                                         O_CLOEXEC)) < 0) {
-    if (!quiet || errno != ENOENT) perror_msg("pid %d: cannot open its '%s'", p->t.pid, p->file);
-    if (dir >= 0) close(dir);
-    return -1;
-  }
-  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != p->t.st.euid ||
-      sb.st_nlink != 1) {
-    error_msg("pid %d: '%s' is not a regular file of uid %d with one link",
-              p->t.pid, p->file, (int)p->t.st.euid);
-    close(fd);
+  if ((rc = root_open(p->t.pid, &r)) || (rc = root_tmp(&r, &dir, &sb)) ||
+      (rc = root_open_checked(&r, dir, name, O_RDONLY, S_IFREG,
+                              p->t.st.euid, &fd, &sb))) {
+    if (!quiet || rc != -ENOENT)
+      errno_msg(rc, "pid %d: cannot take its '%s'", p->t.pid, p->file);
     fd = -1;
+  } else if ((rc = root_unlink(dir, name, &sb, 0))) {
+    errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
   }
-  /* remove it only if that name is still the file we opened */
-  if (fd >= 0 && !fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) &&
-      now.st_dev == sb.st_dev && now.st_ino == sb.st_ino &&
-      unlinkat(dir, name, 0))
-    perror_msg("pid %d: cannot remove its '%s'", p->t.pid, p->file);
-  close(dir);
+  if (dir >= 0) close(dir);
+  root_close(&r);
   return fd;
 }
 
