@@ -260,7 +260,7 @@ int jfr_stack(struct jfr *j, uint64_t key, const struct jfr_frame **frames,
   const struct e_stack *e = pool_get(j, P_STACK, key);
 
   if (!e) return -1;
-  *frames = j->frames + e->f0;
+  *frames = e->n ? j->frames + e->f0 : NULL;
   *truncated = e->truncated;
   return (int)e->n;
 }
