@@ -7,8 +7,9 @@
  * file name in the target's own /tmp that nobody can guess; the file is
  * opened inside the target's root (core/root), checked (a regular file of
  * the JVM's user, one link), removed at once and read from the open
- * descriptor by core/jfr, then folded like `collapse` folds a .jfr. Nothing is left:
- * no recording (a failed stop is followed by a plain stop), no file.
+ * descriptor by core/jfr, then folded like `collapse` folds a .jfr.
+ * Nothing is left: no recording (a failed stop is followed by a plain
+ * stop), no file.
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"

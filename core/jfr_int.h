@@ -1,5 +1,6 @@
-/* jfr_int.h - what core/jfr.c (format) and core/jfr_pool.c (constant
- * pools and names) share; nothing outside core/jfr*.c includes it.
+/* jfr_int.h - what core/jfr.c (chunks, metadata, records), jfr_wire.c
+ * (varints, strings, values), jfr_pool.c (constant pools, names) and
+ * jfr_events.c (folding) share; nothing outside core/jfr*.c includes it.
  */
 #ifndef JFR_INT_H
 #define JFR_INT_H
@@ -103,6 +104,9 @@ struct jfr {
 };
 
 uint64_t jfr_varint(struct cur *c);
+uint8_t jfr_u8(struct cur *c);
+/* A string at c (tag first), captured into v when not NULL. */
+void jfr_dec_string(struct cur *c, struct val *v);
 /* A count from the file, at most the bytes left (else c->bad). */
 uint64_t jfr_count(struct cur *c);
 void jmap_free(struct jmap *m);
