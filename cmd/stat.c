@@ -751,7 +751,8 @@ static int sample(struct run *r)
     for (int i = 0; i < r->ntg; i++)
       if (!r->tg[i].gone) put_row(r, &r->tg[i]);
     if (fflush(stdout)) break;            /* a closed pipe ends the run */
-    if (r->count > 0 && ++rows >= r->count) break;
+    rows++;
+    if (r->count > 0 && rows >= r->count) break;
     if (r->interval > 0 && sleep_until(start + rows * r->interval)) break;
   }
   if (stop_signal) return 128 + stop_signal;
