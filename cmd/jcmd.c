@@ -26,7 +26,7 @@ static void java_command(const struct vm *v, struct buf *b)
 
   b->len = 0;
   buf_add(b, "", 0);
-  if (pd_open(&pd, v->path, 0)) return;
+  if (vm_open(v, &pd)) return;
   if ((c = pd_find(&pd, "sun.rt.javaCommand"))) {
     n = pd_string(&pd, c, &s);
     out_java_text(b, s, n, fmt_locale_utf8());
@@ -62,7 +62,7 @@ static int perf_counters(int pid)
     error_msg("pid %d: %s", pid, err);
     return 1;
   }
-  if (pd_open(&pd, v.path, 0)) {
+  if (vm_open(&v, &pd)) {
     error_msg("cannot read '%s': %s", v.path, pd.err);
     vm_free(&v);
     return 1;

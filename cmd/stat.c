@@ -186,6 +186,9 @@ static int stat_args(struct run *r, int argc, char **argv)
  * like jstat, a counter that appears later is never picked up. */
 static int open_targets(struct run *r)
 {
+  /* jvmstat waits (20 ms polls, 5 s) for a starting JVM to mark its data
+   * accessible before it looks counters up; so do we, once for them all */
+  uint64_t until = now_ms() + 5000;
   int ok = 0;
 
   for (int i = 0; i < r->ntg; i++) {
@@ -199,13 +202,15 @@ static int open_targets(struct run *r)
       struct vm vm;
 
       snprintf(pid, sizeof(pid), "%d", t->pid);
+      rc = -ENOENT;
       if (!vm_resolve(pid, &vm, why, sizeof(why))) {
         t->path = xstrdup(vm.path);
+        rc = vm_open(&vm, &t->pd);
         vm_free(&vm);
       }
+    } else {
+      rc = pd_open(&t->pd, t->path, 0);
     }
-    rc = t->path ? pd_open(&t->pd, t->path, t->pid ? PD_NOFOLLOW : 0)
-                 : -ENOENT;
     if (rc) {
       if (t->pid)
         error_msg("no JVM with pid %d: %s", t->pid, *why ? why
@@ -217,9 +222,7 @@ static int open_targets(struct run *r)
       continue;
     }
     t->opened = 1;
-    /* jvmstat waits (20 ms polls, 5 s) for a starting JVM to mark its
-     * data accessible before it looks counters up; so do we */
-    for (int w = 0; t->pid && !pd_accessible(&t->pd) && w < 250; w++) {
+    while (t->pid && !pd_accessible(&t->pd) && now_ms() < until) {
       struct timespec ts = {0, 20 * 1000000};
 
       nanosleep(&ts, NULL);

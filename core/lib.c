@@ -282,3 +282,25 @@ uint64_t wall_ms(void)
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+int parse_duration_ms(const char *s, long long *ms)
+{
+  static const struct { const char *unit; long long ms; } units[] = {
+    {"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}
+  };
+  size_t n = strspn(s, "0123456789");
+  char num[24];
+  long long v;
+  int rc;
+
+  if (!n || n >= sizeof(num)) return n ? -ERANGE : -EINVAL;
+  memcpy(num, s, n);
+  num[n] = 0;
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+    if (strcmp(s + n, units[i].unit)) continue;
+    if ((rc = parse_long(num, 0, LLONG_MAX / units[i].ms, &v))) return rc;
+    *ms = v * units[i].ms;
+    return 0;
+  }
+  return -EINVAL;
+}

@@ -57,6 +57,10 @@ char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
 /* Parse a whole decimal number in [min, max]. Returns 0, or -EINVAL (not a
  * number, trailing junk, empty) or -ERANGE (outside the bounds). */
 int parse_long(const char *s, long long min, long long max, long long *out);
+/* Parse a duration: digits with "ms", "s" (also none: seconds) or "m".
+ * Returns 0 and milliseconds, or -EINVAL (no number, unknown unit) or
+ * -ERANGE. (stat's jstat-style interval keeps Java's own number rules.) */
+int parse_duration_ms(const char *s, long long *ms);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 

@@ -2,10 +2,12 @@
  *
  * A JVM is visible through its PerfData file /tmp/hsperfdata_<user>/<pid>.
  * Discovery follows jvmstat (docs/jvmstat.md §2.1): our own /tmp, then the
- * /tmp of every other mount namespace through /proc/<pid>/root/tmp, where a
- * file is named by the pid inside the container and is reported under the
- * host pid. The user name is the folder's suffix (no NSS in a static
- * binary); whether the JVM still holds its file comes from /proc/locks.
+ * /tmp of every other mount namespace, resolved inside that process's root
+ * (core/root.h), where a file is named by the pid inside the container and
+ * is reported under the host pid. The user name is the folder's suffix (no
+ * NSS in a static binary); whether the JVM still holds its file comes from
+ * /proc/locks. Nothing is opened while listing: a FIFO or a device named
+ * like a pid is seen by its type and passed over.
  */
 #ifndef VM_H
 #define VM_H
@@ -17,9 +19,12 @@ struct vm {
   int pid;          /* host pid */
   int nspid;        /* the pid inside its own pid namespace */
   char *user;       /* from hsperfdata_<user> */
-  char *path;       /* the PerfData file */
+  char *path;       /* the PerfData file, as named in messages and --json */
+  int root_pid;     /* whose root holds it: 0 ours, -1 a path the user
+                       named (opened as named), else that host pid's */
+  char *file;       /* its path inside that root */
   uid_t uid;        /* the file's owner */
-  int other_ns;     /* found through /proc/<pid>/root/tmp */
+  int other_ns;     /* found in another mount namespace's /tmp */
   int alive;        /* a process with that pid exists */
   int locked;       /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
 };
@@ -47,6 +52,13 @@ int vm_parse_target(const char *s, int flags, int *pid, char **path,
  * "no PerfData file for pid 42 ..."). */
 int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen);
 void vm_free(struct vm *v);
+
+/* Open v's PerfData file (pd_open's returns, pd->err set on failure): a
+ * file found by pid is resolved inside its root and must be a regular file
+ * with one link, owned by v->uid; a path the user named is opened as
+ * named, and must be a regular file too. Never blocks. */
+struct perfdata;
+int vm_open(const struct vm *v, struct perfdata *pd);
 
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */
