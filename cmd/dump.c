@@ -110,7 +110,8 @@ int dump_main(int argc, char **argv)
   if (a.count[OPT_json] && a.count[OPT_prometheus])
     return usage_error("--json and --prometheus exclude each other");
   if ((rc = vm_resolve(a.argv[0], &vm, err, sizeof(err)))) {
-    error_msg("cannot find '%s': %s", a.argv[0], err);
+    if (rc == -EPERM) error_msg("%s", err);
+    else error_msg("cannot find '%s': %s", a.argv[0], err);
     return 1;
   }
   if ((rc = vm_open(&vm, &pd))) {

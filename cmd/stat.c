@@ -202,8 +202,7 @@ static int open_targets(struct run *r)
       struct vm vm;
 
       snprintf(pid, sizeof(pid), "%d", t->pid);
-      rc = -ENOENT;
-      if (!vm_resolve(pid, &vm, why, sizeof(why))) {
+      if (!(rc = vm_resolve(pid, &vm, why, sizeof(why)))) {
         t->path = xstrdup(vm.path);
         rc = vm_open(&vm, &t->pd);
         vm_free(&vm);
@@ -212,7 +211,9 @@ static int open_targets(struct run *r)
       rc = pd_open(&t->pd, t->path, 0);
     }
     if (rc) {
-      if (t->pid)
+      if (rc == -EPERM && *why)
+        error_msg("%s", why);
+      else if (t->pid)
         error_msg("no JVM with pid %d: %s", t->pid, *why ? why
                   : rc == -EINVAL ? t->pd.err : strerror(-rc));
       else
