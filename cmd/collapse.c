@@ -215,7 +215,7 @@ int collapse_main(int argc, char **argv)
     else if (strcmp(fm, "jfr")) return usage_error("unknown --format '%s'", fm);
   }
   if ((rc = jfr_setup(&a, &jo))) return rc;
-  jt_verbose |= a.count[OPT_v] > 0;
+  jt_verbose |= a.count[OPT_verbose] > 0;
   /* "collapse stacks.txt protobuf grpc", as FlameCollapse took its filter:
    * the operands after the files that are no files are filters */
   filters = xzalloc((a.argc + 1) * sizeof(*filters));
@@ -234,14 +234,14 @@ int collapse_main(int argc, char **argv)
   else if (jf)
     verbose_msg("%s, %" PRIu64 " events", chosen, jfr_fold_stats(jf)->used);
   n = fold_result(f, &st);
-  if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_v])) || n) {
-    if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_o])) {
+  if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) || n) {
+    if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {
       n_rev = n;
       rev = fold_reverse(st, &n_rev, &arena);
     }
-    if (!a.val[OPT_svg] || a.val[OPT_o])
-      rc |= rev ? write_folded(a.val[OPT_o], rev, n_rev, 0)
-                : write_folded(a.val[OPT_o], st, n, a.count[OPT_seed_compat]);
+    if (!a.val[OPT_svg] || a.val[OPT_output])
+      rc |= rev ? write_folded(a.val[OPT_output], rev, n_rev, 0)
+                : write_folded(a.val[OPT_output], st, n, a.count[OPT_seed_compat]);
     if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a, unit);
   }
   free(rev);

@@ -140,7 +140,7 @@ int dump_main(int argc, char **argv)
     else if (a.count[OPT_prometheus]) prometheus(&pd, c, labels.p, hz);
     else {
       out.len = 0;
-      pd_snap_line(&pd, c, a.count[OPT_v], utf8, &out);
+      pd_snap_line(&pd, c, a.count[OPT_verbose], utf8, &out);
       fwrite(out.p, 1, out.len, stdout);
     }
     first = 0;

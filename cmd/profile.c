@@ -232,14 +232,14 @@ static int write_result(struct args *a, struct fold *f, const char *unit,
   FILE *out;
   int rc = 0;
 
-  if (a->val[OPT_o] || !a->val[OPT_svg]) {
-    out = a->val[OPT_o] ? out_open(a->val[OPT_o], &tmp) : stdout;
+  if (a->val[OPT_output] || !a->val[OPT_svg]) {
+    out = a->val[OPT_output] ? out_open(a->val[OPT_output], &tmp) : stdout;
     if (!out) return 1;
     for (size_t i = 0; i < n; i++) {
       fwrite(st[i].key, 1, st[i].len, out);
       fprintf(out, " %" PRId64 "\n", st[i].value);
     }
-    if (a->val[OPT_o]) rc |= out_close(out, a->val[OPT_o], tmp, 0);
+    if (a->val[OPT_output]) rc |= out_close(out, a->val[OPT_output], tmp, 0);
   }
   if (a->val[OPT_svg]) {
     if (!(out = out_open(a->val[OPT_svg], &tmp))) return 1;
@@ -275,7 +275,7 @@ static int collect(struct prof *p, struct args *a, const char *event)
     buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,
                 jfr_fold_stats(jf)->used);
-    if (!a->val[OPT_jfr] || a->val[OPT_o] || a->val[OPT_svg])
+    if (!a->val[OPT_jfr] || a->val[OPT_output] || a->val[OPT_svg])
       rc |= write_result(a, f, unit, title.p);
   }
   buf_free(&title);
@@ -315,7 +315,7 @@ int profile_main(int argc, char **argv)
   int rc, pid;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
-  jt_verbose |= a.count[OPT_v] > 0;
+  jt_verbose |= a.count[OPT_verbose] > 0;
   event = a.val[OPT_event] ? a.val[OPT_event] : "cpu";
   if (a.argc != 1 || parse_pid(a.argv[0], &pid))
     return usage_error("give the pid of one JVM");
