@@ -269,7 +269,9 @@ static int collect(struct prof *p, struct args *a, const char *event)
     }
     close(fd);
     if (!(chosen = jfr_fold_finish(jf, &unit))) {
-      error_msg("pid %d: the recording holds no %s events", p->t.pid, event);
+      /* an idle JVM's empty profile is an answer, not a failure */
+      fprintf(stderr, "jvmtool profile: pid %d: the recording holds no %s "
+              "events\n", p->t.pid, event);
       chosen = event;
     }
     buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
