@@ -15,10 +15,9 @@ cd "$(dirname "$0")"
 say() { [ "${V:-0}" = 1 ] && echo "$*" >&2; "$@"; }
 die() { echo "build.sh: $*" >&2; exit 1; }
 
-WARN="-Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter \
- -Werror=implicit-function-declaration -Werror=vla"
 VERSION=$(git describe --always --dirty 2>/dev/null || echo unknown)
-BASE="-std=c11 -D_GNU_SOURCE -I. -Idist/gen $WARN -DJVMTOOL_VERSION=\"$VERSION\""
+JT_VERSION=$VERSION
+. ./build.d/flags.sh   # WARN, BASE, DEBUG, SAN, RELEASE: the one compile line
 
 need_musl() {
   command -v "${CC:-musl-gcc}" >/dev/null 2>&1 && return 0
@@ -38,7 +37,9 @@ need_musl() {
 # each defines nothing but runs with the variables above (e.g. the agent
 # build, which must happen before the binary that embeds it).
 pre_steps() {
-  for f in build.d/*.sh; do [ -f "$f" ] && . "./$f"; done
+  for f in build.d/*.sh; do
+    [ -f "$f" ] && [ "$f" != build.d/flags.sh ] && . "./$f"
+  done
   return 0
 }
 
@@ -46,18 +47,14 @@ build() {
   mkdir -p dist/gen
   pre_steps
   if [ "${SANITIZE:-0}" = 1 ]; then
-    say clang $BASE -g -O1 -fno-omit-frame-pointer \
-      -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-      core/*.c cmd/*.c $(extra_objs) -o dist/jvmtool
+    say clang $BASE $DEBUG $SAN core/*.c cmd/*.c $(extra_objs) -o dist/jvmtool
     echo "dist/jvmtool: sanitizer build (ASan+UBSan)"
     return
   fi
   need_musl
   CC=${CC:-musl-gcc}
-  say $CC $BASE -Os -ffunction-sections -fdata-sections \
-    -fno-asynchronous-unwind-tables ${CFLAGS:-} core/*.c cmd/*.c \
-    $(extra_objs) -o dist/jvmtool.unstripped \
-    -static -Wl,--gc-sections ${LDFLAGS:-}
+  say $CC $BASE $RELEASE ${CFLAGS:-} core/*.c cmd/*.c $(extra_objs) \
+    -o dist/jvmtool.unstripped -static -Wl,--gc-sections ${LDFLAGS:-}
   strip -s -R .comment -o dist/jvmtool dist/jvmtool.unstripped
   echo "dist/jvmtool: $(wc -c < dist/jvmtool) bytes ($VERSION)"
 }

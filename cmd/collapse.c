@@ -9,6 +9,7 @@
  * output is sorted, with no trailing ';' unless --seed-compat.
  */
 #include "core/jvmtool.h"
+#include "core/wfile.h"
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
@@ -34,19 +35,22 @@ static int write_folded(const char *path, const struct fold_stack *st,
                         size_t n, int seed)
 {
   static char big[1 << 16];  /* stdio's own is 1 KiB: a write per stack */
-  FILE *f = path ? fopen(path, "w") : stdout;
+  struct wfile w;
+  FILE *f = stdout;
+  int err;
 
-  if (!f) {
-    perror_msg("cannot write '%s'", path);
+  if (path && (err = wfile_open(&w, path))) {
+    errno_msg(err, "cannot write '%s'", path);
     return 1;
   }
+  if (path) f = w.f;
   setvbuf(f, big, _IOFBF, sizeof(big));
   for (size_t i = 0; i < n; i++) {
     fwrite(st[i].key, 1, st[i].len, f);
     fprintf(f, "%s %" PRId64 "\n", seed ? ";" : "", st[i].value);
   }
-  if (path && (ferror(f) | fclose(f))) {  /* a failed write, then the last */
-    perror_msg("cannot write '%s'", path);
+  if (path && (err = wfile_commit(&w))) {  /* any failed write */
+    errno_msg(err, "cannot write '%s'", path);
     return 1;
   }
   return 0;
@@ -59,9 +63,9 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
                                                                      : "bytes",
                           1200, 0.1, a->count[OPT_reverse],
                           a->count[OPT_inverted]};
-  long long w;
+  struct wfile w;
+  long long width;
   char *end;
-  FILE *f;
   int rc;
 
   if (unit) fo.unit = unit;
@@ -69,21 +73,25 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
                             && !a->count[OPT_type_frames]
                               ? "Flame Graph" : "Allocation Flame Graph";
   if (a->val[OPT_width]) {
-    if (parse_long(a->val[OPT_width], 100, 100000, &w))
+    if (parse_long(a->val[OPT_width], 100, 100000, &width))
       return usage_error("--width takes 100 to 100000 pixels");
-    fo.width = (int)w;
+    fo.width = (int)width;
   }
   if (a->val[OPT_minwidth]) {
     fo.minwidth = strtod(a->val[OPT_minwidth], &end);
     if (*end || fo.minwidth < 0) return usage_error("bad --minwidth");
   }
-  if (!(f = fopen(path, "w"))) {
+  if ((rc = wfile_open(&w, path))) {
+    errno_msg(rc, "cannot write '%s'", path);
+    return 1;
+  }
+  if ((rc = flame_svg(w.f, st, n, &fo))) {
+    wfile_abort(&w);
     perror_msg("cannot write '%s'", path);
     return 1;
   }
-  rc = flame_svg(f, st, n, &fo);
-  if (fclose(f) || rc) {
-    perror_msg("cannot write '%s'", path);
+  if ((rc = wfile_commit(&w))) {
+    errno_msg(rc, "cannot write '%s'", path);
     return 1;
   }
   return 0;

@@ -1,6 +1,8 @@
 # jvm.sh - start and stop real JVMs for tests (sourced by testing.sh)
 #
 #   have_java                        true when java and the test classes exist
+#   java_section                     the tests up to end_section need Java:
+#                                    without it each says SKIP (needs java)
 #   jvm_start [java options] Class [args]   start a JVM; sets JVM_PID when its
 #                                    PerfData file is ready (accessible byte)
 #   jvm_stop PID                     stop it (the EXIT trap stops the rest)
@@ -18,6 +20,8 @@ have_java() {
   command -v "$JAVA" >/dev/null 2>&1 && [ -n "${JT_CLASSES:-}" ]
 }
 
+java_section() { section have_java; }
+
 perf_file() { echo "/tmp/hsperfdata_$(id -un)/$1"; }
 
 # Wait (up to 30 s) until file $1 exists and its accessible byte is set.
@@ -34,6 +38,7 @@ wait_perf_ready() {
 }
 
 jvm_start() {
+  have_java || return 1
   "$JAVA" -cp "$JT_CLASSES" "$@" > "$T/jvm.$$.out" 2>&1 &
   JVM_PID=$!
   track "$JVM_PID"

@@ -25,22 +25,30 @@ wanted() {
 }
 
 # Unit tests: each test/unit/X.c is linked with core/*.c by the host compiler
-# and never with dist/jvmtool; with SANITIZE=1 under ASan+UBSan too.
+# and never with dist/jvmtool; with SANITIZE=1 under ASan+UBSan too. The
+# flags are the build's (build.d/flags.sh).
+. ./build.d/flags.sh
+HOSTCC=${HOSTCC:-cc}
+UNIT_SAN=
+if [ "${SANITIZE:-0}" = 1 ]; then HOSTCC=clang UNIT_SAN=$SAN; fi
+unit_cc() { $HOSTCC $BASE $DEBUG $TESTINC $UNIT_SAN "$@" $TESTLIBS core/*.c -lm; }
 mkdir -p dist/unit
-if [ "${SANITIZE:-0}" = 1 ]; then
-  HOSTCC=clang
-  UNIT_CFLAGS_EXTRA="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+
+# Test tools: mkperf writes PerfData files (the unit tests' writer).
+if unit_cc test/mkperf.c -o dist/unit/mkperf 2>"$JT_TMP/cc.err"; then
+  export MKPERF="$TOP/dist/unit/mkperf"
+else
+  echo "FAIL: test/mkperf.c does not compile" | tee -a "$log"
+  cat "$JT_TMP/cc.err"
 fi
+
 for src in test/unit/*.c; do
   [ -f "$src" ] || continue
   name=$(basename "$src" .c)
   case "$name" in *_lib) continue ;; esac
   wanted "$name" "$@" || continue
   bin=dist/unit/$name
-  libs=$(ls test/unit/*_lib.c 2>/dev/null)
-  if ! ${HOSTCC:-cc} -std=c11 -D_GNU_SOURCE -g -O1 -I. -Itest/unit -Idist/gen \
-      -Wall -Wno-unused-parameter -DJVMTOOL_VERSION='"test"' \
-      ${UNIT_CFLAGS_EXTRA:-} "$src" $libs core/*.c -o "$bin" -lm 2>"$JT_TMP/cc.err"; then
+  if ! unit_cc "$src" -o "$bin" 2>"$JT_TMP/cc.err"; then
     echo "FAIL: unit/$name: does not compile" | tee -a "$log"
     cat "$JT_TMP/cc.err"
     continue

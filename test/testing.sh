@@ -5,6 +5,9 @@
 #   check   ID "name" command...                      pass when it exits 0
 #   skip    ID "name" "why"
 #   skipnot CONDITION...                              next test skips unless true
+#   section CONDITION...  every test up to end_section skips unless true
+#   end_section
+#   mkperf ARGS...        write a PerfData file (test/mkperf.c says how)
 #
 # IDs ("ps-1.2") make a failure greppable. Expected output is compared byte
 # for byte, including the final newline (write "$(printf ...)" for exotic
@@ -15,6 +18,7 @@ set -u
 : "${JT_TMP:?run through ./build.sh test}"
 T=$(mktemp -d "$JT_TMP/t.XXXXXX")
 _skipnext=
+_skipsection=
 _tracked=
 
 pass() { echo "PASS: $1"; }
@@ -23,9 +27,14 @@ skip() { echo "SKIP: $1 $2 ($3)"; _skipnext=; }
 
 skipnot() { eval "$@" >/dev/null 2>&1 || _skipnext="needs: $*"; }
 
+section() {
+  if eval "$@" >/dev/null 2>&1; then _skipsection=; else _skipsection="needs: $*"; fi
+}
+end_section() { _skipsection=; }
+
 _should_skip() {
-  [ -n "$_skipnext" ] || return 1
-  echo "SKIP: $1 $2 ($_skipnext)"
+  [ -n "$_skipnext$_skipsection" ] || return 1
+  echo "SKIP: $1 $2 (${_skipnext:-$_skipsection})"
   _skipnext=
   return 0
 }
@@ -65,6 +74,9 @@ check() {
   fi
   return 0
 }
+
+# The test tree's PerfData writer, built by test/run.sh.
+mkperf() { "${MKPERF:?mkperf: run through ./build.sh test}" "$@"; }
 
 # Remember a pid (or a command to run) for the EXIT trap.
 track() { _tracked="$_tracked $1"; }

@@ -14,13 +14,13 @@ out=dist/fuzz
 mkdir -p "$out"
 command -v clang >/dev/null || { echo "fuzz: clang not found (install clang)" >&2; exit 1; }
 sh test/fuzz/seeds.sh "$out/seeds" || exit 1
+. ./build.d/flags.sh
 status=0
 for src in test/fuzz/fuzz_*.c; do
   name=$(basename "$src" .c | sed 's/^fuzz_//')
   bin=$out/fuzz_$name
-  clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -Idist/gen -Itest/unit \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -DJVMTOOL_VERSION='"fuzz"' "$src" core/*.c $(ls test/unit/*_lib.c 2>/dev/null) -o "$bin" -lm ||
+  clang $BASE $DEBUG $TESTINC -fsanitize=fuzzer $SAN \
+    "$src" core/*.c $TESTLIBS -o "$bin" -lm ||
     { echo "FAIL: fuzz $name: does not compile"; status=1; continue; }
   corpus=$out/corpus/$name
   mkdir -p "$corpus" "test/fuzz/regress/$name"

@@ -28,9 +28,10 @@ done
 # perfdata: writer-made files in both byte orders, and the shared corpus of
 # real files when it is there (read at run time, not copied into the repo)
 mkdir -p "$out/perfdata"
-${HOSTCC:-cc} -std=c11 -D_GNU_SOURCE -I. -Itest/unit -o "$out/mkseeds" \
-  test/fuzz/mkseeds.c test/unit/pdwriter_lib.c core/*.c -lm
-"$out/mkseeds" "$out/perfdata"
+. ./build.d/flags.sh
+${HOSTCC:-cc} $BASE $TESTINC -o "$out/mkperf" test/mkperf.c $TESTLIBS core/*.c -lm
+"$out/mkperf" -j "$out/perfdata/writer-le"
+"$out/mkperf" -j -b "$out/perfdata/writer-be"
 shared=../shared
 [ -d "$shared" ] || shared=/work/shared
 for f in "$shared"/fixtures/hsperfdata/*; do

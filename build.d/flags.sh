@@ -1,0 +1,30 @@
+# build.d/flags.sh - the one compile line: every compiler call that builds
+# core/ (the binary, unit tests, fuzz targets and their replays, the
+# valgrind build, lint, test tools) takes its flags from here. POSIX sh,
+# sourced; sets variables only (not a build step: build.sh skips it).
+#
+# In:  JT_SRC      the source tree as the compiler should see it (default .)
+#      JT_VERSION  the version string compiled in (default "test")
+# Out: WARN        the warnings of every build (build.d steps use it too)
+#      BASE        language, defines, include folders, WARN
+#      DEBUG       debug builds: unit tests, fuzz, replay, valgrind, tools
+#      SAN         ASan+UBSan, stopping at the first report (SANITIZE=1)
+#      STRICT      what lint.test adds on top of BASE, as errors
+#      TESTINC     the test-only headers (test/unit: check.h, pdwriter.h)
+#      TESTLIBS    the test-only sources every test program links with
+#      RELEASE     size flags of dist/jvmtool (with -static, --gc-sections)
+: "${JT_SRC:=.}"
+: "${JT_VERSION:=test}"
+WARN="-Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter \
+ -Werror=implicit-function-declaration -Werror=vla"
+BASE="-std=c11 -D_GNU_SOURCE -I$JT_SRC -I$JT_SRC/dist/gen $WARN \
+ -DJVMTOOL_VERSION=\"$JT_VERSION\""
+DEBUG="-g -O1 -fno-omit-frame-pointer"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+# -Wconversion is left out on purpose: PerfData and jstat arithmetic mixes
+# 32/64-bit file fields, doubles and sizes everywhere, and its hundreds of
+# casts would hide real bugs rather than find them.
+STRICT="-fsyntax-only -Wstrict-prototypes -Wmissing-prototypes -Werror"
+TESTINC="-I$JT_SRC/test/unit"
+TESTLIBS=$(ls "$JT_SRC"/test/unit/*_lib.c 2>/dev/null | tr '\n' ' ')
+RELEASE="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables"
