@@ -11,9 +11,7 @@
  * class on its stack is alive (jmethodIDs are never kept: looking them up
  * later crashed JDKs before JDK-8268364), and appended as one complete line
  * of the original's stacks.txt format to a buffer that the agent thread
- * writes out. Return codes (shown by "load" as "return code: N"): 0 ok,
- * 2 bad options, 3 output file, 4 JVM too old, 5 JVMTI failure, 6 not
- * running (stop/status), 98 another agent owns allocation sampling.
+ * writes out. Return codes, words and file names: agent/protocol.h.
  *
  * Locking: "lock" guards the state and the sample buffer, "io" the output
  * file. The garbage-collection callback runs in the VM thread during a
@@ -22,13 +20,11 @@
  */
 #include <jvmti.h>
 #include "agent/sys.h"
+#include "agent/protocol.h"
+#include "agent/config.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum rc {
-  RC_OK = 0, RC_OPTIONS = 2, RC_OUTPUT = 3, RC_OLD_JVM = 4, RC_JVMTI = 5,
-  RC_IDLE = 6, RC_TAKEN = 98
-};
 enum state { IDLE, STARTING, RUNNING, STOPPING };
 enum {
   BUF_CAP = 256 * 1024,   /* each of the two output buffers */
@@ -37,15 +33,11 @@ enum {
   STACK_FRAMES = 128
 };
 
-/* What agent/config.h needs, defined below. */
-void *memset(void *d, int c, size_t n);
-void *memcpy(void *restrict d, const void *restrict s, size_t n);
-static void say(const char *a, const char *b, const char *c);
-#include "agent/config.h"
 
 /* A sampled object waiting for the next GC (lifetime recorder). */
 struct life {
-  jlong tag;
+  jweak ref;              /* the object, without keeping it alive */
+  uint64_t seq;
   char *line;
   int len;
   int gen;                /* GCs finished before it was sampled */
@@ -73,7 +65,6 @@ static struct {
   int gc_done;
   uint64_t samples, dropped, write_errors, rng;
   struct life *life;
-  unsigned char *life_mark;
   uint64_t life_seq;
   jvmtiCapabilities caps;
 } g = { .fd = -1 };
@@ -233,6 +224,23 @@ static int64_t jitter(int64_t n)
 
 /* ---- options ---------------------------------------------------------- */
 
+static void warn_option(const char *msg, void *arg)
+{
+  say(msg, 0, 0);
+}
+
+/* Apply s[0..n) (sep-separated pairs); a bad one is said on stderr. */
+static int apply(struct config *c, const char *s, size_t n, char sep,
+                 int from_file)
+{
+  char err[400];
+  int rc = config_apply(c, s, n, sep, from_file, err, sizeof(err),
+                        warn_option, 0);
+
+  if (rc) say(err, 0, 0);
+  return rc;
+}
+
 /* Read a properties file (at most 64 KiB) and apply its lines. */
 static int apply_file(struct config *c, const char *path)
 {
@@ -240,20 +248,20 @@ static int apply_file(struct config *c, const char *path)
   long fd, n, got = 0, cap = 65536;
   int rc;
 
-  fd = sys_open(path, K_O_RDONLY | K_O_CLOEXEC, 0);
+  fd = sys_open(path, K_O_RDONLY | K_O_CLOEXEC | K_O_NONBLOCK, 0);
   if (fd < 0) {
     say("cannot read properties file '", path, "'");
-    return RC_OPTIONS;
+    return AGENT_OPTIONS;
   }
   if ((*g.jvmti)->Allocate(g.jvmti, cap, (unsigned char **)&data)) {
     sys_close((int)fd);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   while (got < cap && ((n = sys_read((int)fd, data + got, cap - got)) > 0 ||
                        n == -K_EINTR))
     if (n > 0) got += n;
   sys_close((int)fd);
-  rc = config_lines(c, data, (size_t)got, '\n', 1);
+  rc = apply(c, data, (size_t)got, '\n', 1);
   (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)data);
   return rc;
 }
@@ -269,7 +277,7 @@ static int parse_options(struct config *c, const char *opts)
   n = str_len(opts);
   for (i = 0; i < n; i++) pairs |= opts[i] == '=';
   if (!pairs) return apply_file(c, opts);
-  return config_lines(c, opts, n, ',', 0);
+  return apply(c, opts, n, ',', 0);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -365,6 +373,14 @@ static void write_header(void)
     put_num(&t, c->rate);
   }
   puts_(&t, c->lifetime ? " recorder=lifetime" : " recorder=flame");
+  /* What each line's number is (see value_of). */
+  if (!c->record_size)
+    puts_(&t, " values=count");
+  else if (c->strategy == BY_BYTES && c->weight == W_ESTIMATE &&
+           c->interval_bytes > 0)
+    puts_(&t, " values=estimated-bytes");
+  else
+    puts_(&t, " values=object-size");
   puts_(&t, " depth=");
   put_num(&t, c->depth);
   puts_(&t, " start=");
@@ -490,15 +506,25 @@ static void put_frame(jvmtiEnv *j, JNIEnv *jni, struct text *t,
   }
 }
 
-/* Keep a lifetime sample until the next GC section: copy its line, tag the
- * object with its sequence number. */
-static void keep_for_gc(jvmtiEnv *j, jobject obj, const char *line, size_t n)
+/* Keep a lifetime sample until the next GC section: copy its line, hold
+ * the object by a JNI weak reference. (Tags and GetObjectsWithTags were
+ * used before: JDK 17 matches every tag map entry against every asked tag
+ * under the tag map lock, seconds for tens of thousands of samples, while
+ * allocating threads waited in SetTag: the cause of stops that ran out
+ * their 10 s bound.) */
+static void keep_for_gc(jvmtiEnv *j, JNIEnv *jni, jobject obj,
+                        const char *line, size_t n)
 {
   char *copy;
   uint64_t seq;
   struct life *e;
+  jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
 
-  if ((*j)->Allocate(j, (jlong)n, (unsigned char **)&copy)) return;
+  if (!ref) return;
+  if ((*j)->Allocate(j, (jlong)n, (unsigned char **)&copy)) {
+    (*jni)->DeleteWeakGlobalRef(jni, ref);
+    return;
+  }
   memcpy(copy, line, n);
   lock(g.lock);
   seq = g.life_seq++;
@@ -507,15 +533,62 @@ static void keep_for_gc(jvmtiEnv *j, jobject obj, const char *line, size_t n)
     g.dropped += g.state == RUNNING;
     unlock(g.lock);
     (*j)->Deallocate(j, (unsigned char *)copy);
+    (*jni)->DeleteWeakGlobalRef(jni, ref);
     return;
   }
-  e->tag = (jlong)seq + 1;
+  e->ref = ref;
+  e->seq = seq;
   e->line = copy;
   e->len = (int)n;
   e->gen = __atomic_load_n(&g.gc_count, __ATOMIC_ACQUIRE);
   g.samples++;
   unlock(g.lock);
-  (*j)->SetTag(j, obj, (jlong)seq + 1);
+}
+
+/* 1 - e^(-x) for x >= 0, relative error below 1e-14, without libm: a
+ * Taylor series where it cancels (x < 0.5; terms to x^19/19!, < 1e-22),
+ * else e^(-x) = 2^(-k) e^(-r) with r = x - k ln 2 in [-0.35, 0.35]
+ * (series to r^17/17!, < 1e-21). */
+static double one_minus_exp_neg(double x)
+{
+  const double ln2 = 0.69314718055994530942;
+  double sum = 0, term = 1, e;
+  int i, k;
+
+  if (x < 0.5) {
+    for (i = 1; i < 20; i++) {
+      term *= x / i;
+      sum += i % 2 ? term : -term;
+    }
+    return sum;
+  }
+  if (x > 60) return 1;
+  k = (int)(x / ln2 + 0.5);
+  x -= k * ln2;              /* now e^(-x_original) = 2^-k e^(-x) */
+  for (e = 1, i = 1; i < 18; i++) {
+    term *= -x / i;
+    e += term;
+  }
+  while (k-- > 0) e *= 0.5;
+  return 1 - e;
+}
+
+/* The number a sample line carries (the header's "values="). strategy
+ * bytes: HotSpot samples an object of s bytes with probability
+ * 1 - e^(-s/I) (exponentially spaced sample points, mean I), so it stands
+ * for s / (1 - e^(-s/I)) bytes: that sum estimates the bytes allocated at
+ * each stack without bias, for small and large objects alike. */
+static int64_t value_of(jlong size)
+{
+  const struct config *c = &g.cfg;
+  double q;
+
+  if (!c->record_size) return 1;
+  if (c->strategy != BY_BYTES || c->weight != W_ESTIMATE ||
+      c->interval_bytes <= 0 || size <= 0)
+    return size;
+  q = one_minus_exp_neg((double)size / (double)c->interval_bytes);
+  return (int64_t)((double)size / q + 0.5);
 }
 
 static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
@@ -531,7 +604,7 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   put_type(&t, sig);
   (*j)->Deallocate(j, (unsigned char *)sig);
   puts_(&t, " ");
-  put_num(&t, g.cfg.record_size ? size : 1);
+  put_num(&t, value_of(size));
   puts_(&t, "\n");
   at -= t.len;
   memcpy(line + at, piece, t.len);
@@ -552,7 +625,7 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   }
   if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
   if (g.cfg.lifetime) {
-    keep_for_gc(j, obj, line + at, LINE_CAP - at);
+    keep_for_gc(j, jni, obj, line + at, LINE_CAP - at);
   } else {
     append(line + at, LINE_CAP - at, 1);
   }
@@ -606,54 +679,31 @@ static void JNICALL on_gc_finish(jvmtiEnv *j)
   __atomic_add_fetch(&g.gc_count, 1, __ATOMIC_SEQ_CST);
 }
 
-/* On the service thread, some time after the GC that freed a tagged
- * object: forget its line. */
-static void JNICALL on_object_free(jvmtiEnv *j, jlong tag)
-{
-  struct life *e;
-  char *line = 0;
-
-  lock(g.lock);
-  if (g.life && tag > 0) {
-    e = &g.life[(uint64_t)(tag - 1) % LIFE_CAP];
-    if (e->tag == tag && e->line) {
-      line = e->line;
-      e->line = 0;
-      e->tag = 0;
-    }
-  }
-  unlock(g.lock);
-  if (line) (*j)->Deallocate(j, (unsigned char *)line);
-}
-
 /* ---- lifetime sections ---------------------------------------------------- */
 
-/* "#GC <x>" and the samples taken before GC x+1 that are still alive: they
- * leave the table either way, so each object is reported at most once, in
- * the first section after it was sampled (the original's LifetimePrinter).
- * Liveness is asked of the JVM (GetObjectsWithTags): ObjectFree events come
- * late, on the service thread, and only shrink the table early. */
-static void gc_section(jvmtiEnv *j, JNIEnv *jni, int x, jlong *tags,
-                       char **lines, int *lens)
+/* "#GC <x>" and the samples taken before GC x+1 that are still alive (their
+ * weak reference not cleared): they leave the table either way, so each
+ * object is reported at most once, in the first section after it was
+ * sampled (the original's LifetimePrinter). */
+static void gc_section(JNIEnv *jni, int x, jweak *refs, char **lines,
+                       int *lens)
 {
   char head[40];
   struct text t = { head, 0, sizeof(head) };
   uint64_t seq, first;
   struct life *e;
-  jint n = 0, found = 0, i;
-  jobject *objs = 0;
-  jlong *alive = 0;
+  jint n = 0, i;
 
   lock(g.lock);
   first = g.life_seq > LIFE_CAP ? g.life_seq - LIFE_CAP : 0;
   for (seq = first; seq < g.life_seq; seq++) {
     e = &g.life[seq % LIFE_CAP];
-    if (e->line && e->tag == (jlong)seq + 1 && e->gen <= x) {
-      tags[n] = e->tag;
+    if (e->line && e->seq == seq && e->gen <= x) {
+      refs[n] = e->ref;
       lines[n] = e->line;
       lens[n++] = e->len;
       e->line = 0;
-      e->tag = 0;
+      e->ref = 0;
     }
   }
   unlock(g.lock);
@@ -661,36 +711,34 @@ static void gc_section(jvmtiEnv *j, JNIEnv *jni, int x, jlong *tags,
   put_num(&t, x);
   puts_(&t, "\n");
   append(head, t.len, 0);
-  if (n && (*j)->GetObjectsWithTags(j, n, tags, &found, &objs, &alive) == 0) {
-    for (i = 0; i < found; i++) {
-      g.life_mark[(uint64_t)(alive[i] - 1) % LIFE_CAP] = 1;
-      (*j)->SetTag(j, objs[i], 0);
-      (*jni)->DeleteLocalRef(jni, objs[i]);
-    }
-    (*j)->Deallocate(j, (unsigned char *)objs);
-    (*j)->Deallocate(j, (unsigned char *)alive);
-  }
   for (i = 0; i < n; i++) {
-    if (g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP]) append(lines[i], lens[i], 0);
-    g.life_mark[(uint64_t)(tags[i] - 1) % LIFE_CAP] = 0;
-    (*j)->Deallocate(j, (unsigned char *)lines[i]);
+    if (!(*jni)->IsSameObject(jni, refs[i], 0)) append(lines[i], lens[i], 0);
+    (*jni)->DeleteWeakGlobalRef(jni, refs[i]);
+    (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)lines[i]);
   }
 }
 
 /* Forget every waiting lifetime sample (at stop). */
 static void life_clear(void)
 {
+  JNIEnv *jni = 0;
+  jweak ref;
   char *line;
   int i;
 
   if (!g.life) return;
+  /* Called on a Java thread (attach listener, VMInit): it has a JNIEnv. */
+  if ((*g.vm)->GetEnv(g.vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+    jni = 0;
   for (i = 0; i < LIFE_CAP; i++) {
     lock(g.lock);
     line = g.life[i].line;
+    ref = g.life[i].ref;
     g.life[i].line = 0;
-    g.life[i].tag = 0;
+    g.life[i].ref = 0;
     unlock(g.lock);
     if (line) (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)line);
+    if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
   }
 }
 
@@ -703,12 +751,9 @@ static jvmtiError set_events(jvmtiEventMode mode)
 
   err = (*j)->SetEventNotificationMode(j, mode,
                                        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0);
-  if (g.cfg.lifetime && !err) {
-    err = (*j)->SetEventNotificationMode(j, mode, JVMTI_EVENT_OBJECT_FREE, 0);
-    if (!err)
-      err = (*j)->SetEventNotificationMode(
-        j, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 0);
-  }
+  if (g.cfg.lifetime && !err)
+    err = (*j)->SetEventNotificationMode(
+      j, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 0);
   if (g.cfg.strategy == BY_COUNT && !err)
     err = (*j)->SetEventNotificationMode(j, mode, JVMTI_EVENT_THREAD_END, 0);
   return err;
@@ -721,7 +766,7 @@ static int go_running(void)
   if (err) {
     set_events(JVMTI_DISABLE);
     say_err("cannot enable allocation sampling", err);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   lock(g.lock);
   if (g.state == STARTING) g.state = RUNNING;
@@ -733,14 +778,14 @@ static int go_running(void)
  * writes GC sections and the buffered lines. */
 static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
 {
-  jlong *tags = 0;
+  jweak *refs = 0;
   char **lines = 0;
   int *lens = 0, st;
   int64_t now = clock_ms(K_CLOCK_MONOTONIC), wait, last_flush = now;
   int64_t begin = now + g.cfg.delay_secs * 1000, next_arm = now;
 
   if (g.cfg.lifetime &&
-      ((*j)->Allocate(j, sizeof(*tags) * LIFE_CAP, (unsigned char **)&tags) ||
+      ((*j)->Allocate(j, sizeof(*refs) * LIFE_CAP, (unsigned char **)&refs) ||
        (*j)->Allocate(j, sizeof(*lines) * LIFE_CAP, (unsigned char **)&lines) ||
        (*j)->Allocate(j, sizeof(*lens) * LIFE_CAP, (unsigned char **)&lens)))
     say("out of memory for the lifetime recorder", 0, 0);
@@ -756,9 +801,11 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
       g.armed = 1;
       next_arm = now + jitter(g.cfg.interval_ms);
     }
+    /* Stops between sections: a backlog must not hold up stop(). */
     if (g.cfg.lifetime && lines)
-      while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST))
-        gc_section(j, jni, g.gc_done++, tags, lines, lens);
+      while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST) &&
+             __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING)
+        gc_section(jni, g.gc_done++, refs, lines, lens);
     if (now - last_flush >= 200 || g.len > BUF_CAP / 2) {
       flush();
       last_flush = now;
@@ -774,7 +821,7 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
     if (st != RUNNING) break;
   }
   flush();
-  if (tags) (*j)->Deallocate(j, (unsigned char *)tags);
+  if (refs) (*j)->Deallocate(j, (unsigned char *)refs);
   if (lines) (*j)->Deallocate(j, (unsigned char *)lines);
   if (lens) (*j)->Deallocate(j, (unsigned char *)lens);
   lock(g.lock);
@@ -803,7 +850,7 @@ static int start_thread(JNIEnv *jni)
   if (name) (*jni)->DeleteLocalRef(jni, name);
   if (cls) (*jni)->DeleteLocalRef(jni, cls);
   if (err) say_err("cannot start the agent thread", err);
-  return err ? RC_JVMTI : 0;
+  return err ? AGENT_JVMTI : 0;
 }
 
 /* Stop sampling: no event, callback or thread of ours is left, the output
@@ -816,7 +863,7 @@ static int stop(void)
   lock(g.lock);
   if (g.state == IDLE) {
     unlock(g.lock);
-    return RC_IDLE;
+    return AGENT_IDLE;
   }
   g.state = STOPPING;
   (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
@@ -833,6 +880,10 @@ static int stop(void)
     (*g.jvmti)->RawMonitorWait(g.jvmti, g.lock, 10);
     unlock(g.lock);
   }
+  if (i == 1000)
+    say(g.thread_running ? "stop: the agent thread did not end in 10 s"
+                         : "stop: a sampling callback did not end in 10 s",
+        0, 0);
   close_output();
   life_clear();
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
@@ -840,7 +891,6 @@ static int stop(void)
   memset(&rel, 0, sizeof(rel));
   rel.can_generate_sampled_object_alloc_events =
     g.caps.can_generate_sampled_object_alloc_events;
-  rel.can_generate_object_free_events = g.caps.can_generate_object_free_events;
   rel.can_generate_garbage_collection_events =
     g.caps.can_generate_garbage_collection_events;
   (*g.jvmti)->RelinquishCapabilities(g.jvmti, &rel);
@@ -848,7 +898,7 @@ static int stop(void)
   lock(g.lock);
   g.state = IDLE;
   unlock(g.lock);
-  return RC_OK;
+  return AGENT_OK;
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
@@ -878,14 +928,26 @@ static int get_buffers(void)
                  (*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.spare)))
     return -1;
   if (g.cfg.lifetime && !g.life) {
-    if ((*j)->Allocate(j, LIFE_CAP, &g.life_mark) ||
-        (*j)->Allocate(j, sizeof(*g.life) * LIFE_CAP,
+    if ((*j)->Allocate(j, sizeof(*g.life) * LIFE_CAP,
                        (unsigned char **)&g.life))
       return -1;
-    memset(g.life_mark, 0, LIFE_CAP);
     memset(g.life, 0, sizeof(*g.life) * LIFE_CAP);
   }
   return 0;
+}
+
+/* Create the samples file: a new inode, never through a link, never into a
+ * FIFO (O_NONBLOCK: the attach thread must not wait for a reader), never a
+ * truncated existing file. A name that is taken (a run before, a planted
+ * link or FIFO) is removed and created afresh, once. */
+static long open_output(const char *path)
+{
+  int flags = K_O_WRONLY | K_O_CREAT | K_O_EXCL | K_O_NOFOLLOW |
+              K_O_NONBLOCK | K_O_CLOEXEC;
+  long fd = sys_open(path, flags, 0644);
+
+  if (fd == -K_EEXIST && sys_unlink(path) == 0) fd = sys_open(path, flags, 0644);
+  return fd;
 }
 
 static int start(JNIEnv *jni, int live)
@@ -899,32 +961,29 @@ static int start(JNIEnv *jni, int live)
 
   if (get_buffers()) {
     say("out of memory", 0, 0);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   memset(&want, 0, sizeof(want));
   want.can_generate_sampled_object_alloc_events = 1;
   want.can_get_line_numbers = 1;
   if (g.cfg.lifetime) {
-    want.can_tag_objects = 1;
-    want.can_generate_object_free_events = 1;
     want.can_generate_garbage_collection_events = 1;
   }
   err = (*j)->AddCapabilities(j, &want);
   if (err == JVMTI_ERROR_NOT_AVAILABLE) {
     say("another agent owns allocation sampling (JVMTI error 98: "
         "can_generate_sampled_object_alloc_events is taken)", 0, 0);
-    return RC_TAKEN;
+    return AGENT_TAKEN;
   }
   if (err) {
     say_err("cannot get the JVMTI capabilities", err);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   g.caps = want;
-  fd = sys_open(g.cfg.output, K_O_WRONLY | K_O_CREAT | K_O_TRUNC |
-                K_O_NOFOLLOW | K_O_CLOEXEC, 0644);
+  fd = open_output(g.cfg.output);
   if (fd < 0) {
     say("cannot write output file '", g.cfg.output, "'");
-    rc = RC_OUTPUT;
+    rc = AGENT_OUTPUT;
     goto undo;
   }
   memset(&cb, 0, sizeof(cb));
@@ -932,7 +991,6 @@ static int start(JNIEnv *jni, int live)
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;
   cb.ThreadEnd = on_thread_end;
-  cb.ObjectFree = on_object_free;
   cb.GarbageCollectionFinish = on_gc_finish;
   err = (*j)->SetEventCallbacks(j, &cb, sizeof(cb));
   if (!err)
@@ -945,7 +1003,7 @@ static int start(JNIEnv *jni, int live)
   if (err) {
     say_err("cannot set up allocation sampling", err);
     sys_close((int)fd);
-    rc = RC_JVMTI;
+    rc = AGENT_JVMTI;
     goto undo;
   }
   g.fd = (int)fd;
@@ -979,7 +1037,7 @@ static int get_env(JavaVM *vm)
 
   if ((*vm)->GetEnv(vm, (void **)&j, JVMTI_VERSION_1_2) != JNI_OK || !j) {
     say("this JVM offers no JVMTI environment", 0, 0);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   (*j)->GetVersionNumber(j, &version);
   if (((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) < 11) {
@@ -991,12 +1049,12 @@ static int get_env(JavaVM *vm)
         "JDK 11 or later is needed");
     if (jv) (*j)->Deallocate(j, (unsigned char *)jv);
     (*j)->DisposeEnvironment(j);
-    return RC_OLD_JVM;
+    return AGENT_OLD;
   }
   if ((*j)->CreateRawMonitor(j, "jvmtool agent", &g.lock) ||
       (*j)->CreateRawMonitor(j, "jvmtool agent io", &g.io)) {
     (*j)->DisposeEnvironment(j);
-    return RC_JVMTI;
+    return AGENT_JVMTI;
   }
   g.jvmti = j;
   return 0;
@@ -1011,10 +1069,10 @@ static int entry(JavaVM *vm, char *options, int live)
   if (fresh && (rc = get_env(vm)) != 0) return rc;
   g.vm = vm;
   if (live) (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6);
-  if (options && str_eq(options, str_len(options), "stop")) {
+  if (options && str_eq(options, str_len(options), AGENT_WORD_STOP)) {
     rc = stop();
-  } else if (options && str_eq(options, str_len(options), "status")) {
-    rc = g.state == RUNNING || g.state == STARTING ? RC_OK : RC_IDLE;
+  } else if (options && str_eq(options, str_len(options), AGENT_WORD_STATUS)) {
+    rc = g.state == RUNNING || g.state == STARTING ? AGENT_OK : AGENT_IDLE;
   } else if ((rc = parse_options(&c, options)) == 0) {
     stop();                      /* loaded again: restart with new options */
     g.cfg = c;

@@ -13,7 +13,8 @@
 #if defined(__x86_64__)
 enum {
   NR_read = 0, NR_write = 1, NR_close = 3, NR_getpid = 39,
-  NR_openat = 257, NR_clock_gettime = 228
+  NR_openat = 257, NR_clock_gettime = 228, NR_unlinkat = 263,
+  K_O_NOFOLLOW = 0400000
 };
 
 static inline long sys_call4(long n, long a, long b, long c, long d)
@@ -29,7 +30,8 @@ static inline long sys_call4(long n, long a, long b, long c, long d)
 #elif defined(__aarch64__)
 enum {
   NR_read = 63, NR_write = 64, NR_close = 57, NR_getpid = 172,
-  NR_openat = 56, NR_clock_gettime = 113
+  NR_openat = 56, NR_clock_gettime = 113, NR_unlinkat = 35,
+  K_O_NOFOLLOW = 0100000    /* arm64's own value, not asm-generic's */
 };
 
 static inline long sys_call4(long n, long a, long b, long c, long d)
@@ -50,9 +52,10 @@ static inline long sys_call4(long n, long a, long b, long c, long d)
 
 /* Kernel flag values (the same on x86_64 and aarch64). */
 enum {
-  K_O_RDONLY = 0, K_O_WRONLY = 01, K_O_CREAT = 0100, K_O_TRUNC = 01000,
-  K_O_NOFOLLOW = 0400000, K_O_CLOEXEC = 02000000, K_AT_FDCWD = -100,
-  K_EINTR = 4, K_EAGAIN = 11, K_CLOCK_REALTIME = 0, K_CLOCK_MONOTONIC = 1
+  K_O_RDONLY = 0, K_O_WRONLY = 01, K_O_CREAT = 0100, K_O_EXCL = 0200,
+  K_O_NONBLOCK = 04000, K_O_CLOEXEC = 02000000, K_AT_FDCWD = -100,
+  K_EINTR = 4, K_EAGAIN = 11, K_EEXIST = 17, K_CLOCK_REALTIME = 0,
+  K_CLOCK_MONOTONIC = 1
 };
 
 struct k_timespec {
@@ -72,6 +75,11 @@ static inline long sys_read(int fd, void *p, size_t n)
 static inline long sys_open(const char *path, int flags, int mode)
 {
   return sys_call4(NR_openat, K_AT_FDCWD, (long)path, flags, mode);
+}
+
+static inline long sys_unlink(const char *path)
+{
+  return sys_call4(NR_unlinkat, K_AT_FDCWD, (long)path, 0, 0);
 }
 
 static inline long sys_close(int fd)

@@ -5,20 +5,38 @@
  * any container: a file goes only when its name is a pid, nobody holds its
  * flock (every JDK with JDK-8286030 holds it for life), and no process
  * with that pid exists in the pid namespace the file belongs to. What
- * cannot be told is kept and reported. Folders are opened once, without
- * following links, and everything after is relative to their fds; a file is
- * removed only if the name still leads to the very inode we locked.
+ * cannot be told is kept and reported. A container's /tmp is resolved
+ * inside its root (core/root.h); folders are opened once, without
+ * following links, and everything after is relative to their fds; a file's
+ * type is looked at before it is opened (a device is never opened), and it
+ * is removed only if the name still leads to the very inode we locked.
+ * /proc is read once per run. The summary counts the lines printed.
  * Deviation from the JVM: other files in the folder are left alone.
  */
 #include "core/jvmtool.h"
+#include "core/root.h"
 #include "core/vm.h"
 
 #define OPTS_FILE "specs/clean.opts"
 #include "core/opt_table.h"
 
-struct root {
-  char *path;         /* "/tmp", or "/proc/<pid>/root/tmp" */
-  struct stat st;     /* that folder */
+/* One process as clean needs it, read once per run. */
+struct proc_view {
+  int pid;
+  int nspid;        /* innermost pid, 0 when unknown */
+  uint64_t pidns;
+  int ns_err;       /* proc_ns_ino's error, 0 when pidns is known */
+  int has_tmp;      /* tdev, tino: its /tmp, inside its root */
+  dev_t tdev;
+  ino_t tino;
+};
+
+/* A /tmp being cleaned. */
+struct place {
+  struct root root;   /* the root it lies in (for its /etc/passwd) */
+  char *name;         /* "/tmp", or "/proc/<pid>/root/tmp", for output */
+  int fd;             /* the folder */
+  struct stat st;
   uint64_t *pidns;    /* the pid namespaces of the processes that see it */
   size_t npidns;
 };
@@ -26,164 +44,204 @@ struct root {
 static struct args a;
 static int removed, kept, failed;
 static uint64_t own_pidns;
+static struct proc_view *view;
+static size_t nview;
 
-/* The pid namespaces whose processes see r's folder as their /tmp: a file
- * there may belong to any of them. */
-static void find_pidns(struct root *r)
+static void build_view(void)
 {
-  DIR *proc = opendir("/proc");
-  struct dirent *e;
+  int *pids;
+  size_t n;
 
-  while (proc && (e = readdir(proc))) {
-    char path[64];
+  if (proc_pids(&pids, &n)) return;
+  view = xzalloc((n ? n : 1) * sizeof(*view));
+  for (size_t i = 0; i < n; i++) {
+    struct proc_view *p = &view[nview];
+    struct proc_status st;
+    struct root r;
     struct stat sb;
-    uint64_t ns;
-    size_t i;
-    int q;
+    int fd;
 
-    if (parse_pid(e->d_name, &q)) continue;
-    snprintf(path, sizeof(path), "/proc/%d/root/tmp", q);
-    if (stat(path, &sb) || sb.st_dev != r->st.st_dev ||
-        sb.st_ino != r->st.st_ino || proc_ns_ino(q, "pid", &ns))
+    p->pid = pids[i];
+    if (!proc_status(p->pid, &st) && st.nnspid)
+      p->nspid = proc_innermost(&st, p->pid);
+    p->ns_err = proc_ns_ino(p->pid, "pid", &p->pidns);
+    if (!root_open(p->pid, &r) && !root_tmp(&r, &fd, &sb)) {
+      p->has_tmp = 1;
+      p->tdev = sb.st_dev;
+      p->tino = sb.st_ino;
+      close(fd);
+    }
+    root_close(&r);
+    nview++;
+  }
+  free(pids);
+}
+
+/* The pid namespaces whose processes see pl's folder as their /tmp: a file
+ * there may belong to any of them. */
+static void find_pidns(struct place *pl)
+{
+  for (size_t k = 0; k < nview; k++) {
+    const struct proc_view *p = &view[k];
+    size_t i;
+
+    if (!p->has_tmp || p->ns_err || p->tdev != pl->st.st_dev ||
+        p->tino != pl->st.st_ino)
       continue;
-    for (i = 0; i < r->npidns && r->pidns[i] != ns; i++) ;
-    if (i == r->npidns) {
-      r->pidns = xrealloc(r->pidns, (i + 1) * sizeof(*r->pidns));
-      r->pidns[r->npidns++] = ns;
+    for (i = 0; i < pl->npidns && pl->pidns[i] != p->pidns; i++) ;
+    if (i == pl->npidns) {
+      pl->pidns = xrealloc(pl->pidns, (i + 1) * sizeof(*pl->pidns));
+      pl->pidns[pl->npidns++] = p->pidns;
     }
   }
-  if (proc) closedir(proc);
 }
 
 /* Is a process with this pid alive in a pid namespace the file may belong
  * to? 1 yes, 0 no, -1 cannot tell. Ours is asked with kill(); the others
  * through the innermost NSpid of their processes. */
-static int alive_in(const struct root *r, int pid)
+static int alive_in(const struct place *pl, int pid)
 {
-  DIR *proc;
-  struct dirent *e;
   int found = 0, unknown = 0, others = 0;
 
-  for (size_t i = 0; i < r->npidns; i++) {
-    if (r->pidns[i] != own_pidns) others = 1;
+  for (size_t i = 0; i < pl->npidns; i++) {
+    if (pl->pidns[i] != own_pidns) others = 1;
     else if (proc_alive(pid)) return 1;
   }
   if (!others) return 0;
-  if (!(proc = opendir("/proc"))) return -1;
-  while ((e = readdir(proc)) && !found) {
-    struct proc_status st;
-    uint64_t ns;
+  for (size_t k = 0; k < nview && !found; k++) {
+    const struct proc_view *p = &view[k];
     size_t i;
-    int q;
 
-    /* Only a process with that innermost pid matters; its namespace is
-     * asked only then (some, like an outer init, hide it). */
-    if (parse_pid(e->d_name, &q) || proc_status(q, &st) || !st.nnspid ||
-        st.nspid[st.nnspid - 1] != pid)
-      continue;
-    if (proc_ns_ino(q, "pid", &ns)) {
-      unknown += errno != ENOENT;
+    /* Only a process with that innermost pid matters; its namespace may
+     * be hidden (an outer init): then we cannot tell. */
+    if (p->nspid != pid) continue;
+    if (p->ns_err) {
+      unknown += p->ns_err != -ENOENT;
       continue;
     }
-    for (i = 0; i < r->npidns && r->pidns[i] != ns; i++) ;
-    if (i < r->npidns && ns != own_pidns) found = 1;
+    for (i = 0; i < pl->npidns && pl->pidns[i] != p->pidns; i++) ;
+    if (i < pl->npidns && p->pidns != own_pidns) found = 1;
   }
-  closedir(proc);
   return found ? 1 : unknown ? -1 : 0;
 }
 
-static void report(const char *what, const char *dir, const char *name,
-                   const char *fmt, ...) PRINTF(4, 5);
-static void report(const char *what, const char *dir, const char *name,
-                   const char *fmt, ...)
+enum kind { REMOVED, KEPT, FAILED };
+
+/* Print one line "<what> <dir>[/<name>] (<why>)" and count it: the summary
+ * counts exactly the lines printed. Names come from containers: escaped
+ * for a terminal. */
+static void report(enum kind kind, const char *what, const char *dir,
+                   const char *name, const char *fmt, ...) PRINTF(5, 6);
+static void report(enum kind kind, const char *what, const char *dir,
+                   const char *name, const char *fmt, ...)
 {
+  struct buf line = {0};
+  char why[512];
   va_list ap;
 
-  printf("%s %s/%s (", what, dir, name);
   va_start(ap, fmt);
-  vprintf(fmt, ap);
+  vsnprintf(why, sizeof(why), fmt, ap);
   va_end(ap);
-  puts(")");
+  buf_printf(&line, "%s %s%s%s (%s)", what, dir, name ? "/" : "",
+             name ? name : "", why);
+  term_write(stdout, line.p, line.len, 0);
+  fputc('\n', stdout);
+  buf_free(&line);
+  removed += kind == REMOVED;
+  kept += kind == KEPT;
+  failed += kind == FAILED;
 }
 
-static void clean_file(const struct root *r, int dfd, const char *dir,
+/* Open name in dfd only if it is (still) the regular file lstat saw: a
+ * device or FIFO named like a pid is never opened. */
+static int open_file(int dfd, const char *name, struct stat *sb)
+{
+  struct stat now;
+  int fd, rc;
+
+  if (fstatat(dfd, name, sb, AT_SYMLINK_NOFOLLOW)) return -errno;
+  if (!S_ISREG(sb->st_mode)) return -EINVAL;
+  if ((rc = root_openat(NULL, dfd, name, O_RDONLY, 0, &fd))) return rc;
+  if (fstat(fd, &now) || now.st_dev != sb->st_dev ||
+      now.st_ino != sb->st_ino) {
+    close(fd);
+    return -EINVAL;
+  }
+  *sb = now;
+  return fd;
+}
+
+/* Does name in dfd still lead to the inode sb describes? */
+static int same_inode(int dfd, const char *name, const struct stat *sb)
+{
+  struct stat now;
+
+  return !fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) &&
+         now.st_dev == sb->st_dev && now.st_ino == sb->st_ino;
+}
+
+static void clean_file(const struct place *pl, int dfd, const char *dir,
                        const char *name)
 {
-  struct stat sb, now;
-  int fd, pid, live;
+  struct stat sb;
+  int fd, pid, live, rc;
 
   if (parse_pid(name, &pid)) {
-    if (jt_verbose) report("kept", dir, name, "not a pid");
+    if (jt_verbose) report(KEPT, "kept", dir, name, "not a pid");
     return;
   }
-  fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-    int err = fd < 0 ? errno : EINVAL;
-
-    if (fd >= 0) close(fd);
-    if (err == ELOOP || err == EINVAL) {
-      if (jt_verbose) report("kept", dir, name, "not a regular file");
-      kept++;
-    } else {
-      report("failed", dir, name, "%s", strerror(err));
-      failed++;
+  if ((fd = open_file(dfd, name, &sb)) < 0) {
+    if (fd == -EINVAL || fd == -ELOOP) {
+      if (jt_verbose) report(KEPT, "kept", dir, name, "not a regular file");
+    } else if (fd != -ENOENT) {
+      report(FAILED, "failed", dir, name, "%s", strerror(-fd));
     }
     return;
   }
   /* HotSpot never trusts a file with other names (§2.3): nor do we. */
   if (sb.st_nlink > 1) {
-    report("kept", dir, name, "has %lu links", (unsigned long)sb.st_nlink);
-    kept++;
+    report(KEPT, "kept", dir, name, "has %lu links",
+           (unsigned long)sb.st_nlink);
     close(fd);
     return;
   }
   /* A live JVM holds the lock for its whole life; we hold it until the
    * file is gone, so a JVM starting with this pid cannot race us. */
   if (flock(fd, LOCK_EX | LOCK_NB)) {
-    if (jt_verbose) report("kept", dir, name, "locked by a live JVM");
-    kept++;
+    if (jt_verbose) report(KEPT, "kept", dir, name, "locked by a live JVM");
     close(fd);
     return;
   }
-  live = alive_in(r, pid);
-  if (live) {
-    if (live < 0) report("kept", dir, name, "cannot tell if pid %d lives", pid);
-    else if (jt_verbose) report("kept", dir, name, "process %d exists", pid);
-    failed += live < 0;
-    kept += live > 0;
-    close(fd);
-    return;
-  }
-  if (fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) || now.st_dev != sb.st_dev ||
-      now.st_ino != sb.st_ino) {
-    report("kept", dir, name, "replaced while we looked");
-    kept++;
+  live = alive_in(pl, pid);
+  if (live < 0) {
+    report(FAILED, "failed", dir, name, "cannot tell if pid %d lives", pid);
+  } else if (live) {
+    if (jt_verbose) report(KEPT, "kept", dir, name, "process %d exists", pid);
+  } else if (a.count[OPT_n] && !same_inode(dfd, name, &sb)) {
+    report(KEPT, "kept", dir, name, "replaced while we looked");
   } else if (a.count[OPT_n]) {
-    report("would remove", dir, name, "no process %d", pid);
-    removed++;
-  } else if (unlinkat(dfd, name, 0)) {
-    report("failed", dir, name, "%s", strerror(errno));
-    failed++;
+    report(REMOVED, "would remove", dir, name, "no process %d", pid);
+  } else if ((rc = root_unlink(dfd, name, &sb, 0)) == -ESTALE) {
+    report(KEPT, "kept", dir, name, "replaced while we looked");
+  } else if (rc) {
+    report(FAILED, "failed", dir, name, "%s", strerror(-rc));
   } else {
-    report("removed", dir, name, "no process %d", pid);
-    removed++;
+    report(REMOVED, "removed", dir, name, "no process %d", pid);
   }
   close(fd);
 }
 
-/* The uid of user in the passwd file of the root's system, or -1. */
-static long long passwd_uid(const struct root *r, const char *user)
+/* The uid of user in the passwd file of the place's system, or -1. The
+ * file is the container's: read checked and bounded (a FIFO there is
+ * refused, not waited on). */
+static long long passwd_uid(const struct place *pl, const char *user)
 {
-  char path[64], *data, *line, *next;
+  char *data, *line, *next;
   size_t len;
   long long uid = -1;
 
-  /* The folder's system: the root of <root>/tmp's owner namespace. */
-  if (starts_with(r->path, "/proc/"))
-    snprintf(path, sizeof(path), "%.*s/etc/passwd",
-             (int)(strlen(r->path) - 4), r->path);
-  else snprintf(path, sizeof(path), "/etc/passwd");
-  if (read_file(AT_FDCWD, path, O_NOFOLLOW, 1 << 22, &data, &len)) return -1;
+  if (root_read(&pl->root, -1, "/etc/passwd", -1, 1 << 22, &data, &len))
+    return -1;
   for (line = data; line && *line && uid < 0; line = next) {
     char *f[4] = {line};
 
@@ -197,127 +255,132 @@ static long long passwd_uid(const struct root *r, const char *user)
   return uid;
 }
 
-static void clean_folder(const struct root *r, int rootfd, const char *name)
+/* With --prune-empty: remove the folder when it is empty and owned by the
+ * user it names. */
+static void prune(const struct place *pl, const char *name,
+                  const struct stat *sb, int entries)
 {
-  char *dir = xasprintf("%s/%s", r->path, name);
+  int rc;
+
+  if (!a.count[OPT_prune_empty] || entries ||
+      passwd_uid(pl, name + 11) != (long long)sb->st_uid)
+    return;
+  if (a.count[OPT_n])
+    report(REMOVED, "would remove", pl->name, name, "empty");
+  else if ((rc = root_unlink(pl->fd, name, sb, AT_REMOVEDIR)))
+    report(FAILED, "failed", pl->name, name, "%s", strerror(-rc));
+  else
+    report(REMOVED, "removed", pl->name, name, "empty");
+}
+
+static void clean_folder(const struct place *pl, const char *name)
+{
+  char *dir = xasprintf("%s/%s", pl->name, name);
   struct stat sb;
   struct dirent *e;
   DIR *d;
-  int dfd, entries = 0;
-  long long owner;
+  int dfd, rc, entries = 0;
 
-  dfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0 || fstat(dfd, &sb)) {
-    if (errno == ELOOP || errno == ENOTDIR) {
-      if (jt_verbose) printf("skipped %s (not a folder: a link?)\n", dir);
+  if ((rc = root_openat(NULL, pl->fd, name, O_RDONLY | O_DIRECTORY, 0,
+                        &dfd)) || fstat(dfd, &sb)) {
+    if (!rc) rc = -errno;
+    if (rc == -ELOOP || rc == -ENOTDIR) {
+      if (jt_verbose)
+        report(KEPT, "skipped", dir, NULL, "not a folder: a link?");
     } else {
-      printf("skipped %s (%s)\n", dir, strerror(errno));
+      report(KEPT, "skipped", dir, NULL, "%s", strerror(-rc));
     }
     if (dfd >= 0) close(dfd);
     free(dir);
     return;
   }
   if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-    printf("skipped %s (writable by others: not the JVM's)\n", dir);
+    report(KEPT, "skipped", dir, NULL, "writable by others: not the JVM's");
   } else if (sb.st_uid != geteuid() && (geteuid() || !a.count[OPT_all_users])) {
-    printf("skipped %s (uid %d's; %s)\n", dir, (int)sb.st_uid,
+    report(KEPT, "skipped", dir, NULL, "uid %d's; %s", (int)sb.st_uid,
            geteuid() ? "run as that user or root" : "see --all-users");
   } else if ((d = fdopendir(dfd))) {
     dfd = -1;
     while ((e = readdir(d))) {
       if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      clean_file(r, dirfd(d), dir, e->d_name);
+      clean_file(pl, dirfd(d), dir, e->d_name);
     }
     rewinddir(d);
     while ((e = readdir(d)))
       entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
     closedir(d);
-    owner = passwd_uid(r, name + 11);
-    if (a.count[OPT_prune_empty] && !entries && !a.count[OPT_n] &&
-        owner == (long long)sb.st_uid) {
-      if (unlinkat(rootfd, name, AT_REMOVEDIR)) {
-        printf("failed %s (%s)\n", dir, strerror(errno));
-        failed++;
-      } else {
-        printf("removed %s (empty)\n", dir);
-      }
-    } else if (a.count[OPT_prune_empty] && !entries && a.count[OPT_n] &&
-               owner == (long long)sb.st_uid) {
-      printf("would remove %s (empty)\n", dir);
-    }
+    prune(pl, name, &sb, entries);
   }
   if (dfd >= 0) close(dfd);
   free(dir);
 }
 
-static void clean_root(struct root *r)
+/* Clean the hsperfdata_* folders of pl (its fd and root open). */
+static void clean_place(struct place *pl)
 {
-  int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  struct stat sb;
   struct dirent *e;
   DIR *d;
+  int fd;
 
   /* A shared tmp must be sticky, or anyone could swap our folders. */
-  if (fd < 0 || fstat(fd, &sb) ||
-      ((sb.st_mode & S_IWOTH) && !(sb.st_mode & S_ISVTX))) {
-    printf("skipped %s (%s)\n", r->path,
-           fd < 0 ? strerror(errno) : "world-writable without the sticky bit");
-    failed++;
+  if (fstat(pl->fd, &pl->st) ||
+      ((pl->st.st_mode & S_IWOTH) && !(pl->st.st_mode & S_ISVTX))) {
+    report(FAILED, "failed", pl->name, NULL, "%s",
+           "world-writable without the sticky bit");
+    return;
+  }
+  if ((fd = fcntl(pl->fd, F_DUPFD_CLOEXEC, 0)) < 0 || !(d = fdopendir(fd))) {
+    report(FAILED, "failed", pl->name, NULL, "%s", strerror(errno));
     if (fd >= 0) close(fd);
     return;
   }
-  if (!(d = opendir(r->path))) {
-    close(fd);
-    return;
-  }
-  r->st = sb;
-  find_pidns(r);
-  if (!r->npidns) {   /* nobody lives there (a volume): our namespace */
-    r->pidns = xmalloc(sizeof(*r->pidns));
-    r->pidns[r->npidns++] = own_pidns;
+  find_pidns(pl);
+  if (!pl->npidns) {   /* nobody lives there (a volume): our namespace */
+    pl->pidns = xmalloc(sizeof(*pl->pidns));
+    pl->pidns[pl->npidns++] = own_pidns;
   }
   while ((e = readdir(d)))
-    if (starts_with(e->d_name, "hsperfdata_")) clean_folder(r, fd, e->d_name);
+    if (starts_with(e->d_name, "hsperfdata_")) clean_folder(pl, e->d_name);
   closedir(d);
-  close(fd);
-  free(r->pidns);
+  free(pl->pidns);
+  pl->pidns = NULL;
+  pl->npidns = 0;
 }
 
-/* Every container /tmp once, by device and inode, skipping ours. */
+/* Every container /tmp once, by device and inode, skipping ours: resolved
+ * inside the container's root, never through our own. */
 static void clean_namespaces(const struct stat *ours)
 {
   struct stat *seen = NULL;
   size_t n = 0;
-  DIR *proc = opendir("/proc");
-  struct dirent *e;
 
-  while (proc && (e = readdir(proc))) {
-    struct root r = {0};
-    struct stat sb;
-    char path[64];
-    int pid, dup = 0;
+  for (size_t k = 0; k < nview; k++) {
+    const struct proc_view *p = &view[k];
+    struct place pl = {.fd = -1};
+    int dup = 0;
 
-    if (parse_pid(e->d_name, &pid)) continue;
-    snprintf(path, sizeof(path), "/proc/%d/root/tmp", pid);
-    if (stat(path, &sb) || !S_ISDIR(sb.st_mode) ||
-        (sb.st_dev == ours->st_dev && sb.st_ino == ours->st_ino))
+    if (!p->has_tmp || (p->tdev == ours->st_dev && p->tino == ours->st_ino))
       continue;
     for (size_t i = 0; i < n; i++)
-      dup |= seen[i].st_dev == sb.st_dev && seen[i].st_ino == sb.st_ino;
-    if (dup) continue;
-    seen = xrealloc(seen, (n + 1) * sizeof(*seen));
-    seen[n++] = sb;
-    r.path = path;
-    clean_root(&r);
+      dup |= seen[i].st_dev == p->tdev && seen[i].st_ino == p->tino;
+    if (dup || root_open(p->pid, &pl.root)) continue;
+    if (!root_tmp(&pl.root, &pl.fd, &pl.st) && pl.st.st_dev == p->tdev &&
+        pl.st.st_ino == p->tino) {
+      seen = xrealloc(seen, (n + 1) * sizeof(*seen));
+      seen[n++] = pl.st;
+      pl.name = root_name(&pl.root, "/tmp");
+      clean_place(&pl);
+      free(pl.name);
+    }
+    if (pl.fd >= 0) close(pl.fd);
+    root_close(&pl.root);
   }
-  if (proc) closedir(proc);
   free(seen);
 }
 
 int clean_main(int argc, char **argv)
 {
-  struct root host = {0};
-  struct stat sb;
+  struct place host = {.fd = -1};
   int rc;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
@@ -327,9 +390,30 @@ int clean_main(int argc, char **argv)
     errno_msg(rc, "cannot read '/proc/self/ns/pid'");
     return 1;
   }
-  host.path = (char *)(a.val[OPT_root] ? a.val[OPT_root] : "/tmp");
-  clean_root(&host);
-  if (a.count[OPT_all_namespaces] && !stat("/tmp", &sb)) clean_namespaces(&sb);
+  build_view();
+  /* --root names a folder on this host, opened as named. */
+  host.name = (char *)(a.val[OPT_root] ? a.val[OPT_root] : "/tmp");
+  rc = root_open(0, &host.root);
+  if (!rc && a.val[OPT_root]) {
+    host.fd = open(host.name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (host.fd < 0) rc = -errno;
+  } else if (!rc) {
+    rc = root_tmp(&host.root, &host.fd, &host.st);
+  }
+  if (rc) report(FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
+  else clean_place(&host);
+  if (a.count[OPT_all_namespaces]) {
+    struct stat tmp;
+    int fd;
+
+    if (!root_tmp(&host.root, &fd, &tmp)) {
+      close(fd);
+      clean_namespaces(&tmp);
+    }
+  }
+  if (host.fd >= 0) close(host.fd);
+  root_close(&host.root);
+  free(view);
   printf("%d %s, %d kept, %d failed\n", removed,
          a.count[OPT_n] ? "removable" : "removed", kept, failed);
   return failed ? 1 : 0;

@@ -9,8 +9,10 @@
  * output is sorted, with no trailing ';' unless --seed-compat.
  */
 #include "core/jvmtool.h"
+#include "core/wfile.h"
 #include "core/flame.h"
 #include "core/fold.h"
+#include "core/jfr.h"
 
 #define OPTS_FILE "specs/collapse.opts"
 #include "core/opt_table.h"
@@ -33,61 +35,100 @@ static int write_folded(const char *path, const struct fold_stack *st,
                         size_t n, int seed)
 {
   static char big[1 << 16];  /* stdio's own is 1 KiB: a write per stack */
-  FILE *f = path ? fopen(path, "w") : stdout;
+  struct wfile w;
+  FILE *f = stdout;
+  int err;
 
-  if (!f) {
-    perror_msg("cannot write '%s'", path);
+  if (path && (err = wfile_open(&w, path))) {
+    errno_msg(err, "cannot write '%s'", path);
     return 1;
   }
+  if (path) f = w.f;
   setvbuf(f, big, _IOFBF, sizeof(big));
   for (size_t i = 0; i < n; i++) {
     fwrite(st[i].key, 1, st[i].len, f);
     fprintf(f, "%s %" PRId64 "\n", seed ? ";" : "", st[i].value);
   }
-  if (path && (ferror(f) | fclose(f))) {  /* a failed write, then the last */
-    perror_msg("cannot write '%s'", path);
+  if (path && (err = wfile_commit(&w))) {  /* any failed write */
+    errno_msg(err, "cannot write '%s'", path);
     return 1;
   }
   return 0;
 }
 
 static int write_svg(const char *path, const struct fold_stack *st, size_t n,
-                     struct args *a)
+                     struct args *a, const char *unit)
 {
   struct flame_opts fo = {a->val[OPT_title], a->count[OPT_samples] ? "samples"
                                                                      : "bytes",
                           1200, 0.1, a->count[OPT_reverse],
                           a->count[OPT_inverted]};
-  long long w;
+  struct wfile w;
+  long long width;
   char *end;
-  FILE *f;
   int rc;
 
-  if (!fo.title) fo.title = a->count[OPT_samples] && !a->count[OPT_type_frames]
+  if (unit) fo.unit = unit;
+  if (!fo.title) fo.title = (a->count[OPT_samples] || strcmp(fo.unit, "bytes"))
+                            && !a->count[OPT_type_frames]
                               ? "Flame Graph" : "Allocation Flame Graph";
   if (a->val[OPT_width]) {
-    if (parse_long(a->val[OPT_width], 100, 100000, &w))
+    if (parse_long(a->val[OPT_width], 100, 100000, &width))
       return usage_error("--width takes 100 to 100000 pixels");
-    fo.width = (int)w;
+    fo.width = (int)width;
   }
   if (a->val[OPT_minwidth]) {
     fo.minwidth = strtod(a->val[OPT_minwidth], &end);
     if (*end || fo.minwidth < 0) return usage_error("bad --minwidth");
   }
-  if (!(f = fopen(path, "w"))) {
+  if ((rc = wfile_open(&w, path))) {
+    errno_msg(rc, "cannot write '%s'", path);
+    return 1;
+  }
+  if ((rc = flame_svg(w.f, st, n, &fo))) {
+    wfile_abort(&w);
     perror_msg("cannot write '%s'", path);
     return 1;
   }
-  rc = flame_svg(f, st, n, &fo);
-  if (fclose(f) || rc) {
-    perror_msg("cannot write '%s'", path);
+  if ((rc = wfile_commit(&w))) {
+    errno_msg(rc, "cannot write '%s'", path);
     return 1;
   }
   return 0;
 }
 
+/* .jfr inputs: what to fold from them (core/jfr, docs/jfr.md). */
+static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
+{
+  *jo = (struct jfr_fold_opts){a->val[OPT_event], a->val[OPT_value],
+                               a->count[OPT_lines], a->count[OPT_thread_frames],
+                               a->count[OPT_samples], -1, -1};
+  if (a->val[OPT_from] && jfr_parse_span(a->val[OPT_from], &jo->from_ns))
+    return usage_error("--from takes a time such as 10s or 500ms");
+  if (a->val[OPT_to] && jfr_parse_span(a->val[OPT_to], &jo->to_ns))
+    return usage_error("--to takes a time such as 10s or 500ms");
+  return 0;
+}
+
+/* Fold a recording; say what was cut short. */
+static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
+{
+  const struct jfr_fold_stats *s = jfr_fold_stats(jf);
+  char err[256];
+
+  if (jfr_fold_fd(jf, fd, path, err, sizeof(err)))
+    error_msg("'%s': %s%s", path, err, s->truncated
+              ? "; the complete chunks before it are read" : "");
+  else if (s->live)
+    error_msg("'%s': the last chunk is still being written: read what it "
+              "has published", path);
+}
+
 int collapse_main(int argc, char **argv)
 {
+  struct jfr_fold_opts jo;
+  struct jfr_fold *jf = NULL;
+  const char *unit = NULL, *chosen;
   struct args a;
   struct fold_opts o = {.gc_lo = -1, .gc_hi = -1};
   const struct fold_stack *st;
@@ -120,8 +161,10 @@ int collapse_main(int argc, char **argv)
     if (!strcmp(fm, "stacks")) o.format = FOLD_STACKS;
     else if (!strcmp(fm, "folded")) o.format = FOLD_FOLDED;
     else if (!strcmp(fm, "jstack")) o.format = FOLD_JSTACK;
-    else return usage_error("unknown --format '%s'", fm);
+    else if (strcmp(fm, "jfr")) return usage_error("unknown --format '%s'", fm);
   }
+  if ((rc = jfr_setup(&a, &jo))) return rc;
+  jt_verbose |= a.count[OPT_v] > 0;
   f = fold_new(&o);
   for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
     const char *path = nfiles ? a.argv[i] : "-";
@@ -131,12 +174,21 @@ int collapse_main(int argc, char **argv)
       perror_msg("cannot open '%s'", path);
       continue;
     }
-    if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK)
+    if (jfr_detect(fd) || (a.val[OPT_format] && !strcmp(a.val[OPT_format],
+                                                        "jfr"))) {
+      if (!jf) jf = jfr_fold_new(f, &jo);
+      jfr_file(jf, fd, path);
+    } else if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK)
       error_msg("'%s' shrank while it was read: its samples are partial", path);
     else if (rc)
       errno_msg(rc, "cannot read '%s'", path);
     if (fd) close(fd);
   }
+  if (jf && !(chosen = jfr_fold_finish(jf, &unit)))
+    error_msg("no %s events in the recording", jo.event ? jo.event
+              : "profiling (cpu, cputime, alloc, lock, native)");
+  else if (jf)
+    verbose_msg("%s, %" PRIu64 " events", chosen, jfr_fold_stats(jf)->used);
   n = fold_result(f, &st);
   s = fold_stats(f);
   rc = jt_status;  /* bad lines are reported, never fatal */
@@ -148,7 +200,8 @@ int collapse_main(int argc, char **argv)
     fprintf(stderr, "%" PRIu64 " lines -> %zu stacks\n", s->lines, n);
   if (!a.val[OPT_svg] || a.val[OPT_o])
     rc |= write_folded(a.val[OPT_o], st, n, a.count[OPT_seed_compat]);
-  if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a);
+  if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a, unit);
+  jfr_fold_free(jf);
   fold_free(f);
   return rc;
 }

@@ -113,7 +113,7 @@ int dump_main(int argc, char **argv)
     error_msg("cannot find '%s': %s", a.argv[0], err);
     return 1;
   }
-  if ((rc = pd_open(&pd, vm.path, 0))) {
+  if ((rc = vm_open(&vm, &pd))) {
     error_msg("cannot read '%s': %s", vm.path, pd.err);
     vm_free(&vm);
     return 1;

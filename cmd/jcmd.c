@@ -26,7 +26,7 @@ static void java_command(const struct vm *v, struct buf *b)
 
   b->len = 0;
   buf_add(b, "", 0);
-  if (pd_open(&pd, v->path, 0)) return;
+  if (vm_open(v, &pd)) return;
   if ((c = pd_find(&pd, "sun.rt.javaCommand"))) {
     n = pd_string(&pd, c, &s);
     out_java_text(b, s, n, fmt_locale_utf8());
@@ -62,7 +62,7 @@ static int perf_counters(int pid)
     error_msg("pid %d: %s", pid, err);
     return 1;
   }
-  if (pd_open(&pd, v.path, 0)) {
+  if (vm_open(&v, &pd)) {
     error_msg("cannot read '%s': %s", v.path, pd.err);
     vm_free(&v);
     return 1;
@@ -142,7 +142,7 @@ int jcmd_main(int argc, char **argv)
     opt_help(opt_rows, opt_usage, stdout);
     return 0;
   }
-  if ((rc = opt_parse(opt_rows, opt_usage, OPT_IN_ORDER, argc, argv, &a)) >= 0)
+  if ((rc = opt_parse(opt_rows, opt_usage, OPTS_IN_ORDER, argc, argv, &a)) >= 0)
     return rc;
   if (a.val[OPT_timeout] && parse_long(a.val[OPT_timeout], 1, 86400, &secs))
     return usage_error("--timeout takes seconds from 1 to 86400");

@@ -85,23 +85,25 @@ static void add_escaped(struct buf *line, const char *s)
   }
 }
 
+/* When waiting for starting JVMs ends: one bound for the whole run, so
+ * six JVMs that never become ready cost 5 s, not 30. */
+static uint64_t until;
+
 /* Open a JVM's file the way jps attaches (§2.4): by pid, so the process
  * must exist and the file is the one HotSpot's attach picks (secure folder,
- * newest, no symlink, one link only); it must be page-sized, and a starting
- * JVM gets 5 s to become ready. */
+ * newest, no symlink, one link only, resolved inside the JVM's root); it
+ * must be page-sized, and a starting JVM gets until the run's bound to
+ * become ready. */
 static int attach(const struct vm *v, struct perfdata *pd)
 {
-  uint64_t until = now_ms() + 5000;
   char target[16], err[256];
   struct vm r;
-  struct stat sb;
   int rc;
 
   if (!v->alive) return -1;
   snprintf(target, sizeof(target), "%d", v->pid);
   if (vm_resolve(target, &r, err, sizeof(err))) return -1;
-  rc = lstat(r.path, &sb) || sb.st_nlink > 1 ? -1
-       : pd_open(pd, r.path, PD_NOFOLLOW);
+  rc = vm_open(&r, pd);
   vm_free(&r);
   if (rc) return -1;
   if (!pd->size || pd->size % 4096) {
@@ -148,8 +150,9 @@ static void line(const struct vm *v, const int *flags)
   }
   pd_close(&pd);
 done:
-  buf_addc(&out, '\n');
-  fwrite(out.p, 1, out.len, stdout);
+  /* all after the pid comes from the JVM */
+  term_write(stdout, out.p, out.len, 0);
+  fputc('\n', stdout);
   fflush(stdout);
   buf_free(&out);
   buf_free(&cmd);
@@ -261,7 +264,7 @@ static int jps_args(int argc, char **argv, int *flags)
 int ps_main(int argc, char **argv)
 {
   struct args a;
-  int flags[OPT_count] = {0}, rc, json = 0;
+  int flags[OPTS_NROWS] = {0}, rc, json = 0;
   struct vm *vms;
   size_t n;
 
@@ -271,9 +274,10 @@ int ps_main(int argc, char **argv)
     if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0)
       return rc;
     if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
-    for (int i = 0; i < OPT_count; i++) flags[i] = a.count[i] > 0;
+    for (int i = 0; i < OPTS_NROWS; i++) flags[i] = a.count[i] > 0;
     json = flags[OPT_json];
   }
+  until = now_ms() + 5000;
   if ((rc = vm_list(&vms, &n))) {
     errno_msg(rc, "cannot read '/tmp'");
     return 1;

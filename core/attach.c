@@ -2,12 +2,23 @@
  *
  * Facts used (docs/attach-agent.md): the JVM looks for .attach_pid<N> in its
  * cwd, then its /tmp, when SIGQUIT arrives, and starts a listener on
- * /tmp/.java_pid<N> (N = its own pid, inside its namespace). It accepts a
- * peer whose uid and gid are its own (or root), checked at connect time.
+ * /tmp/.java_pid<N> (N = its own pid, inside its namespace), created by
+ * bind + listen + chown + rename, so the socket's owner and the listener's
+ * credentials are the JVM's. It accepts a peer whose uid and gid are its
+ * own (or root), checked at connect time.
+ *
+ * What a container controls (its /tmp, its cwd) is met through fds: the
+ * target's root and cwd are opened once, paths are resolved inside the
+ * root, the socket inode that was checked is the one connected to, and
+ * the listener must be the target process (SO_PEERCRED) before a byte is
+ * sent.
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"
+#include <grp.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 static int fail(char *err, size_t n, int code, const char *fmt, ...)
@@ -31,98 +42,303 @@ int attach_target(struct attach_target *t, int pid)
   return 0;
 }
 
-/* Become the target's effective gid, then uid (root only; a user can only
- * attach to itself anyway). Returns 0 or -errno; undo with become(0, ..). */
-static int become(uid_t uid, gid_t gid)
-{
-  if (setegid(gid)) return -errno;
-  if (seteuid(uid)) {
-    int err = -errno;
+/* ---- paths inside the target's root (to move to core/root.c) ---------- */
 
-    if (setegid(0)) return err;
+/* /proc/<pid>/<what> (a magic link the kernel resolves for that process)
+ * as an O_PATH directory fd, or -errno. */
+static int proc_dir(int pid, const char *what)
+{
+  char path[32];
+  int dfd, fd;
+
+  snprintf(path, sizeof(path), "/proc/%d", pid);
+  if ((dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -errno;
+  fd = openat(dfd, what, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fd = -errno;
+  close(dfd);
+  return fd;
+}
+
+int attach_root(int pid)
+{
+  return proc_dir(pid, "root");
+}
+
+struct jt_open_how {
+  uint64_t flags, mode, resolve;
+};
+
+int attach_in_root(int rootfd, const char *path, int flags, mode_t mode)
+{
+  /* RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 (linux/openat2.h) */
+  /* openat2 refuses O_PATH with any flag but these three. */
+  int add = flags & O_PATH ? O_NOFOLLOW | O_CLOEXEC
+                           : O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
+  struct jt_open_how how = {
+    .flags = (uint64_t)(flags | add),
+    .mode = flags & O_CREAT ? mode : 0,
+    .resolve = 0x02 | 0x10,
+  };
+  long fd;
+
+  while (*path == '/') path++;
+  if (!*path) path = ".";
+  fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+  return fd < 0 ? -errno : (int)fd;
+}
+
+/* ---- acting as the target's user ------------------------------------- */
+
+struct saved_ids {
+  int switched, ngroups;
+  gid_t groups[256];
+};
+
+/* Root becomes the target's effective gid, then uid, with no supplementary
+ * group (root's groups must not open what the JVM's user cannot). Returns
+ * 0 or -errno; undo with restore_ids. */
+static int become(const struct attach_target *t, struct saved_ids *s)
+{
+  int err;
+
+  s->switched = 0;
+  if (geteuid() != 0 || (!t->st.euid && !t->st.egid)) return 0;
+  if ((s->ngroups = getgroups(256, s->groups)) < 0) return -errno;
+  if (setgroups(0, NULL)) return -errno;
+  s->switched = 1;
+  if (setegid(t->st.egid) || seteuid(t->st.euid)) {
+    err = -errno;
+    if (seteuid(0) || setegid(0)) return err;
+    if (setgroups((size_t)s->ngroups, s->groups)) return err;
+    s->switched = 0;
     return err;
   }
   return 0;
 }
 
-/* Create the trigger file (cwd first, then /tmp); returns its path or NULL. */
-static char *trigger(const struct attach_target *t)
+static int restore_ids(struct saved_ids *s)
 {
-  const char *where[] = {"cwd", "root/tmp"};
+  if (!s->switched) return 0;
+  if (seteuid(0) || setegid(0) ||
+      setgroups((size_t)s->ngroups, s->groups))
+    return -errno;
+  s->switched = 0;
+  return 0;
+}
 
-  for (int i = 0; i < 2; i++) {
-    char *path = xasprintf("/proc/%d/%s/.attach_pid%d", t->pid, where[i],
-                           t->nspid);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0600);
+/* ---- the trigger file -------------------------------------------------- */
 
-    if (fd >= 0) {
-      close(fd);
-      return path;
-    }
-    free(path);
+struct trigger {
+  int dirfd;               /* the folder it was made in, or -1 */
+  dev_t dev;
+  ino_t ino;
+  char name[32];
+};
+
+/* Make .attach_pid<N> in dirfd (O_EXCL, never through a link or into a
+ * FIFO) owned by us. Returns 0, or -errno. */
+static int make_trigger(struct trigger *tr, int dirfd)
+{
+  struct stat sb;
+  int fd = openat(dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                  O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+
+  if (fd < 0) return -errno;
+  if (fstat(fd, &sb)) sb.st_uid = (uid_t)-1;
+  close(fd);
+  /* Some file systems map owners: the JVM ignores a trigger not its own. */
+  if (sb.st_uid != geteuid()) {
+    unlinkat(dirfd, tr->name, 0);
+    return -EPERM;
   }
-  return NULL;
+  tr->dirfd = dirfd;
+  tr->dev = sb.st_dev;
+  tr->ino = sb.st_ino;
+  return 0;
+}
+
+/* Remove the trigger if the name still leads to the file we made. */
+static void drop_trigger(struct trigger *tr)
+{
+  struct stat sb;
+
+  if (tr->dirfd < 0) return;
+  if (!fstatat(tr->dirfd, tr->name, &sb, AT_SYMLINK_NOFOLLOW) &&
+      sb.st_dev == tr->dev && sb.st_ino == tr->ino)
+    unlinkat(tr->dirfd, tr->name, 0);
+  tr->dirfd = -1;
+}
+
+/* The trigger in the JVM's cwd, else in its /tmp. Returns 0 or -errno. */
+static int trigger(const struct attach_target *t, int cwdfd, int tmpfd,
+                   struct trigger *tr)
+{
+  int err = -ENOENT;
+
+  snprintf(tr->name, sizeof(tr->name), ".attach_pid%d", t->nspid);
+  tr->dirfd = -1;
+  if (cwdfd >= 0 && !(err = make_trigger(tr, cwdfd))) return 0;
+  if (tmpfd >= 0) err = make_trigger(tr, tmpfd);
+  return err;
+}
+
+/* ---- finding and connecting the listener -------------------------------- */
+
+/* The socket /tmp/.java_pid<N> inside the root as an O_PATH fd: returns
+ * the fd, 0 while it does not exist, or an attach_error. */
+static int find_socket(const struct attach_target *t, int rootfd, char *err,
+                       size_t errlen)
+{
+  char path[40];
+  struct stat sb;
+  int fd;
+
+  snprintf(path, sizeof(path), "/tmp/.java_pid%d", t->nspid);
+  fd = attach_in_root(rootfd, path, O_PATH, 0);
+  if (fd == -ENOENT) return 0;
+  if (fd == -ENOSYS)
+    return fail(err, errlen, ATTACH_UNSAFE, "this kernel has no openat2 "
+                "(Linux 5.6+): cannot resolve '%s' of pid %d safely", path,
+                t->pid);
+  if (fd < 0)
+    return fail(err, errlen, ATTACH_PERM, "cannot open '%s' of pid %d: %s",
+                path, t->pid, strerror(-fd));
+  if (fstat(fd, &sb) || !S_ISSOCK(sb.st_mode) || sb.st_uid != t->st.euid) {
+    close(fd);
+    return fail(err, errlen, ATTACH_UNSAFE, "'%s' of pid %d is not a socket "
+                "owned by uid %d (a link, or planted): refused", path, t->pid,
+                (int)t->st.euid);
+  }
+  return fd;
+}
+
+/* Connect to the socket inode behind pathfd (through /proc/self/fd, so the
+ * name is not looked up again) and check that the listener is the target
+ * process. Returns the connected non-blocking socket or an attach_error. */
+static int connect_inode(const struct attach_target *t, int pathfd,
+                         uint64_t end, char *err, size_t errlen)
+{
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  int fd, rc;
+
+  snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pathfd);
+  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0)
+    return fail(err, errlen, ATTACH_IO, "socket: %s", strerror(errno));
+  /* A full backlog says EAGAIN to a non-blocking connect: try again. */
+  while ((rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa))) &&
+         (errno == EAGAIN || errno == EINTR) && now_ms() < end)
+    usleep(10000);
+  if (rc) {
+    rc = fail(err, errlen, errno == EACCES ? ATTACH_PERM : ATTACH_IO,
+              "cannot connect to pid %d: %s", t->pid, strerror(errno));
+    close(fd);
+    return rc;
+  }
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+      cred.pid != t->pid || cred.uid != t->st.euid) {
+    rc = fail(err, errlen, ATTACH_UNSAFE, "the socket '/tmp/.java_pid%d' of "
+              "pid %d is served by pid %d uid %d, not by the JVM: refused",
+              t->nspid, t->pid, (int)cred.pid, (int)cred.uid);
+    close(fd);
+    return rc;
+  }
+  return fd;
 }
 
 /* Wait for the listener, starting it if needed; connect. Runs as the
  * target's user. Returns the socket or an attach_error. */
-static int connect_jvm(const struct attach_target *t, int timeout_ms,
-                       char *err, size_t errlen)
+static int connect_jvm(const struct attach_target *t, int rootfd, int cwdfd,
+                       uint64_t end, int timeout_ms, char *err,
+                       size_t errlen)
 {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  uint64_t end = now_ms() + (uint64_t)timeout_ms;
-  char *trig = NULL;
-  struct stat sb;
-  int fd, delay = 10, rc = 0;
+  struct trigger tr = {.dirfd = -1};
+  int tmpfd = -1, sock, fd, delay = 10;
 
-  snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%d/root/tmp/.java_pid%d",
-           t->pid, t->nspid);
-  while (stat(sa.sun_path, &sb) || !S_ISSOCK(sb.st_mode)) {
-    if (!trig) {
+  while (!(sock = find_socket(t, rootfd, err, errlen))) {
+    if (tr.dirfd < 0) {
       /* SIGQUIT's default action kills: only a JVM that catches it. */
       if (!(t->st.sigcgt & (1u << (SIGQUIT - 1)))) {
-        rc = fail(err, errlen, ATTACH_NOTJVM,
-                  "pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
-                  "still starting", t->pid);
+        sock = fail(err, errlen, ATTACH_NOTJVM,
+                    "pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
+                    "still starting", t->pid);
         break;
       }
-      if (!(trig = trigger(t))) {
-        rc = fail(err, errlen, ATTACH_PERM,
-                  "cannot create the trigger file of pid %d: %s", t->pid,
-                  strerror(errno));
+      tmpfd = attach_in_root(rootfd, "/tmp", O_PATH | O_DIRECTORY, 0);
+      if ((fd = trigger(t, cwdfd, tmpfd, &tr))) {
+        sock = fail(err, errlen, ATTACH_PERM, "cannot create the trigger "
+                    "file of pid %d: %s", t->pid, strerror(-fd));
         break;
       }
       kill(t->pid, SIGQUIT);
     }
     if (!proc_alive(t->pid)) {
-      rc = fail(err, errlen, ATTACH_NOPROC, "pid %d exited", t->pid);
+      sock = fail(err, errlen, ATTACH_NOPROC, "pid %d exited", t->pid);
       break;
     }
     if (now_ms() >= end) {
-      rc = fail(err, errlen, ATTACH_TIMEOUT,
-                "pid %d started no attach listener in %d ms (not a HotSpot "
-                "JVM, or -XX:+DisableAttachMechanism?)", t->pid, timeout_ms);
+      sock = fail(err, errlen, ATTACH_TIMEOUT, "pid %d started no attach "
+                  "listener in %d ms (not a HotSpot JVM, or "
+                  "-XX:+DisableAttachMechanism?)", t->pid, timeout_ms);
       break;
     }
     usleep(delay * 1000);
     if (delay < 200) delay *= 2;
   }
-  if (trig) unlink(trig);
-  free(trig);
-  if (rc) return rc;
-  /* A socket planted by someone else must not receive our request. */
-  if (sb.st_uid != t->st.euid)
-    return fail(err, errlen, ATTACH_PERM, "'%s' is owned by uid %d, not %d",
-                sa.sun_path, (int)sb.st_uid, (int)t->st.euid);
-  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-    rc = fail(err, errlen, errno == EACCES ? ATTACH_PERM : ATTACH_IO,
-              "cannot connect to pid %d: %s", t->pid, strerror(errno));
-    if (fd >= 0) close(fd);
-    return rc;
-  }
+  drop_trigger(&tr);
+  if (tmpfd >= 0) close(tmpfd);
+  if (sock < 0) return sock;
+  fd = connect_inode(t, sock, end, err, errlen);
+  close(sock);
   return fd;
+}
+
+/* ---- the exchange ------------------------------------------------------ */
+
+/* Wait until fd is ready for events or end passes: 1 ready, 0 timed out. */
+static int wait_fd(int fd, short events, uint64_t end)
+{
+  struct pollfd p = {.fd = fd, .events = events};
+  uint64_t now;
+  int rc;
+
+  while ((now = now_ms()) < end) {
+    rc = poll(&p, 1, (int)(end - now > 1000 ? 1000 : end - now));
+    if (rc > 0) return 1;
+    if (rc < 0 && errno != EINTR) return 1;  /* the read/write says why */
+  }
+  return 0;
+}
+
+/* Send req, read the reply to EOF into rep, all before end. Returns 0,
+ * ATTACH_CUT, ATTACH_TIMEOUT or ATTACH_IO (errno kept). */
+static int exchange(int fd, const struct buf *req, uint64_t end,
+                    struct buf *rep)
+{
+  char chunk[65536];
+  ssize_t n;
+
+  for (size_t off = 0; off < req->len; off += (size_t)n) {
+    if (!wait_fd(fd, POLLOUT, end)) return ATTACH_TIMEOUT;
+    n = send(fd, req->p + off, req->len - off, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) n = 0;
+    else if (n < 0) return ATTACH_IO;
+  }
+  shutdown(fd, SHUT_WR);  /* the request is complete */
+  for (;;) {
+    if (!wait_fd(fd, POLLIN, end)) return ATTACH_TIMEOUT;
+    n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) return ATTACH_IO;
+    if (!n) return 0;
+    if (rep->len + (size_t)n > ATTACH_REPLY_MAX) {
+      buf_add(rep, chunk, ATTACH_REPLY_MAX - rep->len);
+      return ATTACH_CUT;
+    }
+    buf_add(rep, chunk, (size_t)n);
+  }
 }
 
 int attach_send(const struct attach_target *t, const char *cmd,
@@ -130,73 +346,71 @@ int attach_send(const struct attach_target *t, const char *cmd,
                 char *err, size_t errlen)
 {
   struct buf req = {0}, rep = {0};
-  uid_t uid = geteuid();
-  gid_t gid = getegid();
-  int fd, rc = 0, late = 0, sw = uid == 0 && (t->st.euid || t->st.egid);
-  struct timeval tv = {timeout_ms / 1000, timeout_ms % 1000 * 1000};
-  char chunk[65536];
-  ssize_t n;
+  struct saved_ids ids;
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  int fd, rc, rootfd, cwdfd;
 
   *reply = NULL;
   /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
    * command exceeds 16 bytes or an argument 1024, without a reply. */
   if (strlen(cmd) > 16)
     return fail(err, errlen, ATTACH_TOOLONG, "command '%s' too long", cmd);
+  for (int i = 0; i < 3; i++)
+    if (args && args[i] && strlen(args[i]) > 1024)
+      return fail(err, errlen, ATTACH_TOOLONG,
+                  "argument longer than the 1024 bytes the JVM reads");
+  if (geteuid() && geteuid() != t->st.euid)
+    return fail(err, errlen, ATTACH_PERM,
+                "pid %d belongs to uid %d: run as that user or root", t->pid,
+                (int)t->st.euid);
+  /* Opened with our own rights; what they lead to is checked later. */
+  if ((rootfd = attach_root(t->pid)) < 0)
+    return fail(err, errlen, rootfd == -ENOENT ? ATTACH_NOPROC : ATTACH_PERM,
+                "cannot open the root of pid %d: %s", t->pid,
+                strerror(-rootfd));
+  cwdfd = proc_dir(t->pid, "cwd");
+  if ((rc = become(t, &ids))) {
+    close(rootfd);
+    if (cwdfd >= 0) close(cwdfd);
+    return fail(err, errlen, ATTACH_PERM, "cannot become uid %d gid %d: %s",
+                (int)t->st.euid, (int)t->st.egid, strerror(-rc));
+  }
+  fd = connect_jvm(t, rootfd, cwdfd, end, timeout_ms, err, errlen);
+  close(rootfd);
+  if (cwdfd >= 0) close(cwdfd);
+  if (restore_ids(&ids)) {
+    if (fd >= 0) close(fd);
+    return fail(err, errlen, ATTACH_PERM, "cannot switch back to root");
+  }
+  if (fd < 0) return fd;
   buf_add(&req, "1", 2);
   buf_add(&req, cmd, strlen(cmd) + 1);
   for (int i = 0; i < 3; i++) {
     const char *a = args && args[i] ? args[i] : "";
 
-    if (strlen(a) > 1024) {
-      buf_free(&req);
-      return fail(err, errlen, ATTACH_TOOLONG,
-                  "argument longer than the 1024 bytes the JVM reads");
-    }
     buf_add(&req, a, strlen(a) + 1);
   }
-  if (sw && (rc = become(t->st.euid, t->st.egid))) {
-    buf_free(&req);
-    return fail(err, errlen, ATTACH_PERM, "cannot become uid %d gid %d: %s",
-                (int)t->st.euid, (int)t->st.egid, strerror(-rc));
-  }
-  if (!sw && uid && uid != t->st.euid) {
-    buf_free(&req);
-    return fail(err, errlen, ATTACH_PERM,
-                "pid %d belongs to uid %d: run as that user or root", t->pid,
-                (int)t->st.euid);
-  }
-  fd = connect_jvm(t, timeout_ms, err, errlen);
-  if (sw && (seteuid(uid) || setegid(gid))) {
-    if (fd >= 0) close(fd);
-    buf_free(&req);
-    return fail(err, errlen, ATTACH_PERM, "cannot switch back to uid %d",
-                (int)uid);
-  }
-  if (fd < 0) {
-    buf_free(&req);
-    return fd;
-  }
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  for (size_t off = 0; off < req.len && !rc; off += (size_t)n) {
-    n = send(fd, req.p + off, req.len - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) n = 0;
-    else if (n < 0) rc = ATTACH_IO;
-  }
-  shutdown(fd, SHUT_WR);  /* the request is complete */
-  while (!rc && ((n = read(fd, chunk, sizeof(chunk))) > 0 ||
-                 (n < 0 && errno == EINTR)))
-    if (n > 0) buf_add(&rep, chunk, (size_t)n);
-  if (!rc && n < 0) rc = ATTACH_IO, late = errno == EAGAIN;
+  rc = exchange(fd, &req, end, &rep);
+  if (rc == ATTACH_IO) rc = fail(err, errlen, ATTACH_IO, "pid %d: %s",
+                                 t->pid, strerror(errno));
   close(fd);
   buf_free(&req);
-  if (rc || !rep.len) {
-    buf_free(&rep);
-    if (late)  /* SO_RCVTIMEO ran out */
-      return fail(err, errlen, ATTACH_IO, "pid %d sent no reply within %d s",
-                  t->pid, timeout_ms / 1000);
+  if (rc == ATTACH_CUT) {
+    *reply = rep.p;
+    return fail(err, errlen, ATTACH_CUT, "pid %d: reply cut at %d MiB",
+                t->pid, ATTACH_REPLY_MAX >> 20);
+  }
+  if (rc == ATTACH_TIMEOUT)
+    rc = fail(err, errlen, ATTACH_TIMEOUT, rep.len ? "pid %d: reply not "
+              "complete within %d ms" : "pid %d sent no reply within %d ms",
+              t->pid, timeout_ms);
+  else if (!rc && !rep.len)
     /* The JVM closes silently on a credential mismatch or bad request. */
-    return fail(err, errlen, ATTACH_IO, "pid %d closed the connection "
-                "without a reply", t->pid);
+    rc = fail(err, errlen, ATTACH_IO, "pid %d closed the connection "
+              "without a reply", t->pid);
+  if (rc) {
+    buf_free(&rep);
+    return rc;
   }
   *reply = rep.p;
   return 0;

@@ -2,12 +2,16 @@
  *
  * One request per connection: make the JVM start its attach listener (a
  * trigger file and SIGQUIT), connect to /tmp/.java_pid<nspid> as the JVM's
- * own uid/gid, send protocol-1 strings, read the reply to EOF. Targets in
- * other containers are reached through /proc/<pid>/root and /proc/<pid>/cwd.
+ * own uid/gid, send protocol-1 strings, read the reply to EOF. Every path
+ * is resolved inside the target's root, as the JVM sees it; the socket is
+ * connected through the inode that was checked, and the listener must be
+ * the target process itself (SO_PEERCRED), so a hostile container cannot
+ * point us at another JVM or socket. One deadline bounds the exchange.
  */
 #ifndef ATTACH_H
 #define ATTACH_H
 
+#include <sys/types.h>
 #include "core/proc.h"
 
 struct attach_target {
@@ -18,19 +22,26 @@ struct attach_target {
 enum attach_error {
   ATTACH_NOPROC = -1,      /* no such process */
   ATTACH_NOTJVM = -2,      /* does not catch SIGQUIT: not (yet) a HotSpot JVM */
-  ATTACH_TIMEOUT = -3,     /* no listener came up: attach disabled? */
+  ATTACH_TIMEOUT = -3,     /* no listener came up, or no reply in time */
   ATTACH_PERM = -4,        /* cannot act as the target's user */
   ATTACH_IO = -5,          /* connect/read/write failed, or no reply */
   ATTACH_TOOLONG = -6,     /* a command or argument over the protocol's limit */
+  ATTACH_UNSAFE = -7,      /* the socket is not the target JVM's: refused */
+  ATTACH_CUT = -8,         /* reply over ATTACH_REPLY_MAX: *reply has the
+                              first ATTACH_REPLY_MAX bytes */
 };
+
+/* The largest reply kept (a class histogram of a huge heap is a few MiB). */
+enum { ATTACH_REPLY_MAX = 64 << 20 };
 
 /* Look the target up by host pid. Returns 0 or ATTACH_NOPROC. */
 int attach_target(struct attach_target *t, int pid);
 
 /* Send cmd with up to three args (NULL = empty) and read the whole reply
  * into *reply (malloc'd, NUL-terminated; caller frees): the status line
- * and the body. timeout_ms bounds the wait for the listener and each read.
- * Returns 0, or an enum attach_error with err filled (one line). */
+ * and the body. timeout_ms bounds everything: the wait for the listener,
+ * connect, send and the reply. Returns 0, or an enum attach_error with err
+ * filled (one line); on ATTACH_CUT *reply is set too. */
 int attach_send(const struct attach_target *t, const char *cmd,
                 const char *const args[3], int timeout_ms, char **reply,
                 char *err, size_t errlen);
@@ -43,5 +54,15 @@ int attach_status(const char *reply, const char **body);
  * in the body, 21+ too but always with status 0, JDK 8 a bare number.
  * Returns 0 and sets *rc, or -1 when the reply has none (a failed load). */
 int attach_load_code(const char *reply, int *rc);
+
+/* Until core/root.c lands, the one place that resolves a path inside a
+ * process's root: attach_root(pid) opens /proc/<pid>/root (O_PATH), and
+ * attach_in_root opens path (as the process sees it; absolute links and
+ * ".." stay inside) relative to it with openat2 RESOLVE_IN_ROOT |
+ * RESOLVE_NO_MAGICLINKS, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC (the
+ * last component is never followed). Both return an fd or -errno
+ * (-ENOSYS on kernels before 5.6: refused, no unsafe fallback). */
+int attach_root(int pid);
+int attach_in_root(int rootfd, const char *path, int flags, mode_t mode);
 
 #endif

@@ -428,6 +428,15 @@ void fold_line(struct fold *f, const char *s, size_t n)
   line(f, s, n, memchr(s, 0, n) != NULL);
 }
 
+void fold_add(struct fold *f, const char *s, size_t n, int64_t v, int has_type)
+{
+  int samples = f->o.samples;
+
+  f->o.samples = 0;
+  fold_stack(f, s, n, v, has_type);
+  f->o.samples = samples;
+}
+
 /* jstack: "name" header, State line, "\tat frame(...)" lines, blank line. */
 static void jstack_end(struct fold *f)
 {

@@ -51,6 +51,12 @@ int fold_fd(struct fold *f, int fd, const char *name);
  * (stacks, lifetime or folded). For tests and fuzzing. */
 void fold_line(struct fold *f, const char *line, size_t len);
 
+/* Add value v to the stack [s, s+len) (frames root first, joined by ';';
+ * with has_type its leaf is the allocated type), as given: --samples is
+ * the caller's to apply. For binary inputs (core/jfr). */
+void fold_add(struct fold *f, const char *s, size_t len, int64_t v,
+              int has_type);
+
 /* qsort comparison of two struct fold_stack by key bytes. */
 int fold_stack_cmp(const void *a, const void *b);
 

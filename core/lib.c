@@ -51,6 +51,62 @@ void errno_msg(int err, const char *fmt, ...)
   jt_status = 1;
 }
 
+void warn_msg(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(0, fmt, ap);
+  va_end(ap);
+}
+
+void info_msg(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(0, fmt, ap);
+  va_end(ap);
+}
+
+/* Levenshtein distance, two rows; names are short. */
+static size_t edit_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b), *prev, *cur, d;
+
+  prev = xmalloc((lb + 1) * sizeof(*prev));
+  cur = xmalloc((lb + 1) * sizeof(*cur));
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    memcpy(prev, cur, (lb + 1) * sizeof(*prev));
+  }
+  d = prev[lb];
+  free(prev);
+  free(cur);
+  return d;
+}
+
+int nearest_name(const char *word, const char *const *names, int n)
+{
+  size_t best = strlen(word) / 3 + 1, d;
+  int at = -1;
+
+  if (best < 2) best = 2;
+  for (int i = 0; i < n; i++) {
+    if (!names[i] || (d = edit_distance(word, names[i])) >= best) continue;
+    best = d;
+    at = i;
+  }
+  return at;
+}
+
 void verbose_msg(const char *fmt, ...)
 {
   va_list ap;
@@ -225,4 +281,26 @@ uint64_t wall_ms(void)
 
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int parse_duration_ms(const char *s, long long *ms)
+{
+  static const struct { const char *unit; long long ms; } units[] = {
+    {"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}
+  };
+  size_t n = strspn(s, "0123456789");
+  char num[24];
+  long long v;
+  int rc;
+
+  if (!n || n >= sizeof(num)) return n ? -ERANGE : -EINVAL;
+  memcpy(num, s, n);
+  num[n] = 0;
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+    if (strcmp(s + n, units[i].unit)) continue;
+    if ((rc = parse_long(num, 0, LLONG_MAX / units[i].ms, &v))) return rc;
+    *ms = v * units[i].ms;
+    return 0;
+  }
+  return -EINVAL;
 }

@@ -28,11 +28,21 @@ void error_msg(const char *fmt, ...) PRINTF(1, 2);
 void perror_msg(const char *fmt, ...) PRINTF(1, 2);
 /* As error_msg, with ": <strerror(err)>" appended; err may be negative. */
 void errno_msg(int err, const char *fmt, ...) PRINTF(2, 3);
+/* Print "jvmtool <cmd>: <msg>" and leave jt_status alone: warn_msg for a
+ * problem that does not fail the command (a skipped line, an ignored
+ * setting), info_msg for what was done (counts, where a file went). */
+void warn_msg(const char *fmt, ...) PRINTF(1, 2);
+void info_msg(const char *fmt, ...) PRINTF(1, 2);
 /* Print the usage error and "(see 'jvmtool <cmd> --help')"; return 2. */
 int usage_error(const char *fmt, ...) PRINTF(1, 2);
 /* Print "jvmtool <cmd>: <msg>" only when verbose (-v) is on. */
 extern int jt_verbose;
 void verbose_msg(const char *fmt, ...) PRINTF(1, 2);
+
+/* The index of the name in names[0..n-1] nearest to word (at most a third
+ * of its letters to change, insert or drop, at least one), for "did you
+ * mean"; -1 when none is that near. */
+int nearest_name(const char *word, const char *const *names, int n);
 
 /* Allocation that cannot fail: out of memory prints a message and exits 1.
  * The only place in jvmtool outside main that exits. */
@@ -47,6 +57,10 @@ char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
 /* Parse a whole decimal number in [min, max]. Returns 0, or -EINVAL (not a
  * number, trailing junk, empty) or -ERANGE (outside the bounds). */
 int parse_long(const char *s, long long min, long long max, long long *out);
+/* Parse a duration: digits with "ms", "s" (also none: seconds) or "m".
+ * Returns 0 and milliseconds, or -EINVAL (no number, unknown unit) or
+ * -ERANGE. (stat's jstat-style interval keeps Java's own number rules.) */
+int parse_duration_ms(const char *s, long long *ms);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 

@@ -2,12 +2,14 @@
  *
  * A spec file holds one USAGE("...") row and OPT rows:
  *   OPT(id, 'c', "long-name", ARG, "METAVAR", "help line")
- * ARG is NONE or REQ. A command file defines OPTS_FILE and includes
- * core/opt_table.h, which yields enum constants OPT_<id>, opt_rows[] and
- * opt_usage; the parser and the --help text are both made from those rows.
+ * ARG is NONE or REQ; METAVAR is NULL for NONE. A command file defines
+ * OPTS_FILE and includes core/opt_table.h, which yields enum constants
+ * OPT_<id> (the OPT_ prefix is theirs alone: this header's own names start
+ * with OPTS_), opt_rows[] and opt_usage; the parser and the --help text are
+ * both made from those rows.
  */
-#ifndef OPT_H
-#define OPT_H
+#ifndef JVMTOOL_OPT_H
+#define JVMTOOL_OPT_H
 
 enum opt_arg { NONE, REQ };
 
@@ -19,22 +21,31 @@ struct opt {
   const char *help;
 };
 
-enum { OPT_MAX = 48 };
+enum { OPTS_MAX = 48 };
 
 struct args {
-  int count[OPT_MAX];        /* how often each option was given */
-  const char *val[OPT_MAX];  /* the last argument of each REQ option */
-  int argc;                  /* operands left after the options */
-  char **argv;               /* owned by opt_parse: valid until its next call */
+  int count[OPTS_MAX];        /* how often each option was given */
+  const char *val[OPTS_MAX];  /* the last argument of each REQ option */
+  int argc;                   /* operands left after the options */
+  char **argv;                /* owned by opt_parse: valid until its next call */
+  int nwords;                 /* OPTS_DASH_WORDS: the words taken, in order */
+  char **words;               /* without their '-'; owned like argv */
 };
 
 enum opt_flags {
-  OPT_IN_ORDER = 1,  /* stop at the first operand (for "jcmd PID CMD -x") */
+  OPTS_IN_ORDER = 1,    /* stop at the first operand (for "jcmd PID CMD -x") */
+  /* jstat's single-dash words: "-name" is the long option --name when a row
+   * has that name, short options when its first letter is one (-t, -h20),
+   * a negative number is an operand, "-?" is help, and any other "-word"
+   * is taken into words (jstat's -gcutil). */
+  OPTS_DASH_WORDS = 2,
 };
 
 /* Parse argv (argv[0] is the command name) against rows. Returns -1 when the
  * command should go on, or an exit status the command must return at once:
- * 0 after printing --help to stdout, 2 after a usage error on stderr. */
+ * 0 after printing --help to stdout, 2 after a usage error on stderr (an
+ * unknown option names the nearest one). --help, and -h when no row takes
+ * the letter or when it is the only argument, print the help. */
 int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
               char **argv, struct args *out);
 /* Print "usage: ..." and one line per option to f. */

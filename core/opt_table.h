@@ -1,5 +1,6 @@
 /* opt_table.h - turn the spec rows in OPTS_FILE into this file's tables.
- * Include once, after defining OPTS_FILE (e.g. "specs/ps.opts"). */
+ * Include once, after defining OPTS_FILE (e.g. "specs/ps.opts"). Each row's
+ * id becomes OPT_<id>; OPTS_NROWS counts the rows. */
 #ifndef OPTS_FILE
 #error "define OPTS_FILE before including core/opt_table.h"
 #endif
@@ -8,7 +9,7 @@
 #define OPT(id, s, l, a, m, h) OPT_##id,
 enum {
 #include OPTS_FILE
-  OPT_count
+  OPTS_NROWS
 };
 #undef OPT
 #undef USAGE
@@ -30,4 +31,4 @@ static const char opt_usage[] =
 #undef OPT
 #undef USAGE
 
-_Static_assert((int)OPT_count <= (int)OPT_MAX, "too many options in " OPTS_FILE);
+_Static_assert((int)OPTS_NROWS <= (int)OPTS_MAX, "too many options in " OPTS_FILE);

@@ -97,3 +97,49 @@ void xml_string(FILE *f, const char *s, size_t n)
   fwrite(b.p, 1, b.len, f);
   buf_free(&b);
 }
+
+int term_escaping(int force)
+{
+  static int tty = -1;
+
+  if (force >= 0) tty = force;
+  if (tty < 0) tty = isatty(STDOUT_FILENO);
+  return tty;
+}
+
+void term_buf(struct buf *b, const char *str, size_t n, int keep_nl)
+{
+  const unsigned char *s = (const unsigned char *)str;
+  size_t run = 0;  /* where the bytes not yet added start */
+
+  if (!term_escaping(-1)) {
+    buf_add(b, s, n);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    int c1 = s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] < 0xa0;
+
+    if (!c1 && (s[i] >= 0x20 || s[i] == '\t' || (s[i] == '\n' && keep_nl)) &&
+        s[i] != 0x7f)
+      continue;
+    buf_add(b, s + run, i - run);
+    if (s[i] == 0x1b) buf_adds(b, "\\e");
+    else buf_printf(b, "\\x%02x", s[i]);
+    if (c1) buf_printf(b, "\\x%02x", s[++i]);
+    run = i + 1;
+  }
+  buf_add(b, s + run, n - run);
+}
+
+void term_write(FILE *f, const char *s, size_t n, int keep_nl)
+{
+  struct buf b = {0};
+
+  if (!term_escaping(-1)) {
+    fwrite(s, 1, n, f);
+    return;
+  }
+  term_buf(&b, s, n, keep_nl);
+  fwrite(b.p, 1, b.len, f);
+  buf_free(&b);
+}

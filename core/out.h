@@ -24,4 +24,16 @@ void xml_buf(struct buf *b, const char *s, size_t n);
 struct buf;
 void out_java_text(struct buf *b, const char *s, size_t n, int utf8);
 
+/* Text that comes from a JVM or a container (main class, arguments, folder
+ * names, counter strings, attach replies) on its way to stdout: when
+ * stdout is a terminal, control characters are escaped so they cannot
+ * drive it (ESC as \e, others as \xNN, C1 controls in UTF-8 as \xc2\xNN;
+ * tab kept, newline kept only with keep_nl); in a pipe or file the bytes
+ * stay exact, as jps, jstat and jcmd write them. Appends s (n bytes). */
+void term_buf(struct buf *b, const char *s, size_t n, int keep_nl);
+/* The same, written to f. */
+void term_write(FILE *f, const char *s, size_t n, int keep_nl);
+/* 1 when stdout is a terminal (asked once); force >= 0 sets it (tests). */
+int term_escaping(int force);
+
 #endif

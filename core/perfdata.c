@@ -246,21 +246,41 @@ int pd_parse(struct perfdata *pd, const void *data, size_t size,
 
 int pd_open(struct perfdata *pd, const char *path, int flags)
 {
-  int fd, rc;
+  int fd;
+
+  memset(pd, 0, sizeof(*pd));
+  pd->fd = -1;
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+                      (flags & PD_NOFOLLOW ? O_NOFOLLOW : 0));
+  if (fd < 0) return fail(pd, -errno, "%s", strerror(errno));
+  return pd_open_fd(pd, fd, path);
+}
+
+int pd_open_fd(struct perfdata *pd, int fd, const char *name)
+{
+  struct stat sb;
+  int rc;
   char *data;
   size_t len;
 
   memset(pd, 0, sizeof(*pd));
   pd->fd = -1;
-  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
-                      (flags & PD_NOFOLLOW ? O_NOFOLLOW : 0));
-  if (fd < 0) return fail(pd, -errno, "%s", strerror(errno));
+  /* A FIFO or a device never holds PerfData: refused before any read. */
+  if (fstat(fd, &sb)) {
+    rc = -errno;
+    close(fd);
+    return fail(pd, rc, "%s", strerror(-rc));
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    close(fd);
+    return fail(pd, -EINVAL, "not a regular file");
+  }
   if ((rc = read_fd(fd, MAX_FILE, &data, &len))) {
     close(fd);
     if (rc == -EFBIG) return fail(pd, rc, "larger than %d MiB", MAX_FILE >> 20);
     return fail(pd, rc, "%s", strerror(-rc));
   }
-  rc = pd_parse(pd, data, len, path);
+  rc = pd_parse(pd, data, len, name);
   free(data);
   if (rc) close(fd);
   else pd->fd = fd;

@@ -60,6 +60,11 @@ enum { PD_NOFOLLOW = 1 };  /* pd_open: refuse a symlink as the file */
  * On failure nothing needs freeing; on success call pd_close(). */
 int pd_open(struct perfdata *pd, const char *path, int flags);
 
+/* The same from an open fd, which pd then owns (closed on failure too);
+ * anything but a regular file is refused (-EINVAL) before the first read.
+ * name is for messages. */
+int pd_open_fd(struct perfdata *pd, int fd, const char *name);
+
 /* Parse size bytes of data (copied) as a PerfData file named name, with no
  * file behind it (pd_refresh then fails). Same returns as pd_open. */
 int pd_parse(struct perfdata *pd, const void *data, size_t size,

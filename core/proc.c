@@ -40,13 +40,47 @@ int proc_status(int pid, struct proc_status *st)
   return seen == 3 ? 0 : -EINVAL;
 }
 
+int proc_innermost(const struct proc_status *st, int pid)
+{
+  return st->nnspid ? st->nspid[st->nnspid - 1] : pid;
+}
+
 int proc_nspid(int pid)
 {
   struct proc_status st;
   int rc = proc_status(pid, &st);
 
-  if (rc) return rc;
-  return st.nnspid ? st.nspid[st.nnspid - 1] : pid;
+  return rc ? rc : proc_innermost(&st, pid);
+}
+
+static int by_value(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+
+  return (x > y) - (x < y);
+}
+
+int proc_pids(int **pids, size_t *n)
+{
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  size_t cap = 0;
+  int pid;
+
+  *pids = NULL;
+  *n = 0;
+  if (!d) return -errno;
+  while ((e = readdir(d))) {
+    if (parse_pid(e->d_name, &pid)) continue;
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 256;
+      *pids = xrealloc(*pids, cap * sizeof(**pids));
+    }
+    (*pids)[(*n)++] = pid;
+  }
+  closedir(d);
+  if (*n) qsort(*pids, *n, sizeof(**pids), by_value);
+  return 0;
 }
 
 int proc_ns_ino(int pid, const char *kind, uint64_t *ino)

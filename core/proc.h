@@ -6,6 +6,7 @@
 #ifndef PROC_H
 #define PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -28,6 +29,14 @@ int proc_status(int pid, struct proc_status *st);
  * or pid itself where the kernel has no NSpid line. Returns -errno when
  * /proc/<pid>/status cannot be read. */
 int proc_nspid(int pid);
+
+/* The innermost pid of a status read for pid (the last NSpid field), or
+ * pid where the kernel has no NSpid line. The one place that knows. */
+int proc_innermost(const struct proc_status *st, int pid);
+
+/* Every pid in /proc, ascending: the one walk of /proc. Sets *pids
+ * (caller frees) and *n; returns 0 or -errno when /proc cannot be read. */
+int proc_pids(int **pids, size_t *n);
 
 /* The inode of /proc/<pid>/ns/<kind> ("pid", "mnt"); pid 0 means self.
  * Returns 0 and sets *ino, or -errno. */

@@ -135,7 +135,8 @@ static void walk_link(struct walk *w, const char *target)
   if (target[0] == '/') walk_pop_to(w, 1);
 }
 
-static int by_walk(int rootfd, const char *path, int flags, mode_t mode)
+static int by_walk(int rootfd, const char *path, int flags, mode_t mode,
+                   int follow)
 {
   struct walk w = {.depth = 1};
   int links = 0, rc = -ENOENT;
@@ -168,7 +169,7 @@ static int by_walk(int rootfd, const char *path, int flags, mode_t mode)
       rc = -ENAMETOOLONG;
       break;
     }
-    if (last) {
+    if (last && !follow) {
       fd = openat(cur, name, flags, mode);
       rc = fd < 0 ? -errno : fd;
       break;
@@ -177,6 +178,10 @@ static int by_walk(int rootfd, const char *path, int flags, mode_t mode)
         fstat(fd, &sb)) {
       rc = -errno;
       if (fd >= 0) close(fd);
+      break;
+    }
+    if (last && !S_ISLNK(sb.st_mode)) {
+      rc = fd;  /* root_stat's answer */
       break;
     }
     if (S_ISDIR(sb.st_mode)) {
@@ -210,7 +215,7 @@ static int by_walk(int rootfd, const char *path, int flags, mode_t mode)
 int root_openat(const struct root *r, int dirfd, const char *path, int flags,
                 mode_t mode, int *fd)
 {
-  int base = dirfd >= 0 ? dirfd : r->fd, rc;
+  int base = dirfd >= 0 ? dirfd : r ? r->fd : -1, rc;
   struct stat sb;
 
   *fd = -1;
@@ -223,7 +228,7 @@ int root_openat(const struct root *r, int dirfd, const char *path, int flags,
   if (root_method(ROOT_AUTO) == ROOT_OPENAT2)
     rc = by_openat2(base, path, flags, mode);
   else if (dirfd < 0)
-    rc = by_walk(base, path, flags, mode);
+    rc = by_walk(base, path, flags, mode, 0);
   else if ((rc = openat(base, path, flags, mode)) < 0)
     rc = -errno;
   if (rc < 0) return rc;
@@ -234,6 +239,20 @@ int root_openat(const struct root *r, int dirfd, const char *path, int flags,
   }
   *fd = rc;
   return 0;
+}
+
+int root_stat(const struct root *r, const char *path, struct stat *sb)
+{
+  int fd, rc;
+
+  if (root_method(ROOT_AUTO) == ROOT_OPENAT2)
+    fd = by_openat2(r->fd, path, O_PATH | O_CLOEXEC, 0);
+  else
+    fd = by_walk(r->fd, path, O_PATH | O_CLOEXEC, 0, 1);
+  if (fd < 0) return fd;
+  rc = fstat(fd, sb) ? -errno : 0;
+  close(fd);
+  return rc;
 }
 
 int root_check(int fd, mode_t type, long long uid, struct stat *sb)
@@ -369,14 +388,13 @@ int root_put(int dirfd, const char *prefix, const char *suffix,
 int root_take(int dirfd, const char *name, long long uid, int outfd,
               uint64_t max, uint64_t *copied)
 {
-  static const struct root none = {.fd = -1};
   struct stat sb;
   uint64_t done = 0;
   char *buf;
   int fd, rc, urc;
 
   if (copied) *copied = 0;
-  rc = root_open_checked(&none, dirfd, name, O_RDONLY, S_IFREG, uid, &fd, &sb);
+  rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, &fd, &sb);
   if (rc) return rc;
   buf = xmalloc(TAKE_BUF);
   for (;;) {
@@ -427,6 +445,12 @@ int root_release(const struct root *r, const char *exe, char **data,
   }
   free(home);
   return rc;
+}
+
+char *root_name(const struct root *r, const char *path)
+{
+  if (!r->pid) return xstrdup(path);
+  return xasprintf("/proc/%d/root%s", r->pid, path);
 }
 
 void root_fd_path(int fd, char *buf, size_t n)

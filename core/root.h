@@ -43,7 +43,8 @@ void root_close(struct root *r);
 
 /* Open path as the root's processes would. dirfd -1: path is taken from
  * the root (leading "/" or not); dirfd >= 0 (a folder opened through this
- * API): path must be one name, no "/", "." or "..", or -EINVAL. flags are
+ * API; r may then be NULL): path must be one name, no "/", "." or "..",
+ * or -EINVAL. flags are
  * open(2)'s; O_NOFOLLOW (the last component is never a symlink: -ELOOP),
  * O_NONBLOCK, O_NOCTTY and O_CLOEXEC are added (only O_DIRECTORY,
  * O_NOFOLLOW and O_CLOEXEC with O_PATH). A trailing "/." follows a link in
@@ -58,6 +59,11 @@ int root_openat(const struct root *r, int dirfd, const char *path, int flags,
  * Returns the method root_openat will use next (never ROOT_AUTO). */
 enum root_method { ROOT_AUTO, ROOT_OPENAT2, ROOT_WALK };
 enum root_method root_method(enum root_method force);
+
+/* stat path inside r, following links in the last component too (inside
+ * the root): for listing only, nothing is opened for reading. Returns 0
+ * or -errno. */
+int root_stat(const struct root *r, const char *path, struct stat *sb);
 
 /* Check an open fd: type is S_IFREG, S_IFDIR or S_IFSOCK (0: any); uid
  * the owner (-1: any); a regular file must have exactly one link. Fills
@@ -120,6 +126,11 @@ int root_take(int dirfd, const char *name, long long uid, int outfd,
  * *len. Returns 0 or -errno (-ENOENT when neither place has one). */
 int root_release(const struct root *r, const char *exe, char **data,
                  size_t *len);
+
+/* A path inside r as a person on the host would name it, for messages
+ * only (never opened): "/proc/<pid>/root<path>" for a process's root, path
+ * itself for root_open(0) and root_open_dir. Caller frees. */
+char *root_name(const struct root *r, const char *path);
 
 /* The path that reaches an open fd through /proc/self/fd (for connect(2)
  * on a socket opened with O_PATH). Writes it into buf. */

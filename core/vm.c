@@ -1,26 +1,80 @@
 /* vm.c - find JVMs: hsperfdata discovery and target resolution
  *
- * See docs/jvmstat.md §2. jvmstat walks /proc/<pid>/root/tmp for every pid
- * and keeps a file only when its name is that pid's own pid or its last
- * NSpid field; here each distinct container /tmp is read once and its
- * files are matched against the pids living in it.
+ * See docs/jvmstat.md §2. jvmstat walks every pid's root's /tmp and keeps
+ * a file only when its name is that pid's own pid or its last NSpid field;
+ * here each distinct container /tmp is read once and its files are matched
+ * against the pids living in it. Every container path is resolved inside
+ * the container's root (core/root.h), never through our own.
  */
 #include "core/jvmtool.h"
+#include "core/perfdata.h"
+#include "core/root.h"
 #include "core/vm.h"
 #include <sys/sysmacros.h>
+
+static int hex_digit(char c)
+{
+  return isdigit((unsigned char)c) ? c - '0' : (c | 32) - 'a' + 10;
+}
+
+/* "file:" URI to a path: "//" must start an empty authority; the path is
+ * absolute; %XX escapes are decoded. */
+static int parse_file_uri(const char *s, int flags, char **path, char *err,
+                          size_t errlen)
+{
+  const char *p = s + 5, *why = NULL;
+  struct buf b = {0};
+
+  if (starts_with(p, "//") && p[2] != '/') why = "URI has an authority component";
+  else if (starts_with(p, "//")) p += 2;
+  if (!why && *p != '/') why = "URI is not absolute";
+  else if (!why && strpbrk(p, "?#")) why = "URI has a query or fragment";
+  else if (!why && (flags & VM_TARGET_JSTAT) && strchr(p, ' '))
+    why = "Malformed VM Identifier";
+  if (why) {
+    snprintf(err, errlen, "%s: %s", why, s);
+    return -EINVAL;
+  }
+  for (; *p; p++) {
+    if (*p == '%' && isxdigit((unsigned char)p[1]) &&
+        isxdigit((unsigned char)p[2])) {
+      buf_addc(&b, (char)(hex_digit(p[1]) * 16 + hex_digit(p[2])));
+      p += 2;
+    } else {
+      buf_addc(&b, *p);
+    }
+  }
+  *path = b.p;
+  return 0;
+}
+
+int vm_parse_target(const char *s, int flags, int *pid, char **path,
+                    char *err, size_t errlen)
+{
+  const char *p = s;
+
+  *pid = 0;
+  *path = NULL;
+  if (starts_with(s, "file:")) return parse_file_uri(s, flags, path, err, errlen);
+  if (starts_with(p, "local://")) p += 8;
+  else if (starts_with(p, "//")) p += 2;
+  if (!parse_pid(p, pid)) return 0;
+  if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
+    snprintf(err, errlen, "remote vmids are not supported: %s", s);
+    return -EINVAL;
+  }
+  if ((flags & VM_TARGET_JSTAT) || !*s) {
+    snprintf(err, errlen, "Malformed VM Identifier: %s", s);
+    return -EINVAL;
+  }
+  *path = xstrdup(s);
+  return 0;
+}
 
 struct list {
   struct vm *v;
   size_t n, cap;
 };
-
-static int all_digits(const char *s)
-{
-  if (!*s) return 0;
-  for (; *s; s++)
-    if (!isdigit((unsigned char)*s)) return 0;
-  return 1;
-}
 
 int vm_flock_held(dev_t dev, ino_t ino)
 {
@@ -57,83 +111,131 @@ static int secure_dir(int dirfd, const char *name, struct stat *sb)
   return geteuid() == 0 || sb->st_uid == geteuid();
 }
 
-static void add(struct list *l, int pid, int nspid, const char *user,
-                const char *path, const struct stat *sb, int other_ns)
+static void add(struct list *l, const struct vm *proto, const struct stat *sb)
 {
   struct vm *v;
 
   for (size_t i = 0; i < l->n; i++)
-    if (l->v[i].pid == pid) return;  /* the first one found wins */
+    if (l->v[i].pid == proto->pid) return;  /* the first one found wins */
   if (l->n == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 16;
     l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
   }
   v = &l->v[l->n++];
-  v->pid = pid;
-  v->nspid = nspid;
-  v->user = xstrdup(user);
-  v->path = xstrdup(path);
+  *v = *proto;
+  v->user = xstrdup(proto->user);
+  v->path = xstrdup(proto->path);
+  v->file = xstrdup(proto->file);
   v->uid = sb->st_uid;
-  v->other_ns = other_ns;
-  v->alive = other_ns ? 1 : proc_alive(pid);
+  v->alive = v->other_ns ? 1 : proc_alive(v->pid);
   v->locked = vm_flock_held(sb->st_dev, sb->st_ino);
 }
 
-/* Call fn for every readable <digits> file in root/hsperfdata_* folders. */
-static void scan_root(const char *root,
-                      void (*fn)(void *ctx, const char *user, int nspid,
-                                 const char *path, const struct stat *sb),
-                      void *ctx)
+/* One PerfData file candidate of a /tmp. */
+struct entry {
+  char *user;
+  int name;
+  struct stat sb;
+};
+
+struct tmpdir {
+  dev_t dev;
+  ino_t ino;
+  struct entry *e;
+  size_t n;
+};
+
+/* Whether we may read a file with these owner and mode bits. */
+static int readable(const struct stat *sb)
 {
-  DIR *d = opendir(root), *u;
+  gid_t groups[256];
+  int n;
+
+  if (!geteuid() || (sb->st_uid == geteuid() && (sb->st_mode & S_IRUSR)))
+    return 1;
+  if (sb->st_uid == geteuid()) return 0;
+  if (sb->st_mode & S_IRGRP) {
+    if (sb->st_gid == getegid()) return 1;
+    n = getgroups(256, groups);
+    for (int i = 0; i < n; i++)
+      if (groups[i] == sb->st_gid) return 1;
+  }
+  return (sb->st_mode & S_IROTH) != 0;
+}
+
+/* The candidates in the hsperfdata_* folders of r's /tmp (tmpfd, §2.1):
+ * <digits> names of regular files (links followed inside the root, as
+ * jvmstat lists them) we can read. Nothing is opened: a FIFO or a device
+ * named like a pid is passed over by its type. */
+static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
+{
+  int fd = fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), dfd;
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL, *u;
   struct dirent *e, *f;
 
-  if (!d) return;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return;
+  }
   while ((e = readdir(d))) {
-    char *dir;
-
-    if (!starts_with(e->d_name, "hsperfdata_")) continue;
-    dir = xasprintf("%s/%s", root, e->d_name);
-    if ((u = opendir(dir))) {
-      while ((f = readdir(u))) {
-        struct stat sb;
-        long long pid;
-        char *path;
-
-        if (!all_digits(f->d_name) ||
-            parse_long(f->d_name, 0, INT_MAX, &pid))
-          continue;
-        path = xasprintf("%s/%s", dir, f->d_name);
-        /* jvmstat: a regular file (after links) that we can read */
-        if (!stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK))
-          fn(ctx, e->d_name + 11, (int)pid, path, &sb);
-        free(path);
-      }
-      closedir(u);
+    if (!starts_with(e->d_name, "hsperfdata_") ||
+        root_openat(NULL, tmpfd, e->d_name, O_RDONLY | O_DIRECTORY, 0, &dfd))
+      continue;
+    if (!(u = fdopendir(dfd))) {
+      close(dfd);
+      continue;
     }
-    free(dir);
+    while ((f = readdir(u))) {
+      struct stat sb;
+      char *file;
+      int pid;
+
+      if (parse_pid(f->d_name, &pid) ||
+          fstatat(dfd, f->d_name, &sb, AT_SYMLINK_NOFOLLOW))
+        continue;
+      if (S_ISLNK(sb.st_mode)) {
+        file = xasprintf("/tmp/%s/%s", e->d_name, f->d_name);
+        if (root_stat(r, file, &sb)) sb.st_mode = 0;
+        free(file);
+      }
+      if (!S_ISREG(sb.st_mode) || !readable(&sb)) continue;
+      t->e = xrealloc(t->e, (t->n + 1) * sizeof(*t->e));
+      t->e[t->n].user = xstrdup(e->d_name + 11);
+      t->e[t->n].name = pid;
+      t->e[t->n++].sb = sb;
+    }
+    closedir(u);
   }
   closedir(d);
 }
 
-static void add_host(void *ctx, const char *user, int pid, const char *path,
-                     const struct stat *sb)
+static void free_tmp(struct tmpdir *t)
 {
-  add(ctx, pid, pid, user, path, sb, 0);
+  for (size_t i = 0; i < t->n; i++) free(t->e[i].user);
+  free(t->e);
 }
 
-struct container {
-  struct list *l;
-  int hostpid, nspid;
-};
-
-static void add_container(void *ctx, const char *user, int pid,
-                          const char *path, const struct stat *sb)
+/* Add the candidates of t named hostpid or nspid, found in root r. */
+static void add_from(struct list *l, const struct tmpdir *t,
+                     const struct root *r, int hostpid, int nspid,
+                     int other_ns)
 {
-  struct container *c = ctx;
+  for (size_t i = 0; i < t->n; i++) {
+    const struct entry *e = &t->e[i];
+    struct vm v = {0};
 
-  if (pid == c->hostpid || pid == c->nspid)
-    add(c->l, c->hostpid, pid, user, path, sb, 1);
+    if (e->name != hostpid && e->name != nspid) continue;
+    v.pid = hostpid;
+    v.nspid = e->name;
+    v.user = e->user;
+    v.file = xasprintf("/tmp/hsperfdata_%s/%d", e->user, e->name);
+    v.path = root_name(r, v.file);
+    v.root_pid = r->pid;
+    v.other_ns = other_ns;
+    add(l, &v, &e->sb);
+    free(v.file);
+    free(v.path);
+  }
 }
 
 static int by_pid(const void *a, const void *b)
@@ -146,27 +248,56 @@ static int by_pid(const void *a, const void *b)
 int vm_list(struct vm **out, size_t *n)
 {
   struct list l = {0};
-  struct stat tmp, sb;
-  DIR *proc;
-  struct dirent *e;
+  struct root ours;
+  struct tmpdir host = {0}, *seen = NULL;
+  struct stat tsb;
+  size_t nseen = 0, npids = 0;
+  int *pids = NULL, tmpfd, rc;
 
-  if (stat("/tmp", &tmp)) return -errno;
-  scan_root("/tmp", add_host, &l);
-  if ((proc = opendir("/proc"))) {
-    while ((e = readdir(proc))) {
-      struct container c = {&l, 0, 0};
-      char root[64];
-
-      if (!all_digits(e->d_name) || parse_pid(e->d_name, &c.hostpid)) continue;
-      snprintf(root, sizeof(root), "/proc/%d/root/tmp", c.hostpid);
-      if (stat(root, &sb) || !S_ISDIR(sb.st_mode) || access(root, R_OK) ||
-          (sb.st_dev == tmp.st_dev && sb.st_ino == tmp.st_ino))
-        continue;
-      if ((c.nspid = proc_nspid(c.hostpid)) < 0) c.nspid = c.hostpid;
-      scan_root(root, add_container, &c);
-    }
-    closedir(proc);
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
+    root_close(&ours);
+    return rc;
   }
+  scan_tmp(&ours, tmpfd, &host);
+  close(tmpfd);
+  for (size_t i = 0; i < host.n; i++)
+    add_from(&l, &host, &ours, host.e[i].name, host.e[i].name, 0);
+  root_close(&ours);
+  proc_pids(&pids, &npids);
+  for (size_t i = 0; i < npids; i++) {
+    struct root r;
+    struct stat sb;
+    struct tmpdir *t = NULL;
+    int nspid;
+
+    if (root_open(pids[i], &r)) continue;
+    if (root_tmp(&r, &tmpfd, &sb) ||
+        (sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino)) {
+      if (tmpfd >= 0) close(tmpfd);
+      root_close(&r);
+      continue;
+    }
+    for (size_t k = 0; k < nseen && !t; k++)
+      if (seen[k].dev == sb.st_dev && seen[k].ino == sb.st_ino) t = &seen[k];
+    if (!t) {
+      seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+      t = &seen[nseen++];
+      memset(t, 0, sizeof(*t));
+      t->dev = sb.st_dev;
+      t->ino = sb.st_ino;
+      scan_tmp(&r, tmpfd, t);
+    }
+    close(tmpfd);
+    if (t->n) {
+      if ((nspid = proc_nspid(pids[i])) < 0) nspid = pids[i];
+      add_from(&l, t, &r, pids[i], nspid, 1);
+    }
+    root_close(&r);
+  }
+  for (size_t k = 0; k < nseen; k++) free_tmp(&seen[k]);
+  free_tmp(&host);
+  free(seen);
+  free(pids);
   if (l.n) qsort(l.v, l.n, sizeof(*l.v), by_pid);
   *out = l.v;
   *n = l.n;
@@ -177,6 +308,7 @@ void vm_free(struct vm *v)
 {
   free(v->user);
   free(v->path);
+  free(v->file);
   memset(v, 0, sizeof(*v));
 }
 
@@ -187,87 +319,130 @@ void vm_list_free(struct vm *v, size_t n)
 }
 
 /* The newest (by ctime) regular file <name> in a secure folder
- * tmp/hsperfdata_<user>; sets *user and *out. */
-static char *find_file(const char *tmp, int name, char **user, struct stat *out)
+ * hsperfdata_<user> of tmpfd; sets *user and *out. Returns 1 if found. */
+static int find_file(int tmpfd, int name, char **user, struct stat *out)
 {
-  DIR *d = opendir(tmp);
+  int fd = fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), found = 0, dfd;
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   struct dirent *e;
-  char *best = NULL;
   struct stat dsb, fsb;
+  char file[16];
 
-  if (!d) return NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  snprintf(file, sizeof(file), "%d", name);
   while ((e = readdir(d))) {
-    char *path;
-
     if (!starts_with(e->d_name, "hsperfdata_") ||
-        !secure_dir(dirfd(d), e->d_name, &dsb))
+        !secure_dir(tmpfd, e->d_name, &dsb) ||
+        root_openat(NULL, tmpfd, e->d_name, O_PATH | O_DIRECTORY, 0, &dfd))
       continue;
-    path = xasprintf("%s/%s/%d", tmp, e->d_name, name);
-    if (!lstat(path, &fsb) && S_ISREG(fsb.st_mode) && fsb.st_size > 0 &&
-        (!best || fsb.st_ctime > out->st_ctime)) {
-      free(best);
+    if (!fstatat(dfd, file, &fsb, AT_SYMLINK_NOFOLLOW) &&
+        S_ISREG(fsb.st_mode) && fsb.st_size > 0 &&
+        (!found || fsb.st_ctime > out->st_ctime)) {
       free(*user);
-      best = path;
       *user = xstrdup(e->d_name + 11);
       *out = fsb;
-    } else {
-      free(path);
+      found = 1;
     }
+    close(dfd);
   }
   closedir(d);
-  return best;
+  return found;
+}
+
+/* A pid: the file its own tool would pick (§2.4) in its /tmp, resolved
+ * inside its root; ours when its root cannot be seen. */
+static int resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
+{
+  struct root ours, r;
+  struct stat sb, tsb, osb;
+  int nspid, tmpfd = -1, ourfd = -1, rc;
+
+  if (!proc_alive(pid)) {
+    snprintf(err, errlen, "no such process");
+    return -ESRCH;
+  }
+  if ((nspid = proc_nspid(pid)) < 0) nspid = pid;
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourfd, &osb))) {
+    root_close(&ours);
+    snprintf(err, errlen, "cannot open /tmp: %s", strerror(-rc));
+    return rc;
+  }
+  if (!root_open(pid, &r) && !root_tmp(&r, &tmpfd, &tsb) &&
+      (tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino)) {
+    out->other_ns = 1;
+    close(ourfd);
+    root_close(&ours);
+  } else {
+    if (tmpfd >= 0) close(tmpfd);
+    root_close(&r);
+    r = ours;
+    tmpfd = ourfd;
+  }
+  if (!find_file(tmpfd, nspid, &out->user, &sb) && nspid != pid &&
+      find_file(tmpfd, pid, &out->user, &sb))
+    nspid = pid;
+  close(tmpfd);
+  if (!out->user) {
+    root_close(&r);
+    snprintf(err, errlen,
+             "no PerfData file for pid %d (not a JVM, started with "
+             "-XX:-UsePerfData, or another user's JVM?)", pid);
+    return -ENOENT;
+  }
+  out->pid = pid;
+  out->nspid = nspid;
+  out->file = xasprintf("/tmp/hsperfdata_%s/%d", out->user, nspid);
+  out->path = root_name(&r, out->file);
+  out->root_pid = r.pid;
+  out->uid = sb.st_uid;
+  out->alive = 1;
+  out->locked = vm_flock_held(sb.st_dev, sb.st_ino);
+  root_close(&r);
+  return 0;
 }
 
 int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen)
 {
-  struct stat sb, tmp, root_sb;
-  char root[64];
-  int pid, nspid;
+  struct stat sb;
+  int pid, rc;
+  char *path;
 
   memset(out, 0, sizeof(*out));
   out->locked = -1;
-  if (starts_with(target, "file:")) {
-    target += 5;
-    if (starts_with(target, "//")) target += 2;
-  } else if (parse_pid(target, &pid)) {
-    if (stat(target, &sb)) {
-      snprintf(err, errlen, "%s", strerror(errno));
-      return -errno;
-    }
-  } else {
-    /* A pid: its own /tmp, or its container's through /proc (§2.4). */
-    if (!proc_alive(pid)) {
-      snprintf(err, errlen, "no such process");
-      return -ESRCH;
-    }
-    if ((nspid = proc_nspid(pid)) < 0) nspid = pid;
-    snprintf(root, sizeof(root), "/proc/%d/root/tmp", pid);
-    out->other_ns = !stat("/tmp", &tmp) && !stat(root, &root_sb) &&
-                    (tmp.st_dev != root_sb.st_dev || tmp.st_ino != root_sb.st_ino);
-    out->path = find_file(out->other_ns ? root : "/tmp", nspid, &out->user, &sb);
-    if (!out->path && nspid != pid)
-      out->path = find_file(out->other_ns ? root : "/tmp", nspid = pid,
-                            &out->user, &sb);
-    if (!out->path) {
-      snprintf(err, errlen,
-               "no PerfData file for pid %d (not a JVM, started with "
-               "-XX:-UsePerfData, or another user's JVM?)", pid);
-      free(out->user);
-      out->user = NULL;
-      return -ENOENT;
-    }
-    out->pid = pid;
-    out->nspid = nspid;
-    out->uid = sb.st_uid;
-    out->alive = 1;
-    out->locked = vm_flock_held(sb.st_dev, sb.st_ino);
-    return 0;
-  }
-  if (stat(target, &sb)) {
+  out->root_pid = -1;
+  if ((rc = vm_parse_target(target, 0, &pid, &path, err, errlen))) return rc;
+  if (!path) return resolve_pid(pid, out, err, errlen);
+  if (stat(path, &sb)) {
+    rc = -errno;
     snprintf(err, errlen, "%s", strerror(errno));
-    return -errno;
+    free(path);
+    return rc;
   }
-  out->path = xstrdup(target);
+  out->path = path;
+  out->file = xstrdup(path);
   out->uid = sb.st_uid;
   return 0;
+}
+
+int vm_open(const struct vm *v, struct perfdata *pd)
+{
+  struct root r;
+  int fd, rc;
+
+  if (v->root_pid < 0) return pd_open(pd, v->file, 0);
+  memset(pd, 0, sizeof(*pd));
+  pd->fd = -1;
+  if (!(rc = root_open(v->root_pid, &r)))
+    rc = root_open_checked(&r, -1, v->file, O_RDONLY, S_IFREG,
+                           (long long)v->uid, &fd, NULL);
+  root_close(&r);
+  if (!rc) return pd_open_fd(pd, fd, v->path);
+  snprintf(pd->err, sizeof(pd->err), "%s",
+           rc == -EINVAL ? "not a regular file"
+           : rc == -EPERM ? "its owner changed"
+           : rc == -EMLINK ? "has more than one link" : strerror(-rc));
+  return rc;
 }

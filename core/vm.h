@@ -2,23 +2,29 @@
  *
  * A JVM is visible through its PerfData file /tmp/hsperfdata_<user>/<pid>.
  * Discovery follows jvmstat (docs/jvmstat.md §2.1): our own /tmp, then the
- * /tmp of every other mount namespace through /proc/<pid>/root/tmp, where a
- * file is named by the pid inside the container and is reported under the
- * host pid. The user name is the folder's suffix (no NSS in a static
- * binary); whether the JVM still holds its file comes from /proc/locks.
+ * /tmp of every other mount namespace, resolved inside that process's root
+ * (core/root.h), where a file is named by the pid inside the container and
+ * is reported under the host pid. The user name is the folder's suffix (no
+ * NSS in a static binary); whether the JVM still holds its file comes from
+ * /proc/locks. Nothing is opened while listing: a FIFO or a device named
+ * like a pid is seen by its type and passed over.
  */
 #ifndef VM_H
 #define VM_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 struct vm {
   int pid;          /* host pid */
   int nspid;        /* the pid inside its own pid namespace */
   char *user;       /* from hsperfdata_<user> */
-  char *path;       /* the PerfData file */
+  char *path;       /* the PerfData file, as named in messages and --json */
+  int root_pid;     /* whose root holds it: 0 ours, -1 a path the user
+                       named (opened as named), else that host pid's */
+  char *file;       /* its path inside that root */
   uid_t uid;        /* the file's owner */
-  int other_ns;     /* found through /proc/<pid>/root/tmp */
+  int other_ns;     /* found in another mount namespace's /tmp */
   int alive;        /* a process with that pid exists */
   int locked;       /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
 };
@@ -29,6 +35,16 @@ struct vm {
 int vm_list(struct vm **out, size_t *n);
 void vm_list_free(struct vm *v, size_t n);
 
+/* The one target grammar of every command: a host pid ("4242"; jstat's
+ * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
+ * "file:/x": absolute, no authority, query or fragment, %XX decoded), or a
+ * path. Sets *pid (0 for a file) and *path (malloc'd; NULL for a pid).
+ * Returns 0, or -EINVAL with "<reason>: <target>" in err. VM_TARGET_JSTAT
+ * is jstat's grammar: no plain paths, no space in a URI. */
+enum { VM_TARGET_JSTAT = 1 };
+int vm_parse_target(const char *s, int flags, int *pid, char **path,
+                    char *err, size_t errlen);
+
 /* Resolve a target: a host pid, a path, or a file:// URI. For a pid, find
  * its file as the JVM's own tool would (§2.4: its /tmp or its container's,
  * secure folders only, newest wins). Returns 0 and fills *out (free with
@@ -36,6 +52,13 @@ void vm_list_free(struct vm *v, size_t n);
  * "no PerfData file for pid 42 ..."). */
 int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen);
 void vm_free(struct vm *v);
+
+/* Open v's PerfData file (pd_open's returns, pd->err set on failure): a
+ * file found by pid is resolved inside its root and must be a regular file
+ * with one link, owned by v->uid; a path the user named is opened as
+ * named, and must be a regular file too. Never blocks. */
+struct perfdata;
+int vm_open(const struct vm *v, struct perfdata *pd);
 
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */

@@ -1,4 +1,4 @@
-/* fuzz_agentopts.c - the agent's option parser (agent/config.h) on any text
+/* fuzz_agentopts.c - the agent's option parser (agent/config.c) on any text
  *
  * It runs inside the JVM, so a crash there is the JVM's. Invariants: on
  * success every setting is within its range; whatever happens the output
@@ -7,36 +7,56 @@
  * and as properties lines (one pair a line).
  */
 #include "core/jvmtool.h"
-#include "agent/sys.h"
+#include "agent/protocol.h"
+#include "agent/config.c"
 #include "test/fuzz/check.h"
 
-enum { RC_OPTIONS = 2 };
-static void say(const char *a, const char *b, const char *c)
+/* Equal settings (the bytes after output's NUL may differ). */
+static int same(const struct config *a, const struct config *b)
 {
-  (void)a, (void)b, (void)c;
+  struct config x = *a, y = *b;
+
+  memset(x.output, 0, sizeof(x.output));
+  memset(y.output, 0, sizeof(y.output));
+  return !memcmp(&x, &y, sizeof(x)) && !strcmp(a->output, b->output);
 }
-#include "agent/config.h"
 
 static int parse(struct config *c, const char *s, size_t n, char sep,
                  int from_file)
 {
+  char err[400];
   int rc;
 
   config_defaults(c);
-  rc = config_lines(c, s, n, sep, from_file);
-  INVARIANT(rc == 0 || rc == RC_OPTIONS);
+  rc = config_apply(c, s, n, sep, from_file, err, sizeof(err), NULL, NULL);
+  INVARIANT(rc == 0 || rc == AGENT_OPTIONS);
+  INVARIANT(memchr(err, 0, sizeof(err)) && (rc == 0) == (err[0] == 0));
   INVARIANT(memchr(c->output, 0, sizeof(c->output)));
   if (!rc)
     INVARIANT(c->strategy >= BY_BYTES && c->strategy <= BY_COUNT &&
               c->verbosity >= V_METHOD && c->verbosity <= V_LINE &&
               (c->lifetime == 0 || c->lifetime == 1) &&
               (c->record_size == 0 || c->record_size == 1) &&
+              (c->weight == W_ESTIMATE || c->weight == W_SIZE) &&
               c->depth >= 1 && c->depth <= MAX_DEPTH &&
               c->interval_bytes >= 0 && c->interval_bytes <= 0x7fffffff &&
               c->interval_ms >= 1 && c->interval_ms <= 86400000 &&
               c->rate >= 1 && c->rate <= 1000000000 &&
               c->delay_secs >= 0 && c->delay_secs <= 86400 * 365 &&
               c->output[0]);
+  if (!rc) {
+    /* What config_format writes reads back as the same settings. */
+    struct config back;
+    char line[CONFIG_PATH_MAX + 512];
+    int len = config_format(c, line, sizeof(line));
+
+    if (len >= 0) {
+      config_defaults(&back);
+      INVARIANT(config_apply(&back, line, (size_t)len, ',', 0, err,
+                             sizeof(err), NULL, NULL) == 0 &&
+                same(&back, c));
+    }
+  }
   return rc;
 }
 

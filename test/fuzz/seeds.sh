@@ -72,3 +72,4 @@ printf 'sample.interval.bytes=99999999999999999999,sample.delay.secs=-1' > "$out
 # Targets added by later parts of the tree add their seeds here.
 for f in test/fuzz/seeds.d/*.sh; do [ -f "$f" ] && . "./$f"; done
 exit 0
+

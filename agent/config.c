@@ -1,0 +1,283 @@
+/* config.c - the agent's option parser, shared with jvmtool (config.h)
+ *
+ * Freestanding: no libc call but memcpy/memset (the agent defines them),
+ * so it links into the agent as it is and into jvmtool through
+ * cmd/agent_opts.c. Every value is range-checked here and nowhere else.
+ */
+#include <string.h>
+#include "agent/config.h"
+#include "agent/protocol.h"
+
+/* A bounded string that silently stops at its capacity. */
+struct msg {
+  char *p;
+  size_t len, cap;
+};
+
+static void msg_put(struct msg *m, const char *s, size_t n)
+{
+  if (!m->cap) return;
+  if (n > m->cap - 1 - m->len) n = m->cap - 1 - m->len;
+  memcpy(m->p + m->len, s, n);
+  m->len += n;
+  m->p[m->len] = 0;
+}
+
+static size_t slen(const char *s)
+{
+  size_t n = 0;
+
+  while (s[n]) n++;
+  return n;
+}
+
+static void msg_str(struct msg *m, const char *s)
+{
+  msg_put(m, s, slen(s));
+}
+
+static void msg_num(struct msg *m, int64_t v)
+{
+  char tmp[24];
+  size_t n = sizeof(tmp);
+  uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+  do tmp[--n] = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) tmp[--n] = '-';
+  msg_put(m, tmp + n, sizeof(tmp) - n);
+}
+
+static int eq(const char *a, size_t alen, const char *b)
+{
+  size_t i;
+
+  for (i = 0; i < alen; i++)
+    if (a[i] != b[i] || !b[i]) return 0;
+  return b[alen] == 0;
+}
+
+void config_defaults(struct config *c)
+{
+  memset(c, 0, sizeof(*c));
+  c->strategy = BY_BYTES;
+  c->interval_bytes = 512 * 1024;  /* HotSpot's own default */
+  c->interval_ms = 10;
+  c->rate = 100;
+  c->verbosity = V_CLASS;          /* the original's default */
+  c->record_size = 1;
+  c->weight = W_ESTIMATE;
+  c->depth = 128;
+  memcpy(c->output, "stacks.txt", 11);
+}
+
+static int parse_num(const char *v, size_t n, int64_t min, int64_t max,
+                     int64_t *out)
+{
+  int64_t x = 0;
+  size_t i;
+
+  if (!n || n > 18) return -1;
+  for (i = 0; i < n; i++) {
+    if (v[i] < '0' || v[i] > '9') return -1;
+    x = x * 10 + (v[i] - '0');
+  }
+  if (x < min || x > max) return -1;
+  *out = x;
+  return 0;
+}
+
+/* v among the words of list (NUL-separated, empty word ends it): its
+ * index, or -1. */
+static int word(const char *v, size_t n, const char *list)
+{
+  int i;
+
+  for (i = 0; *list; i++, list += slen(list) + 1)
+    if (eq(v, n, list)) return i;
+  return -1;
+}
+
+/* Apply key=value to c. Returns 0, 1 for an unknown key, -1 for a bad
+ * value. */
+static int set(struct config *c, const char *k, size_t kn, const char *v,
+               size_t vn)
+{
+  int64_t x;
+  int w;
+
+  if (eq(k, kn, "sample.strategy")) {
+    if ((w = word(v, vn, "bytes\0time\0allocationCount\0")) < 0) return -1;
+    c->strategy = w;
+  } else if (eq(k, kn, "sample.interval.bytes")) {
+    if (parse_num(v, vn, 0, 0x7fffffff, &c->interval_bytes)) return -1;
+  } else if (eq(k, kn, "sample.interval.ms")) {
+    if (parse_num(v, vn, 1, 86400000, &c->interval_ms)) return -1;
+  } else if (eq(k, kn, "sample.rate")) {
+    if (parse_num(v, vn, 1, 1000000000, &c->rate)) return -1;
+  } else if (eq(k, kn, "sample.delay.secs")) {
+    if (parse_num(v, vn, 0, 86400 * 365, &c->delay_secs)) return -1;
+  } else if (eq(k, kn, "record.size")) {
+    if ((w = word(v, vn, "false\0true\0")) < 0) return -1;
+    c->record_size = w;
+  } else if (eq(k, kn, "record.weight")) {
+    if ((w = word(v, vn, "estimate\0size\0")) < 0) return -1;
+    c->weight = w;
+  } else if (eq(k, kn, "stack.trace.verbosity")) {
+    w = word(v, vn, "methodName\0methodClassName\0methodClassLineNumber\0");
+    if (w < 0) return -1;
+    c->verbosity = w;
+  } else if (eq(k, kn, "output.file")) {
+    if (!vn || vn >= sizeof(c->output)) return -1;
+    for (x = 0; x < (int64_t)vn; x++)
+      if (!v[x]) return -1;  /* a NUL (from a file) would cut the path */
+    memcpy(c->output, v, vn);
+    c->output[vn] = 0;
+  } else if (eq(k, kn, "recorder")) {
+    if ((w = word(v, vn, "flame\0lifetime\0")) < 0) return -1;
+    c->lifetime = w;
+  } else if (eq(k, kn, "max.stack.depth")) {
+    if (parse_num(v, vn, 1, MAX_DEPTH, &x)) return -1;
+    c->depth = (int)x;
+  } else {
+    return 1;
+  }
+  return 0;
+}
+
+static int is_space(char c)
+{
+  return c == ' ' || c == '\t' || c == '\f' || c == '\r';
+}
+
+/* "<why> '<key>'" and, for a bad value, ": '<value>'", into m. */
+static void explain(struct msg *m, const char *why, const char *k, size_t kn,
+                    const char *v, size_t vn)
+{
+  msg_str(m, why);
+  msg_str(m, " '");
+  msg_put(m, k, kn > 100 ? 100 : kn);
+  msg_str(m, "'");
+  if (!v) return;
+  msg_str(m, ": '");
+  msg_put(m, v, vn > 200 ? 200 : vn);
+  msg_str(m, "'");
+}
+
+/* One "key=value" (or "key: value", "key value") piece. */
+static int apply_pair(struct config *c, const char *s, size_t n, int from_file,
+                      struct msg *err, config_warn_fn *warn, void *arg)
+{
+  size_t k = 0, kn, v;
+  int r;
+
+  while (k < n && is_space(s[k])) k++;
+  while (n > k && is_space(s[n - 1])) n--;
+  if (k == n || s[k] == '#' || s[k] == '!') return 0;
+  kn = k;
+  while (kn < n && s[kn] != '=' && s[kn] != ':' && !is_space(s[kn])) kn++;
+  v = kn;
+  while (v < n && is_space(s[v])) v++;
+  if (v < n && (s[v] == '=' || s[v] == ':')) v++;
+  while (v < n && is_space(s[v])) v++;
+  r = set(c, s + k, kn - k, s + v, n - v);
+  if (r < 0) {
+    explain(err, "bad value for option", s + k, kn - k, s + v, n - v);
+    return AGENT_OPTIONS;
+  }
+  if (r > 0 && !from_file) {
+    explain(err, "unknown option", s + k, kn - k, 0, 0);
+    return AGENT_OPTIONS;
+  }
+  if (r > 0 && warn) {
+    char line[160];
+    struct msg w = { line, 0, sizeof(line) };
+
+    line[0] = 0;
+    explain(&w, "ignoring unknown property", s + k, kn - k, 0, 0);
+    warn(line, arg);
+  }
+  return 0;
+}
+
+int config_apply(struct config *c, const char *s, size_t n, char sep,
+                 int from_file, char *err, size_t errlen,
+                 config_warn_fn *warn, void *arg)
+{
+  struct msg m = { err, 0, errlen };
+  size_t i, start;
+  int rc = 0;
+
+  if (errlen) err[0] = 0;
+  for (i = start = 0; i <= n && !rc; i++) {
+    if (i == n || s[i] == sep) {
+      rc = apply_pair(c, s + start, i - start, from_file, &m, warn, arg);
+      start = i + 1;
+    }
+  }
+  return rc;
+}
+
+int config_format(const struct config *c, char *out, size_t n)
+{
+  static const char *const strategies[] = { "bytes", "time",
+                                            "allocationCount" };
+  static const char *const verbosities[] = {
+    "methodName", "methodClassName", "methodClassLineNumber"
+  };
+  struct config d;
+  struct msg m = { out, 0, n };
+  size_t i;
+
+  if (!n) return -1;
+  out[0] = 0;
+  config_defaults(&d);
+#define PAIR(key) msg_str(&m, m.len ? "," key "=" : key "=")
+  if (c->strategy != d.strategy) {
+    PAIR("sample.strategy");
+    msg_str(&m, strategies[c->strategy]);
+  }
+  if (c->interval_bytes != d.interval_bytes) {
+    PAIR("sample.interval.bytes");
+    msg_num(&m, c->interval_bytes);
+  }
+  if (c->interval_ms != d.interval_ms) {
+    PAIR("sample.interval.ms");
+    msg_num(&m, c->interval_ms);
+  }
+  if (c->rate != d.rate) {
+    PAIR("sample.rate");
+    msg_num(&m, c->rate);
+  }
+  if (c->delay_secs != d.delay_secs) {
+    PAIR("sample.delay.secs");
+    msg_num(&m, c->delay_secs);
+  }
+  if (c->record_size != d.record_size) {
+    PAIR("record.size");
+    msg_str(&m, c->record_size ? "true" : "false");
+  }
+  if (c->weight != d.weight) {
+    PAIR("record.weight");
+    msg_str(&m, c->weight == W_SIZE ? "size" : "estimate");
+  }
+  if (c->verbosity != d.verbosity) {
+    PAIR("stack.trace.verbosity");
+    msg_str(&m, verbosities[c->verbosity]);
+  }
+  if (c->lifetime != d.lifetime) {
+    PAIR("recorder");
+    msg_str(&m, c->lifetime ? "lifetime" : "flame");
+  }
+  if (c->depth != d.depth) {
+    PAIR("max.stack.depth");
+    msg_num(&m, c->depth);
+  }
+  for (i = 0; c->output[i]; i++)
+    if (c->output[i] == ',') return -1;
+  if (!eq(c->output, slen(c->output), d.output)) {
+    PAIR("output.file");
+    msg_str(&m, c->output);
+  }
+#undef PAIR
+  return m.len + 1 >= n ? -1 : (int)m.len;
+}

@@ -1,0 +1,330 @@
+/* agent_target.c - agent-install's view of its target (agent_install.h)
+ *
+ * Everything here reaches into a process another user (or a container)
+ * controls: its /tmp is opened inside its own root (core/attach.h), files
+ * are created O_EXCL under random names, opened without following links
+ * or blocking, checked (regular, the JVM's user, one link) before use,
+ * copied through a fixed buffer and removed only while their name still
+ * leads to the file that was read.
+ */
+#include "core/jvmtool.h"
+#include "core/attach.h"
+#include "core/vm.h"
+#include "agent/protocol.h"
+#include "cmd/agent_install.h"
+#include <sys/random.h>
+
+static void random_hex(char out[17])
+{
+  unsigned char b[8];
+  uint64_t v = now_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+
+  if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b))
+    memcpy(&v, b, sizeof(v));
+  snprintf(out, 17, "%016llx", (unsigned long long)v);
+}
+
+/* The host pid a PerfData path or URI names. 0 when it cannot tell. */
+static int pid_of_path(const char *arg)
+{
+  struct vm v;
+  char why[256];
+  int pid;
+
+  if (vm_resolve(arg, &v, why, sizeof(why))) {
+    error_msg("%s", why);
+    return -1;
+  }
+  pid = v.pid;
+  /* A PerfData file is named by the JVM's pid in its namespace; one seen
+   * through /proc/<pid>/root names the host pid in its path. */
+  if (!pid && (sscanf(v.path, "/proc/%d/root/", &pid) != 1 || pid <= 0) &&
+      parse_pid(strrchr(v.path, '/') ? strrchr(v.path, '/') + 1 : v.path,
+                &pid))
+    pid = 0;
+  vm_free(&v);
+  if (!pid) error_msg("cannot tell which process '%s' belongs to", arg);
+  return pid ? pid : -1;
+}
+
+int target_open(struct target *t, const char *arg)
+{
+  int err;
+
+  memset(t, 0, sizeof(*t));
+  t->rootfd = t->tmpfd = -1;
+  /* A pid is taken as it is (attach needs no PerfData file). */
+  if (parse_pid(arg, &t->pid) && (t->pid = pid_of_path(arg)) < 0) return -1;
+  if ((err = proc_status(t->pid, &t->st))) {
+    errno_msg(err, "no process %d", t->pid);
+    return -1;
+  }
+  t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : t->pid;
+  if ((t->rootfd = attach_root(t->pid)) < 0 ||
+      (t->tmpfd = attach_in_root(t->rootfd, "/tmp", O_PATH | O_DIRECTORY,
+                                 0)) < 0) {
+    errno_msg(t->rootfd < 0 ? t->rootfd : t->tmpfd,
+              "cannot open the /tmp of pid %d", t->pid);
+    return -1;
+  }
+  return 0;
+}
+
+void target_close(struct target *t)
+{
+  if (t->tmpfd >= 0) close(t->tmpfd);
+  if (t->rootfd >= 0) close(t->rootfd);
+  t->rootfd = t->tmpfd = -1;
+}
+
+int target_load(struct target *t, const char *lib, int absolute,
+                const char *opts, int *rc, int timeout)
+{
+  const char *args[3] = { lib, absolute ? "true" : "false", opts }, *body;
+  struct attach_target at;
+  uint64_t end = now_ms() + (uint64_t)timeout * 1000;
+  char *reply = NULL, err[512];
+  int e;
+
+  if (attach_target(&at, t->pid)) {
+    error_msg("no process %d", t->pid);
+    return -1;
+  }
+  while ((e = attach_send(&at, "load", args, timeout * 1000, &reply, err,
+                          sizeof(err))) == ATTACH_NOTJVM && now_ms() < end) {
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+    attach_target(&at, t->pid);
+  }
+  if (e) {
+    free(reply);
+    error_msg("%s", err);
+    return -1;
+  }
+  if (attach_load_code(reply, rc)) {
+    attach_status(reply, &body);
+    error_msg("pid %d: load failed: %.*s", t->pid,
+              (int)strcspn(body, "\n"), body);
+    free(reply);
+    return -1;
+  }
+  free(reply);
+  return 0;
+}
+
+static int write_all(int fd, const void *data, size_t n)
+{
+  const char *p = data;
+
+  while (n) {
+    ssize_t w = write(fd, p, n);
+
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -errno;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int target_put(struct target *t, const char *prefix, const char *suffix,
+               const void *data, size_t n, char *path, size_t pathlen)
+{
+  char hex[17], name[AGENT_PATH_MAX];
+  int fd = -1, err = 0;
+
+  for (int i = 0; i < 8 && fd < 0; i++) {
+    random_hex(hex);
+    snprintf(name, sizeof(name), "%s%s%s", prefix, hex, suffix);
+    fd = openat(t->tmpfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                O_NONBLOCK | O_CLOEXEC, 0644);
+    err = fd < 0 ? -errno : 0;
+    if (err != -EEXIST) break;
+  }
+  if (fd >= 0) {
+    err = write_all(fd, data, n);
+    if (!err && geteuid() == 0 && fchown(fd, t->st.euid, t->st.egid))
+      err = -errno;
+    if (close(fd) && !err) err = -errno;
+    if (err) unlinkat(t->tmpfd, name, 0);
+  }
+  if (err) {
+    errno_msg(err, "cannot write '/tmp/%s' for pid %d", name, t->pid);
+    return -1;
+  }
+  snprintf(path, pathlen, "/tmp/%s", name);
+  return 0;
+}
+
+void target_samples_name(struct target *t, char *path, size_t n)
+{
+  char hex[17];
+
+  random_hex(hex);
+  snprintf(path, n, "/tmp/%s%d-%s.txt", AGENT_SAMPLES_PREFIX, t->nspid, hex);
+}
+
+/* Does s (a path the target sees) name one of our files in its /tmp:
+ * "/tmp/<prefix><hex or nspid-hex><suffix>"? */
+static int our_file(const char *s, size_t n, const char *prefix,
+                    const char *suffix)
+{
+  size_t pl = 5 + strlen(prefix), sl = strlen(suffix), i;
+
+  if (n <= pl + sl || n >= AGENT_PATH_MAX || memcmp(s, "/tmp/", 5) ||
+      memcmp(s + 5, prefix, pl - 5) || memcmp(s + n - sl, suffix, sl))
+    return 0;
+  for (i = pl; i < n - sl; i++)
+    if (!isxdigit((unsigned char)s[i]) && s[i] != '-') return 0;
+  return 1;
+}
+
+int target_agents(struct target *t, char paths[][AGENT_PATH_MAX], int max)
+{
+  char path[64], *maps, *line, *next, *p;
+  size_t len;
+  int n = 0, i, seen;
+
+  snprintf(path, sizeof(path), "/proc/%d/maps", t->pid);
+  if (read_file(AT_FDCWD, path, 0, (size_t)64 << 20, &maps, &len)) return 0;
+  for (line = maps; line && *line && n < max; line = next) {
+    if ((next = strchr(line, '\n'))) *next++ = 0;
+    if (!(p = strchr(line, '/'))) continue;
+    if (!our_file(p, strlen(p), AGENT_SO_PREFIX, ".so")) continue;
+    for (i = seen = 0; i < n; i++) seen |= !strcmp(paths[i], p);
+    if (!seen) snprintf(paths[n++], AGENT_PATH_MAX, "%s", p);
+  }
+  free(maps);
+  return n;
+}
+
+int target_open_samples(struct target *t, char *path, size_t n)
+{
+  char dir[64], link[AGENT_PATH_MAX + 1];
+  struct dirent *e;
+  ssize_t len;
+  DIR *d;
+  int dfd, found = -1;
+
+  snprintf(dir, sizeof(dir), "/proc/%d/fd", t->pid);
+  if (!(d = opendir(dir))) return -1;
+  dfd = dirfd(d);
+  while (found < 0 && (e = readdir(d))) {
+    len = readlinkat(dfd, e->d_name, link, sizeof(link) - 1);
+    if (len <= 0) continue;
+    link[len] = 0;
+    if (our_file(link, (size_t)len, AGENT_SAMPLES_PREFIX, ".txt")) {
+      snprintf(path, n, "%s", link);
+      found = 0;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+/* Count sample lines and find the end line in data[0..n); state carries
+ * "at the start of a line" and the current line's first bytes. */
+struct scan {
+  int bol, comment, endline;
+  char head[64];
+  size_t hlen;
+};
+
+static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (sc->bol) {
+      sc->bol = 0;
+      sc->comment = p[i] == '#';
+      sc->hlen = 0;
+      if (!sc->comment) s->lines++;
+    }
+    if (sc->comment && sc->hlen < sizeof(sc->head) - 1 && p[i] != '\n')
+      sc->head[sc->hlen++] = p[i];
+    if (p[i] == '\n') {
+      sc->head[sc->hlen] = 0;
+      if (sc->comment && starts_with(sc->head, AGENT_TRAILER)) {
+        unsigned long long v;
+
+        if (sscanf(sc->head + strlen(AGENT_TRAILER), "%llu", &v) == 1) {
+          s->samples = v;
+          s->complete = 1;
+        }
+      }
+      sc->bol = 1;
+    }
+  }
+}
+
+int target_samples(struct target *t, const char *path, struct wfile *out,
+                   int take, struct samples *s)
+{
+  static char chunk[65536];
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  struct scan sc = {.bol = 1};
+  struct stat sb, now;
+  ssize_t n;
+  int fd, err;
+
+  memset(s, 0, sizeof(*s));
+  fd = openat(t->tmpfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+              O_NOCTTY | O_CLOEXEC);
+  err = fd < 0 ? -errno : fstat(fd, &sb) ? -errno : 0;
+  if (!err && (!S_ISREG(sb.st_mode) || sb.st_uid != t->st.euid ||
+               sb.st_nlink != 1))
+    err = -EPERM;
+  while (!err && (n = read(fd, chunk, sizeof(chunk))) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = -errno;
+    else {
+      scan(&sc, s, chunk, (size_t)n);
+      if (out && fwrite(chunk, 1, (size_t)n, out->f) != (size_t)n)
+        err = -EIO;
+    }
+  }
+  if (fd >= 0) close(fd);
+  if (err == -EIO) {
+    error_msg("cannot write the samples: %s", strerror(errno));
+    return -1;
+  }
+  if (err) {
+    errno_msg(err, "cannot read the samples '%s' of pid %d%s", path, t->pid,
+              err == -EPERM ? " (not a regular file of the JVM's user)" : "");
+    return -1;
+  }
+  if (take && !fstatat(t->tmpfd, name, &now, AT_SYMLINK_NOFOLLOW) &&
+      now.st_dev == sb.st_dev && now.st_ino == sb.st_ino)
+    unlinkat(t->tmpfd, name, 0);
+  return 0;
+}
+
+void target_java_version(struct target *t, char *out, size_t n)
+{
+  char link[64], exe[PATH_MAX], *data, *p, *e;
+  size_t dlen;
+  ssize_t len;
+  struct stat sb;
+  int fd;
+
+  snprintf(out, n, "?");
+  snprintf(link, sizeof(link), "/proc/%d/exe", t->pid);
+  if ((len = readlink(link, exe, sizeof(exe) - 16)) <= 0) return;
+  exe[len] = 0;
+  /* <home>/bin/java, or <home>/jre/bin/java on JDK 8: drop "/java", then
+   * look next to "bin", then next to "jre". */
+  for (int i = 0; i < 3 && (p = strrchr(exe, '/')); i++) {
+    *p = 0;
+    if (!i) continue;
+    memcpy(p, "/release", 9);
+    fd = attach_in_root(t->rootfd, exe, O_RDONLY | O_NONBLOCK, 0);
+    *p = 0;
+    if (fd < 0) continue;
+    if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
+        !read_fd(fd, 65536, &data, &dlen)) {
+      if ((p = strstr(data, "JAVA_VERSION=\"")) && (e = strchr(p + 14, '"')))
+        snprintf(out, n, "%.*s", (int)(e - p - 14), p + 14);
+      free(data);
+    }
+    close(fd);
+    if (strcmp(out, "?")) return;
+  }
+}

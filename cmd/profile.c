@@ -1,0 +1,361 @@
+/* profile.c - a CPU, allocation or lock profile of a running JVM through
+ * its own Flight Recorder, with no JDK on the box
+ *
+ * Over the attach protocol (core/attach): JFR.start with only the events
+ * asked for (settings=none and "+event#setting=value" lines, docs/jfr.md
+ * §12), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
+ * file name in the target's own /tmp that nobody can guess; the file is
+ * opened inside the target's root (core/root), checked (a regular file of
+ * the JVM's user, one link), removed at once and read from the open
+ * descriptor by core/jfr, then folded like `collapse` folds a .jfr.
+ * Nothing is left: no recording (a failed stop is followed by a plain
+ * stop), no file.
+ */
+#include "core/jvmtool.h"
+#include "core/attach.h"
+#include "core/flame.h"
+#include "core/fold.h"
+#include "core/jfr.h"
+#include "core/root.h"
+#include <sys/random.h>
+
+#define OPTS_FILE "specs/profile.opts"
+#include "core/opt_table.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+  interrupted = sig;
+}
+
+struct prof {
+  struct attach_target t;
+  int timeout_ms;
+  char name[64];           /* the recording's name */
+  char file[64];           /* its file, in the target's /tmp */
+};
+
+/* One JFR command; returns the reply's body (caller frees) or NULL after
+ * saying why. Replies have status 0 even on failure (docs/jfr.md §12.1):
+ * the caller reads the text. */
+static char *jfr_command(struct prof *p, const char *line)
+{
+  const char *args[3] = {line, NULL, NULL}, *body;
+  char *reply, err[512];
+  int status;
+
+  verbose_msg("pid %d: %s", p->t.pid, line);
+  if (attach_send(&p->t, "jcmd", args, p->timeout_ms, &reply, err,
+                  sizeof(err))) {
+    error_msg("%s", err);
+    return NULL;
+  }
+  status = attach_status(reply, &body);
+  memmove(reply, body, strlen(body) + 1);
+  if (status != 0 || strstr(reply, "Unknown diagnostic command") ||
+      strstr(reply, "IllegalArgumentException")) {
+    error_msg("pid %d: JFR is not available (JDK 8 before 8u262, or a JVM "
+              "without Flight Recorder): %.*s", p->t.pid,
+              (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
+    free(reply);
+    return NULL;
+  }
+  return reply;
+}
+
+/* A time span as JFR takes it: 10ms, 250us, 7ns. */
+static void span(struct buf *b, int64_t ns)
+{
+  if (ns % 1000000 == 0) buf_printf(b, "%" PRId64 "ms", ns / 1000000);
+  else if (ns % 1000 == 0) buf_printf(b, "%" PRId64 "us", ns / 1000);
+  else buf_printf(b, "%" PRId64 "ns", ns);
+}
+
+/* "+jdk.X#setting=value" for each setting of the rows of event. */
+static void settings(const char *event, int64_t interval, struct buf *b)
+{
+  int found = 0;
+
+  for (int i = 0; i < jfr_event_nrows; i++) {
+    const struct jfr_event_row *r = &jfr_event_rows[i];
+    const char *s = r->settings;
+
+    if (strcmp(r->word, event) || !s) continue;
+    found = 1;
+    while (*s) {
+      size_t n = strcspn(s, " ");
+
+      buf_printf(b, " +%s#", r->name);
+      for (size_t k = 0; k < n; k++) {
+        if (s[k] == '$' && s[k + 1] == 'I') {
+          span(b, interval);
+          k++;
+        } else if (s[k] == '$' && s[k + 1] == 'R') {
+          buf_printf(b, "%" PRId64 "/s", 1000000000 / interval > 0
+                     ? 1000000000 / interval : 1);
+          k++;
+        } else {
+          buf_addc(b, s[k]);
+        }
+      }
+      s += n + (s[n] == ' ');
+    }
+  }
+  if (!found)
+    buf_printf(b, " +%s#enabled=true +%s#stackTrace=true", event, event);
+}
+
+/* Start the recording. Returns 0, or 1 after saying why. */
+static int start(struct prof *p, const char *event, int64_t interval)
+{
+  struct buf line = {0};
+  char *reply;
+  int ok;
+
+  buf_printf(&line, "JFR.start name=%s settings=none", p->name);
+  settings(event, interval, &line);
+  reply = jfr_command(p, line.p);
+  buf_free(&line);
+  if (!reply) return 1;
+  ok = strstr(reply, "Started recording") != NULL;
+  for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+    if (*l != '\n' && (!ok || starts_with(l, "Warning")))
+      error_msg("pid %d: JFR.start: %.*s", p->t.pid, (int)strcspn(l, "\n"), l);
+  free(reply);
+  return !ok;
+}
+
+/* Stop the recording, its data written to p->file. Returns 0, or 1 (the
+ * recording is stopped all the same when the JVM still answers). */
+static int stop(struct prof *p)
+{
+  struct buf line = {0};
+  char *reply;
+  int ok;
+
+  buf_printf(&line, "JFR.stop name=%s filename=%s", p->name, p->file);
+  reply = jfr_command(p, line.p);
+  ok = reply && strstr(reply, "written to") != NULL;
+  if (reply && !ok)
+    error_msg("pid %d: JFR.stop: %.*s", p->t.pid, (int)strcspn(reply, "\n"),
+              reply);
+  free(reply);
+  if (!ok && proc_alive(p->t.pid)) {  /* whatever happened, end it */
+    line.len = 0;
+    buf_printf(&line, "JFR.stop name=%s", p->name);
+    free(jfr_command(p, line.p));
+  }
+  buf_free(&line);
+  return !ok;
+}
+
+/* The recording file in the target's /tmp: resolved inside its root
+ * (core/root), checked (a regular file of the JVM's user, one link) and
+ * removed by inode at once; the open descriptor still reads it. Returns
+ * the descriptor or -1 after saying why. */
+static int take_file(const struct prof *p, int quiet)
+{
+  const char *name = p->file + 5;  /* after "/tmp/" */
+  struct root r;
+  struct stat sb;
+  int dir = -1, fd = -1, rc;
+
+  if ((rc = root_open(p->t.pid, &r)) || (rc = root_tmp(&r, &dir, &sb)) ||
+      (rc = root_open_checked(&r, dir, name, O_RDONLY, S_IFREG,
+                              p->t.st.euid, &fd, &sb))) {
+    if (!quiet || rc != -ENOENT)
+      errno_msg(rc, "pid %d: cannot take its '%s'", p->t.pid, p->file);
+    fd = -1;
+  } else if ((rc = root_unlink(dir, name, &sb, 0))) {
+    errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
+  }
+  if (dir >= 0) close(dir);
+  root_close(&r);
+  return fd;
+}
+
+/* Output files are written beside their name and renamed into place. */
+static FILE *out_open(const char *path, char **tmp)
+{
+  int fd;
+  FILE *f;
+
+  *tmp = xasprintf("%s.XXXXXX", path);
+  if ((fd = mkstemp(*tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+    perror_msg("cannot write '%s'", path);
+    if (fd >= 0) unlink(*tmp), close(fd);
+    free(*tmp);
+    return NULL;
+  }
+  fchmod(fd, 0644 & ~umask(umask(0)));
+  return f;
+}
+
+static int out_close(FILE *f, const char *path, char *tmp, int failed)
+{
+  failed |= ferror(f);
+  failed |= fclose(f);
+  if (failed || rename(tmp, path)) {
+    perror_msg("cannot write '%s'", path);
+    unlink(tmp);
+    failed = 1;
+  }
+  free(tmp);
+  return failed != 0;
+}
+
+/* Copy the recording to --jfr FILE. */
+static int keep_jfr(int fd, const char *path)
+{
+  char b[1 << 16], *tmp;
+  FILE *f = out_open(path, &tmp);
+  off_t at = 0;
+  ssize_t n;
+
+  if (!f) return 1;
+  while ((n = pread(fd, b, sizeof(b), at)) > 0) {
+    fwrite(b, 1, (size_t)n, f);
+    at += n;
+  }
+  return out_close(f, path, tmp, n < 0);
+}
+
+static int write_result(struct args *a, struct fold *f, const char *unit,
+                        const char *title)
+{
+  const struct fold_stack *st;
+  size_t n = fold_result(f, &st);
+  struct flame_opts fo = {a->val[OPT_title] ? a->val[OPT_title] : title,
+                          unit, 1200, 0.1, 0, 0};
+  char *tmp;
+  FILE *out;
+  int rc = 0;
+
+  if (a->val[OPT_o] || !a->val[OPT_svg]) {
+    out = a->val[OPT_o] ? out_open(a->val[OPT_o], &tmp) : stdout;
+    if (!out) return 1;
+    for (size_t i = 0; i < n; i++) {
+      fwrite(st[i].key, 1, st[i].len, out);
+      fprintf(out, " %" PRId64 "\n", st[i].value);
+    }
+    if (a->val[OPT_o]) rc |= out_close(out, a->val[OPT_o], tmp, 0);
+  }
+  if (a->val[OPT_svg]) {
+    if (!(out = out_open(a->val[OPT_svg], &tmp))) return 1;
+    rc |= out_close(out, a->val[OPT_svg], tmp, flame_svg(out, st, n, &fo));
+  }
+  return rc;
+}
+
+/* Read the recording back and write what was asked for. */
+static int collect(struct prof *p, struct args *a, const char *event)
+{
+  struct jfr_fold_opts jo = {event, NULL, a->count[OPT_lines],
+                             a->count[OPT_thread_frames], 0, -1, -1};
+  struct fold_opts o = {.gc_lo = -1, .gc_hi = -1};
+  struct fold *f = fold_new(&o);
+  struct jfr_fold *jf = jfr_fold_new(f, &jo);
+  const char *unit, *chosen;
+  struct buf title = {0};
+  char err[256];
+  int fd = take_file(p, 0), rc = 1;
+
+  if (fd >= 0) {
+    rc = a->val[OPT_jfr] ? keep_jfr(fd, a->val[OPT_jfr]) : 0;
+    if (jfr_fold_fd(jf, fd, p->file, err, sizeof(err))) {
+      error_msg("pid %d: its recording: %s", p->t.pid, err);
+      rc = 1;
+    }
+    close(fd);
+    if (!(chosen = jfr_fold_finish(jf, &unit))) {
+      error_msg("pid %d: the recording holds no %s events", p->t.pid, event);
+      chosen = event;
+    }
+    buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
+    verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,
+                jfr_fold_stats(jf)->used);
+    if (!a->val[OPT_jfr] || a->val[OPT_o] || a->val[OPT_svg])
+      rc |= write_result(a, f, unit, title.p);
+  }
+  buf_free(&title);
+  jfr_fold_free(jf);
+  fold_free(f);
+  return rc;
+}
+
+/* Record until the duration is over, a signal comes or the JVM exits. */
+static void wait_for(const struct prof *p, int64_t ns)
+{
+  uint64_t end = now_ms() + (uint64_t)(ns / 1000000);
+
+  while (!interrupted && now_ms() < end && proc_alive(p->t.pid))
+    usleep(50000);
+  if (interrupted) verbose_msg("interrupted: collecting what was recorded");
+}
+
+static int valid_event(const char *e)
+{
+  if (jfr_event_word(e)) return 1;
+  for (const char *c = e; *c; c++)
+    if (!isalnum((unsigned char)*c) && !strchr("._$", *c)) return 0;
+  return strchr(e, '.') != NULL;
+}
+
+int profile_main(int argc, char **argv)
+{
+  struct prof p = {.timeout_ms = 30000};
+  struct sigaction sa = {.sa_handler = on_signal};
+  const char *event;
+  int64_t duration = 30000000000LL, interval = 10000000;
+  long long secs;
+  unsigned char rnd[12];
+  char hex[25];
+  struct args a;
+  int rc, pid;
+
+  if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  jt_verbose |= a.count[OPT_v] > 0;
+  event = a.val[OPT_event] ? a.val[OPT_event] : "cpu";
+  if (a.argc != 1 || parse_pid(a.argv[0], &pid))
+    return usage_error("give the pid of one JVM");
+  if (!valid_event(event))
+    return usage_error("unknown --event '%s' (cpu, cputime, native, alloc, "
+                       "lock or an event type such as jdk.SocketRead)", event);
+  if (a.val[OPT_duration] &&
+      (jfr_parse_span(a.val[OPT_duration], &duration) || duration < 1000000))
+    return usage_error("--duration takes a time such as 30s or 2m");
+  if (a.val[OPT_interval] &&
+      (jfr_parse_span(a.val[OPT_interval], &interval) || interval < 1000))
+    return usage_error("--interval takes a time such as 10ms (1us at least)");
+  if (a.val[OPT_timeout]) {
+    if (parse_long(a.val[OPT_timeout], 1, 86400, &secs))
+      return usage_error("--timeout takes seconds from 1 to 86400");
+    p.timeout_ms = (int)secs * 1000;
+  }
+  if (attach_target(&p.t, pid)) {
+    error_msg("no process %d", pid);
+    return 1;
+  }
+  if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+    perror_msg("no random bytes for the recording's name");
+    return 1;
+  }
+  for (int i = 0; i < 12; i++) snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+  snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
+  snprintf(p.file, sizeof(p.file), "/tmp/jvmtool-%s.jfr", hex);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  if (start(&p, event, interval)) return 1;
+  wait_for(&p, duration);
+  if (!proc_alive(p.t.pid)) {
+    error_msg("pid %d exited during the profile: nothing to collect", pid);
+    return 1;
+  }
+  if (stop(&p)) {  /* a file half written goes too */
+    if ((rc = take_file(&p, 1)) >= 0) close(rc);
+    return 1;
+  }
+  return collect(&p, &a, event);
+}

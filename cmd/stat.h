@@ -1,0 +1,53 @@
+/* stat.h - what cmd/stat.c and cmd/stat_jstat.c share: the run's state */
+#ifndef STAT_H
+#define STAT_H
+
+#include "core/expr.h"
+#include "core/perfdata.h"
+
+enum mode { TEXT, JSON, CSV };
+
+struct target {
+  char *name;             /* for messages: the pid, or the file's path */
+  int pid;                /* 0 for files */
+  char *path;             /* the PerfData file */
+  struct perfdata pd;
+  int opened;             /* pd needs pd_close */
+  const struct pd_counter **refs;  /* expr handles index this */
+  int nrefs;
+  struct buf str;         /* the last string read */
+  struct expr **exprs;    /* resolved, one per column */
+  int gone;
+};
+
+struct run {
+  const char *option;
+  int timestamp, header_every, utf8;
+  long long interval;     /* ms, < 0: none */
+  long long count;        /* <= 0: forever */
+  enum mode mode;
+  struct expr_spec spec;
+  const struct expr_column **cols;
+  int ncols, *widths;
+  struct target *tg;
+  int ntg, pid_column;
+  uint64_t now;           /* wall clock of the current sample, ms */
+  struct buf line;
+};
+
+/* stat.c: add the target s (vm_parse_target's grammar with flags).
+ * Returns 0, or -1 with the reason in why. */
+int stat_add_target(struct run *r, const char *s, int flags, char *why,
+                    size_t whylen);
+
+/* stat_jstat.c: jstat's option language, interval and count, its own
+ * command line (the jstat link) and texts. */
+void stat_load_builtin(struct run *r);
+int stat_load_spec(struct run *r, const char *path);
+int stat_list_options(struct run *r);
+/* <interval>[ms|s] and <count> operands: 0, or -1 with *why (caller frees) */
+int stat_timing(struct run *r, char **ops, int n, char **why);
+/* Through a link named jstat: -1 to go on, or the exit status. */
+int stat_jstat_args(struct run *r, int argc, char **argv);
+
+#endif

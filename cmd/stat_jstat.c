@@ -1,0 +1,220 @@
+/* stat_jstat.c - jstat's side of stat: its option language, its interval
+ * and count, and its own command line and texts (as a link named jstat)
+ *
+ * Compatible with jstat of JDK 17 and 25: -<option>, -t, -h<lines>,
+ * <vmid> <interval>[ms|s] <count>; errors are jstat's line followed by its
+ * usage on stderr; -J flags are dropped as jstat's launcher takes them,
+ * except -J-Duser.home, which says where ~/.jvmstat/jstat_options is.
+ */
+#include "core/jvmtool.h"
+#include "core/vm.h"
+#include "cmd/stat.h"
+
+#include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
+#include "jstat_usage.inc" /* jstat_usage[]: jstat's help */
+
+/* Java's Integer.parseInt: optional sign, decimal digits, 32-bit range. */
+static int java_int(const char *s, long long *out)
+{
+  const char *p = s + (*s == '+' || *s == '-');
+
+  if (!*p || strspn(p, "0123456789") != strlen(p)) return -1;
+  return parse_long(s + (*s == '+'), INT32_MIN, INT32_MAX, out) ? -1 : 0;
+}
+
+/* jstat's interval: "<n>", "<n>ms" or "<n>s". Returns 0 or sets *why to
+ * jstat's message (caller frees). */
+static int parse_interval(const char *arg, long long *ms, char **why)
+{
+  const char *u = strstr(arg, "ms");
+  char *num;
+  int rc;
+
+  if (!u || u == arg) u = strchr(arg, 's');
+  if (u == arg) u = NULL;
+  num = xstrndup(arg, u ? (size_t)(u - arg) : strlen(arg));
+  rc = java_int(num, ms);
+  free(num);
+  if (rc) {
+    *why = xasprintf("Could not convert interval: %s", arg);
+    return -1;
+  }
+  if (u && !strcmp(u, "s")) *ms = (int32_t)((uint32_t)*ms * 1000u);
+  else if (u && strcmp(u, "ms")) {
+    *why = xasprintf("Unknown time unit: %s", u);
+    return -1;
+  }
+  return 0;
+}
+
+/* interval and count operands, jstat's sentinels: -1 = not given. */
+int stat_timing(struct run *r, char **ops, int n, char **why)
+{
+  if (n >= 2 && java_int(ops[1], &r->count)) {
+    *why = xasprintf("illegal count value: %s", ops[1]);
+    return -1;
+  }
+  if (n >= 1 && parse_interval(ops[0], &r->interval, why)) return -1;
+  if (r->count == -1 && r->interval == -1) {
+    r->count = 1;
+    r->interval = 0;
+  }
+  return 0;
+}
+
+/* Java's String.compareTo is strcmp for the ASCII names options have. */
+static int by_name(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int stat_list_options(struct run *r)
+{
+  const char **names = xmalloc(r->spec.nopts * sizeof(*names));
+  int n = 0;
+
+  for (int i = 0; i < r->spec.nopts; i++) {
+    int dup = 0;
+
+    for (int j = 0; j < n; j++) dup |= !strcmp(names[j], r->spec.opts[i].name);
+    if (!dup && strcmp(r->spec.opts[i].name, "timestamp"))
+      names[n++] = r->spec.opts[i].name;
+  }
+  qsort(names, n, sizeof(*names), by_name);
+  for (int i = 0; i < n; i++) printf("-%s\n", names[i]);
+  free(names);
+  return 0;
+}
+
+/* Append the built-in options (after any user file: the first wins). */
+void stat_load_builtin(struct run *r)
+{
+  char *err = NULL;
+
+  /* build.d/stat.sh embeds specs/jstat.spec; test/unit/expr.c parses it */
+  if (expr_spec_parse(&r->spec, jstat_spec_text,
+                      sizeof(jstat_spec_text) - 1, &err))
+    error_msg("built-in spec: %s", err);
+  free(err);
+}
+
+int stat_load_spec(struct run *r, const char *path)
+{
+  char *text, *err = NULL;
+  size_t len;
+  int rc = read_file(AT_FDCWD, path, 0, 1 << 20, &text, &len);
+
+  if (rc) {
+    errno_msg(rc, "cannot read '%s'", path);
+    return -1;
+  }
+  rc = expr_spec_parse(&r->spec, text, len, &err);
+  if (rc) error_msg("'%s': %s", path, err);
+  free(err);
+  free(text);
+  return rc ? -1 : 0;
+}
+
+static int jstat_error(const char *fmt, ...) PRINTF(1, 2);
+static int jstat_error(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fputs(jstat_usage, stderr);
+  return 1;
+}
+
+/* jstat's launcher drops -J<flag> anywhere; user.home is the one property
+ * that changes what we print (where the user's options file is), and that
+ * file comes before the built-in options: the first of a name wins. */
+static int drop_java_flags(struct run *r, int argc, char **argv)
+{
+  const char *home = getenv("HOME");
+  char *path;
+  int n = 1;
+
+  for (int i = 1; i < argc; i++)
+    if (starts_with(argv[i], "-J-Duser.home=")) home = argv[i] + 14;
+    else if (!starts_with(argv[i], "-J")) argv[n++] = argv[i];
+  path = home ? xasprintf("%s/.jvmstat/jstat_options", home) : NULL;
+  if (path && !access(path, R_OK)) stat_load_spec(r, path);
+  free(path);
+  return n;
+}
+
+/* One -word before the vmid: -t, -h<n>, the raw modes, or the option. */
+static int jstat_word(struct run *r, int argc, char **argv, int *i)
+{
+  const char *a = argv[*i];
+  long long v;
+
+  if (!strcmp(a, "-t")) {
+    r->timestamp = 1;
+  } else if (starts_with(a, "-h")) {
+    const char *val = a + 2;
+
+    if (!*val && ++*i >= argc)
+      return jstat_error("-h requires an integer argument");
+    if (!*val) val = argv[*i];
+    if (java_int(val, &v) || v < 0)
+      return jstat_error("illegal -h argument: %s", val);
+    r->header_every = (int)v;
+  } else if (starts_with(a, "-name") || !strcmp(a, "-list") ||
+             (*i == 1 && !strcmp(a, "-snap"))) {
+    error_msg("jstat's %s mode is not supported (see 'jvmtool dump')", a);
+    return 1;
+  } else if (a[1] && strchr("adv", a[1]) && !a[2]) {
+    /* -a -d -v only change the raw modes */
+  } else {
+    if (*i != 1) return jstat_error("illegal argument: %s", a);
+    r->option = a + 1;
+  }
+  return -1;
+}
+
+/* A word that starts the operands: an lvmid (digits, perhaps @host). */
+static int is_vmid(const char *a)
+{
+  char *lvmid = xstrndup(a, strcspn(a, "@"));
+  long long v;
+  int num = !java_int(lvmid, &v);
+
+  free(lvmid);
+  return num;
+}
+
+int stat_jstat_args(struct run *r, int argc, char **argv)
+{
+  const char *a;
+  char why[512], *msg = NULL;
+  int i, rc;
+
+  argc = drop_java_flags(r, argc, argv);
+  a = argc > 1 ? argv[1] : "-?";
+  stat_load_builtin(r);
+  if (!strcmp(a, "-?") || !strcmp(a, "-h") || !strcmp(a, "--help") ||
+      !strcmp(a, "-help")) {
+    fputs(jstat_usage, stdout);
+    return 0;
+  }
+  if (!strcmp(a, "-options")) return stat_list_options(r);
+  for (i = 1; i < argc && argv[i][0] == '-' && !is_vmid(argv[i]); i++)
+    if ((rc = jstat_word(r, argc, argv, &i)) >= 0) return rc;
+  if (!r->option) return jstat_error("-<option> required");
+  if (argc - i < 1 || argc - i > 3)
+    return jstat_error("invalid argument count");
+  if (stat_timing(r, argv + i + 1, argc - i - 1, &msg)) {
+    jstat_error("%s", msg);
+    free(msg);
+    return 1;
+  }
+  if (!expr_spec_find(&r->spec, r->option))
+    return jstat_error("Unknown option: -%s", r->option);
+  if (stat_add_target(r, argv[i], VM_TARGET_JSTAT, why, sizeof(why)))
+    return jstat_error("%s", why);
+  return -1;
+}

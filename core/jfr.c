@@ -1,0 +1,567 @@
+/* jfr.c - JDK Flight Recorder recordings: chunks, metadata, records
+ *
+ * Facts (docs/jfr.md): a chunk is a 68-byte big-endian header, then
+ * records "size type payload" with LEB128-style varints (nine bytes at
+ * most, the ninth holding eight bits; padded forms are normal). Type 0 is
+ * the metadata (a string table and an element tree of classes and
+ * fields), type 1 a checkpoint (constant pools, chained backwards from the
+ * header's offset by a relative delta), others are events laid out as
+ * their type's fields. Everything is decoded by the metadata and bound to
+ * names, never to JDK-specific ids or field positions. Nothing here trusts
+ * a number from the file before checking it against the bytes left.
+ */
+#include "core/jvmtool.h"
+#include "core/jfr_int.h"
+
+enum {
+  HDR = 68, WIN = 1 << 20, EVENT_MAX = 16 << 20, REC_MAX = 1 << 30,
+  PIPE_MAX = 1 << 30
+};
+
+/* ---- reading bytes of the chunk ---- */
+
+/* Read len bytes at chunk offset pos into p; returns the count read
+ * (short at the end of what may be read). */
+static size_t rd(struct jfr *j, uint64_t pos, void *p, size_t len)
+{
+  size_t got = 0;
+
+  if (pos >= j->limit) return 0;
+  if (len > j->limit - pos) len = (size_t)(j->limit - pos);
+  if (j->mem) {
+    memcpy(p, j->mem + pos, len);
+    return len;
+  }
+  while (got < len) {
+    ssize_t r = pread(j->fd, (char *)p + got, len - got,
+                      (off_t)(j->off + pos + got));
+
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* The record at chunk offset pos as a cursor over its whole bytes (after
+ * its size). Returns 0, or -1 when it overruns the chunk or is unreadable. */
+static int record(struct jfr *j, uint64_t pos, struct cur *c, uint64_t *size)
+{
+  uint8_t head[10];
+  struct cur h;
+  size_t n = rd(j, pos, head, sizeof(head));
+
+  h = (struct cur){head, head + n, 0};
+  *size = jfr_varint(&h);
+  if (h.bad || *size < (uint64_t)(h.p - head) + 1 || *size > j->limit - pos ||
+      *size > REC_MAX)
+    return -1;
+  if (j->mem) {
+    c->p = j->mem + pos + (h.p - head);
+    c->end = j->mem + pos + *size;
+  } else {
+    if (*size > j->rec_cap)
+      j->rec = xrealloc(j->rec, j->rec_cap = (size_t)*size);
+    if (rd(j, pos, j->rec, (size_t)*size) != *size) return -1;
+    c->p = j->rec + (h.p - head);
+    c->end = j->rec + *size;
+  }
+  c->bad = 0;
+  j->budget = 64 * (int64_t)*size + 65536;
+  return 0;
+}
+
+/* ---- metadata ---- */
+
+static const char *mstr(const struct jfr *j, uint64_t i)
+{
+  return i < j->nmstr ? j->mstr.p + j->mstr_off[i] : NULL;
+}
+
+static int streq(const char *a, const char *b)
+{
+  return a && !strcmp(a, b);
+}
+
+enum ctx { C_ROOT, C_TOP, C_META, C_CLASS, C_FIELD, C_NONE };
+
+struct attrs {
+  const char *id, *name, *cls, *pool, *dim, *simple, *value;
+};
+
+static void element(struct jfr *j, struct cur *c, enum ctx ctx, int depth)
+{
+  const char *el = mstr(j, jfr_varint(c));
+  struct attrs a = {0};
+  uint64_t n = jfr_count(c);
+  enum ctx sub = C_NONE;
+
+  if (depth > 2 * JFR_MAX_DEPTH || --j->budget < 0) c->bad = 1;
+  for (uint64_t i = 0; i < n && !c->bad; i++) {
+    const char *k = mstr(j, jfr_varint(c)), *v = mstr(j, jfr_varint(c));
+
+    if (!k || !v) c->bad = 1;
+    else if (!strcmp(k, "id")) a.id = v;
+    else if (!strcmp(k, "name")) a.name = v;
+    else if (!strcmp(k, "class")) a.cls = v;
+    else if (!strcmp(k, "constantPool")) a.pool = v;
+    else if (!strcmp(k, "dimension")) a.dim = v;
+    else if (!strcmp(k, "simpleType")) a.simple = v;
+    else if (!strcmp(k, "value")) a.value = v;
+  }
+  if (c->bad || !el) {
+    c->bad = 1;
+    return;
+  }
+  if (ctx == C_ROOT) sub = C_TOP;
+  if (ctx == C_TOP && !strcmp(el, "metadata")) sub = C_META;
+  if (ctx == C_META && !strcmp(el, "class") && a.id && a.name) {
+    struct jtype *t;
+
+    if (j->ntypes % 64 == 0)
+      j->types = xrealloc(j->types, (j->ntypes + 64) * sizeof(*j->types));
+    t = &j->types[j->ntypes++];
+    *t = (struct jtype){strtoull(a.id, NULL, 10),
+                        (uint32_t)(a.name - j->mstr.p), K_STRUCT,
+                        (uint32_t)j->nfields, 0};
+    sub = C_CLASS;
+  }
+  if (ctx == C_CLASS && !strcmp(el, "field") && a.name && a.cls) {
+    struct jfield *f;
+
+    if (j->nfields % 64 == 0)
+      j->fields = xrealloc(j->fields, (j->nfields + 64) * sizeof(*j->fields));
+    f = &j->fields[j->nfields++];
+    *f = (struct jfield){(uint32_t)(a.name - j->mstr.p), -1,
+                         strtoull(a.cls, NULL, 10), 0,
+                         a.dim && strcmp(a.dim, "0"),
+                         streq(a.pool, "true"), 0};
+    j->types[j->ntypes - 1].nf++;
+    sub = C_FIELD;
+  }
+  if (ctx == C_FIELD && !strcmp(el, "annotation") && streq(a.value, "TICKS") &&
+      a.cls)
+    j->fields[j->nfields - 1].ann = strtoull(a.cls, NULL, 10);
+  n = jfr_count(c);
+  for (uint64_t i = 0; i < n && !c->bad; i++) element(j, c, sub, depth + 1);
+}
+
+static void meta_reset(struct jfr *j)
+{
+  j->ntypes = j->nfields = j->nmstr = 0;
+  j->mstr.len = 0;
+  jmap_clear(&j->type_ids);
+}
+
+static int metadata(struct jfr *j, char *err, size_t errlen)
+{
+  static const char *const prims[] = {
+    "boolean", "byte", "char", "short", "int", "long", "float", "double",
+    "java.lang.String"};
+  static const char *const pool_names[P_COUNT] = {
+    "jdk.types.Symbol", "java.lang.String", "java.lang.Class",
+    "jdk.types.Method", "java.lang.Thread", "jdk.types.StackTrace"};
+  struct cur c;
+  uint64_t size, n, maxf = 0;
+
+  meta_reset(j);
+  if (record(j, j->md_off, &c, &size) || jfr_varint(&c) != 0) {
+    snprintf(err, errlen, "no metadata record at chunk offset %" PRIu64,
+             j->md_off);
+    return -1;
+  }
+  jfr_varint(&c);  /* start */
+  jfr_varint(&c);  /* duration */
+  jfr_varint(&c);  /* metadata id */
+  n = jfr_count(&c);
+  j->mstr_off = xrealloc(j->mstr_off, (n + 1) * sizeof(*j->mstr_off));
+  for (uint64_t i = 0; i < n && !c.bad; i++) {
+    struct val v = {0};
+
+    jfr_dec_string(&c, &v);
+    j->mstr_off[j->nmstr++] = (uint32_t)j->mstr.len;
+    if (v.tag == 2) c.bad = 1;
+    jfr_str_utf8(&v, &j->mstr);
+    buf_addc(&j->mstr, 0);
+  }
+  if (!c.bad) element(j, &c, C_ROOT, 0);
+  if (c.bad || !j->ntypes) {
+    snprintf(err, errlen, "bad metadata record at chunk offset %" PRIu64,
+             j->md_off);
+    return -1;
+  }
+  for (size_t i = 0; i < j->ntypes; i++) {
+    const char *name = j->mstr.p + j->types[i].name;
+
+    jmap_put(&j->type_ids, j->types[i].id, (uint32_t)i);
+    for (int k = 0; k < 9; k++)
+      if (!strcmp(name, prims[k])) j->types[i].kind = (enum jfr_kind)(k + 1);
+    if (j->types[i].nf > maxf) maxf = j->types[i].nf;
+  }
+  for (size_t i = 0; i < j->nfields; i++) {
+    struct jfield *f = &j->fields[i];
+    uint32_t t = jmap_get(&j->type_ids, f->type_id), a;
+
+    f->type = t == UINT32_MAX ? -1 : (int32_t)t;
+    a = f->ann ? jmap_get(&j->type_ids, f->ann) : UINT32_MAX;
+    f->ticks = a != UINT32_MAX &&
+               !strcmp(j->mstr.p + j->types[a].name, "jdk.jfr.Timespan");
+  }
+  for (int p = 0; p < P_COUNT; p++)
+    j->pool_type[p] = jfr_type(j, pool_names[p]);
+  j->vals = xrealloc(j->vals, (maxf + 1) * sizeof(*j->vals));
+  j->cap = xrealloc(j->cap, (maxf + 1) * sizeof(*j->cap));
+  j->cap_n = maxf + 1;
+  return 0;
+}
+
+/* ---- checkpoints ---- */
+
+static void checkpoints(struct jfr *j)
+{
+  uint64_t pos = j->cp_off, size, hops = 0;
+
+  while (pos >= HDR && pos < j->limit && hops++ < (1u << 20)) {
+    struct cur c;
+    int64_t delta;
+
+    if (record(j, pos, &c, &size) || jfr_varint(&c) != 1) {
+      j->st.bad_pools++;
+      return;
+    }
+    jfr_varint(&c);  /* start */
+    jfr_varint(&c);  /* duration */
+    delta = (int64_t)jfr_varint(&c);
+    jfr_u8(&c);      /* flags */
+    if (c.bad || jfr_pool_checkpoint(j, &c)) j->st.bad_pools++;
+    /* the previous checkpoint is strictly before this one */
+    if (delta >= 0 || (uint64_t)-delta > pos - HDR) return;
+    pos -= (uint64_t)-delta;
+  }
+}
+
+/* ---- chunks ---- */
+
+static uint64_t be(const uint8_t *p, int n)
+{
+  uint64_t v = 0;
+
+  while (n--) v = v << 8 | *p++;
+  return v;
+}
+
+/* A pipe: the rest of the chunk after its header, into memory, as much
+ * of it as comes (the buffer grows with the bytes read, not with the
+ * size the header claims). */
+static int read_pipe_chunk(struct jfr *j, const uint8_t *hdr, char *err,
+                           size_t errlen)
+{
+  size_t got = HDR, cap = 0;
+
+  free(j->mem);
+  j->mem = NULL;
+  while (got < j->size) {
+    ssize_t r;
+
+    if (got >= cap) {
+      if (cap >= PIPE_MAX) {
+        snprintf(err, errlen, "a chunk of %" PRIu64 " bytes is over the "
+                 "1 GiB read from a pipe", j->size);
+        return -1;
+      }
+      cap = cap ? cap * 2 : 1 << 16;
+      if (cap > j->size) cap = (size_t)j->size;
+      j->mem = xrealloc(j->mem, cap);
+      if (got == HDR) memcpy(j->mem, hdr, HDR);
+    }
+    r = read(j->fd, j->mem + got, cap - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  if (!j->mem) j->mem = xmalloc(HDR);
+  memcpy(j->mem, hdr, HDR);
+  j->fsize = j->off + got;
+  return 0;
+}
+
+int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
+{
+  uint8_t h[HDR];
+  size_t n = 0;
+  uint64_t avail;
+  int minor;
+
+  if (j->done) return 0;
+  j->off += j->size;
+  j->size = 0;
+  jfr_pool_reset(j);
+  meta_reset(j);
+  j->limit = HDR;
+  if (j->seekable) {
+    n = rd(j, 0, h, HDR);
+  } else {
+    free(j->mem);
+    j->mem = NULL;
+    while (n < HDR) {
+      ssize_t r = read(j->fd, h + n, HDR - n);
+
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      n += (size_t)r;
+    }
+  }
+  j->done = 1;
+  if (n == 0) return 0;
+  if (n < HDR || !jfr_magic(h, n)) {
+    j->st.truncated = n < HDR && jfr_magic(h, n);
+    snprintf(err, errlen, n < HDR && jfr_magic(h, n)
+             ? "the recording ends inside a chunk header"
+             : "no chunk at offset %" PRIu64 " (not a recording?)", j->off);
+    return -1;
+  }
+  minor = (int)be(h + 6, 2);
+  j->size = be(h + 8, 8);
+  j->cp_off = be(h + 16, 8);
+  j->md_off = be(h + 24, 8);
+  j->start_ns = be(h + 32, 8);
+  j->start_ticks = be(h + 48, 8);
+  j->tps = be(h + 56, 8);
+  /* 2.0: a 4-byte capabilities word; 2.1: generation, pad, 2-byte flags */
+  j->gen = minor ? h[64] : 0;
+  if (be(h + 4, 2) != 2 || j->size < HDR || !j->tps) {
+    snprintf(err, errlen, "chunk at offset %" PRIu64 ": unsupported version "
+             "%d.%d or bad header", j->off, (int)be(h + 4, 2), minor);
+    j->size = 0;
+    return -1;
+  }
+  if (!(h[67] & 1) || (h[67] & 4)) {
+    snprintf(err, errlen, "chunk at offset %" PRIu64 ": %s are not supported",
+             j->off, h[67] & 4 ? "compressed ticks" : "uncompressed integers");
+    j->size = 0;
+    return -1;
+  }
+  if (!j->seekable && read_pipe_chunk(j, h, err, errlen)) {
+    j->size = 0;
+    return -1;
+  }
+  avail = j->fsize > j->off ? j->fsize - j->off : 0;
+  if (j->gen == 255 || (j->size > avail && !j->gen)) {
+    j->st.truncated = !j->gen;
+    j->st.live = !!j->gen;
+    snprintf(err, errlen, j->gen ? "the chunk at offset %" PRIu64 " is being "
+             "rewritten" : "the recording ends inside the chunk at offset %"
+             PRIu64 " (cut short?)", j->off);
+    j->size = 0;
+    return -1;
+  }
+  /* a chunk still being written: only what its header published */
+  j->limit = j->size < avail ? j->size : avail;
+  j->st.live = !!j->gen;
+  if (!j->first_ns) j->first_ns = (int64_t)j->start_ns;
+  if (metadata(j, err, errlen)) {
+    j->size = 0;
+    return -1;
+  }
+  checkpoints(j);
+  j->st.chunks++;
+  j->done = j->gen != 0;
+  return 1;
+}
+
+/* ---- events ---- */
+
+/* Make chunk bytes [pos, pos+len) lie in the window; NULL when they
+ * cannot be read. */
+static const uint8_t *window(struct jfr *j, uint64_t pos, size_t len)
+{
+  if (j->mem) return pos + len <= j->limit ? j->mem + pos : NULL;
+  if (pos >= j->win_pos && pos + len <= j->win_pos + j->win_len)
+    return j->win + (pos - j->win_pos);
+  if (len > j->win_cap) {
+    if (len > REC_MAX) return NULL;
+    j->win = xrealloc(j->win, j->win_cap = len);
+  }
+  j->win_pos = pos;
+  j->win_len = rd(j, pos, j->win, j->win_cap);
+  return len <= j->win_len ? j->win : NULL;
+}
+
+int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
+             char *err, size_t errlen)
+{
+  uint64_t pos = HDR;
+
+  if (!j->win) j->win = xmalloc(j->win_cap = WIN);
+  j->win_len = 0;
+  while (pos < j->limit) {
+    size_t head = j->limit - pos < 10 ? (size_t)(j->limit - pos) : 10;
+    const uint8_t *p = window(j, pos, head);
+    struct cur c = {p, p ? p + head : NULL, 0};
+    uint64_t size = jfr_varint(&c), type;
+    const struct jtype *t;
+
+    if (!p || c.bad || size < (uint64_t)(c.p - p) + 1 ||
+        size > j->limit - pos) {
+      if (j->gen) return 0;  /* the unpublished end of a live chunk */
+      snprintf(err, errlen, "bad record at chunk offset %" PRIu64 " (%s)",
+               pos, p ? "size out of bounds" : "unreadable");
+      return -1;
+    }
+    type = jfr_varint(&c);
+    j->st.records++;
+    if (!c.bad && type > 1) {
+      uint32_t ti = jmap_get(&j->type_ids, type);
+
+      if (ti != UINT32_MAX && want[ti] && size > EVENT_MAX) {
+        j->st.bad_records++;
+      } else if (ti != UINT32_MAX && want[ti] &&
+                 (p = window(j, pos, (size_t)size))) {
+        c = (struct cur){p, p + size, 0};
+        jfr_varint(&c);
+        jfr_varint(&c);
+        t = &j->types[ti];
+        j->budget = 64 * (int64_t)size + 65536;
+        for (uint32_t i = 0; i < t->nf && !c.bad; i++) {
+          memset(&j->cap[i], 0, sizeof(j->cap[i]));
+          jfr_dec_field(j, &c, &j->fields[t->f0 + i], &j->cap[i], 1);
+          j->vals[i] = j->cap[i].u;
+        }
+        if (c.bad || t->kind != K_STRUCT) {
+          j->st.bad_records++;
+        } else {
+          j->st.events++;
+          if (cb(ctx, (int)ti, j->vals)) return 0;
+        }
+      }
+    }
+    pos += size;
+  }
+  return 0;
+}
+
+/* ---- queries ---- */
+
+int jfr_magic(const void *p, size_t n)
+{
+  return n >= 4 && !memcmp(p, "FLR\0", 4);
+}
+
+int jfr_detect(int fd)
+{
+  struct stat sb;
+  char m[4];
+
+  return !fstat(fd, &sb) && S_ISREG(sb.st_mode) && pread(fd, m, 4, 0) == 4 &&
+         jfr_magic(m, 4);
+}
+
+int jfr_parse_span(const char *s, int64_t *ns)
+{
+  static const struct { const char *u; double k; } units[] = {
+    {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9},
+    {"", 1e9}};
+  char *end;
+  double v = strtod(s, &end);
+
+  if (end == s || !(v >= 0)) return -1;
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+    if (!strcmp(end, units[i].u)) {
+      if (v * units[i].k > 9e18) return -1;
+      *ns = (int64_t)(v * units[i].k + 0.5);
+      return 0;
+    }
+  return -1;
+}
+
+int jfr_type(const struct jfr *j, const char *name)
+{
+  for (size_t i = 0; i < j->ntypes; i++)
+    if (!strcmp(j->mstr.p + j->types[i].name, name)) return (int)i;
+  return -1;
+}
+
+int jfr_ntypes(const struct jfr *j)
+{
+  return (int)j->ntypes;
+}
+
+int jfr_nfields(const struct jfr *j, int t)
+{
+  return t < 0 || (size_t)t >= j->ntypes ? 0 : (int)j->types[t].nf;
+}
+
+int jfr_field(const struct jfr *j, int t, const char *name)
+{
+  for (int i = 0; i < jfr_nfields(j, t); i++)
+    if (!strcmp(j->mstr.p + j->fields[j->types[t].f0 + i].name, name))
+      return i;
+  return -1;
+}
+
+int jfr_field_numeric(const struct jfr *j, int t, int i)
+{
+  const struct jfield *f;
+  enum jfr_kind k;
+
+  if (i < 0 || i >= jfr_nfields(j, t)) return 0;
+  f = &j->fields[j->types[t].f0 + i];
+  if (f->array || f->pool || f->type < 0) return 0;
+  k = j->types[f->type].kind;
+  if (k < K_BYTE || k > K_LONG) return 0;
+  return f->ticks ? 2 : 1;
+}
+
+int64_t jfr_time_ns(const struct jfr *j, uint64_t ticks)
+{
+  __int128 d = (__int128)(int64_t)(ticks - j->start_ticks) * 1000000000 /
+               (__int128)j->tps;
+
+  return (int64_t)j->start_ns + (int64_t)d;
+}
+
+int64_t jfr_span_ns(const struct jfr *j, int64_t ticks)
+{
+  __int128 d = (__int128)ticks * 1000000000 / (__int128)j->tps;
+
+  return d > INT64_MAX ? INT64_MAX : d < INT64_MIN ? INT64_MIN : (int64_t)d;
+}
+
+int64_t jfr_start_ns(const struct jfr *j)
+{
+  return j->first_ns;
+}
+
+const struct jfr_stats *jfr_stats(const struct jfr *j)
+{
+  return &j->st;
+}
+
+struct jfr *jfr_open(int fd, const char *name)
+{
+  struct jfr *j = xzalloc(sizeof(*j));
+  struct stat sb;
+
+  j->fd = fd;
+  j->name = name;
+  j->seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode);
+  j->fsize = j->seekable ? (uint64_t)sb.st_size : 0;
+  return j;
+}
+
+void jfr_close(struct jfr *j)
+{
+  if (!j) return;
+  jfr_pool_free(j);
+  free(j->mem);
+  free(j->rec);
+  free(j->win);
+  free(j->types);
+  free(j->fields);
+  free(j->mstr_off);
+  buf_free(&j->mstr);
+  jmap_free(&j->type_ids);
+  free(j->vals);
+  free(j->cap);
+  free(j);
+}

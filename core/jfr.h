@@ -1,0 +1,155 @@
+/* jfr.h - read JDK Flight Recorder recordings (docs/jfr.md)
+ *
+ * A recording is chunks back to back; each chunk carries its own type
+ * system (the metadata record) and constant pools (checkpoint records).
+ * The reader goes chunk by chunk: jfr_next_chunk() loads one chunk's
+ * metadata and the pools a profile needs (stack traces, methods, classes,
+ * symbols, strings, threads), jfr_walk() hands its wanted events over one
+ * at a time. Memory grows with the pools, not with the file: events are
+ * read through a window. Every length and count in the file is checked
+ * against what is left before it is used; nesting is bounded, decoding has
+ * a work budget, pools are capped (JFR_POOL_MAX).
+ */
+#ifndef JFR_H
+#define JFR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/lib.h"
+
+enum {
+  JFR_POOL_MAX = 512 << 20,  /* bytes of decoded pools per chunk */
+  JFR_MAX_DEPTH = 16,        /* nesting of inline structs and elements */
+};
+
+struct jfr;
+
+/* The captured value of one field of an event: an integer (primitives are
+ * sign-extended, booleans 0/1, floats their bits), or a constant-pool key. */
+struct jfr_frame {
+  uint64_t method;         /* key in the method pool */
+  int32_t line;            /* -1: none */
+};
+
+struct jfr_stats {
+  uint64_t chunks;         /* chunks read whole */
+  uint64_t records, events; /* records walked; events handed over */
+  uint64_t bad_records;    /* records that did not decode (skipped) */
+  uint64_t bad_pools;      /* checkpoint records that did not decode */
+  uint64_t missing;        /* references to pool keys that were not there */
+  int live;                /* the last chunk was still being written */
+  int truncated;           /* the file ends inside a finished chunk */
+};
+
+/* Start reading the recording open on fd (not closed by the reader; a
+ * pipe works too: then each chunk is held in memory, up to 1 GiB). name
+ * is for messages. Never NULL. */
+struct jfr *jfr_open(int fd, const char *name);
+void jfr_close(struct jfr *j);
+
+/* 1 if the 4 bytes at p are a chunk's magic ("FLR\0"). */
+int jfr_magic(const void *p, size_t n);
+/* 1 if fd is a regular file that starts with a chunk (read with pread, so
+ * the file offset stays). */
+int jfr_detect(int fd);
+/* Parse a time span: a number with ns, us, ms, s, m or h (bare: seconds),
+ * e.g. "10ms", "1.5s". Returns 0 and *ns, or -1. */
+int jfr_parse_span(const char *s, int64_t *ns);
+
+/* Load the next chunk. Returns 1 (a chunk is ready), 0 (no more chunks),
+ * or -1 with a one-line reason in err; chunks before it stay counted, and
+ * the recording ends there. */
+int jfr_next_chunk(struct jfr *j, char *err, size_t errlen);
+
+/* The current chunk's type index of a type name, or -1. */
+int jfr_type(const struct jfr *j, const char *name);
+/* The index of a field of type t by name, or -1. The field count of t. */
+int jfr_field(const struct jfr *j, int t, const char *name);
+int jfr_nfields(const struct jfr *j, int t);
+/* 1 if field i of type t holds an integer (not an array, pool key, string
+ * or struct); 2 if it is also a time span in ticks (@Timespan(TICKS)). */
+int jfr_field_numeric(const struct jfr *j, int t, int i);
+
+/* Hand every event of a wanted type (want[type index] != 0, want sized
+ * for jfr_ntypes) in the current chunk to cb, with the values of its
+ * fields in metadata order (vals[i] for field i: integer or pool key).
+ * cb returns 0 to go on. Returns 0, or -1 with err when the chunk's bytes
+ * could not be read (events before stay handed over). */
+typedef int jfr_event_cb(void *ctx, int type, const uint64_t *vals);
+int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
+             char *err, size_t errlen);
+int jfr_ntypes(const struct jfr *j);
+
+/* The frames of stack trace key (leaf first) and its truncated flag.
+ * Returns the frame count, or -1 when the key is 0 or not in the pools. */
+int jfr_stack(struct jfr *j, uint64_t key, const struct jfr_frame **frames,
+              int *truncated);
+/* Append "dotted.Class.method" of a method key to out (hidden classes keep
+ * their name as written). Returns 0, or -1 after appending "[unknown]"
+ * when the method, its class or a name is missing. */
+int jfr_method_name(struct jfr *j, uint64_t method, struct buf *out);
+/* Append the Java name of a class key ("java.lang.String", "byte[]").
+ * Returns 0, or -1 after appending "[unknown]". */
+int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out);
+/* Append a thread's Java name (else its OS name). 0, or -1 + "[unknown]". */
+int jfr_thread_name(struct jfr *j, uint64_t thread, struct buf *out);
+
+/* Ticks of the current chunk as ns since the epoch; a span of ticks as ns. */
+int64_t jfr_time_ns(const struct jfr *j, uint64_t ticks);
+int64_t jfr_span_ns(const struct jfr *j, int64_t ticks);
+/* The first chunk's start, ns since the epoch (0 before the first). */
+int64_t jfr_start_ns(const struct jfr *j);
+
+const struct jfr_stats *jfr_stats(const struct jfr *j);
+
+/* ---- folding events into stacks (core/jfr_events.c) ---- */
+
+struct fold;
+
+/* The rows of specs/jfr_events.def. */
+struct jfr_event_row {
+  const char *word;        /* cpu, cputime, alloc, lock, native */
+  int group;
+  const char *name;        /* the event type */
+  const char *value;       /* the field summed, NULL: one a sample */
+  int type_leaf;           /* the allocated class as the leaf frame */
+  const char *settings;    /* JFR.start settings, NULL: none */
+};
+extern const struct jfr_event_row jfr_event_rows[];
+extern const int jfr_event_nrows;
+/* 1 if word is one of the rows' words. */
+int jfr_event_word(const char *word);
+
+struct jfr_fold_opts {
+  const char *event;       /* a row word or an event type; NULL: default */
+  const char *value;       /* sum this numeric field instead */
+  int lines;               /* "Class.method:line" */
+  int thread_frames;       /* the thread's name as the root frame */
+  int samples;             /* one a sample, whatever the value */
+  int64_t from_ns, to_ns;  /* since the recording's start; -1: open */
+};
+
+struct jfr_fold_stats {
+  uint64_t chunks, events, no_stack, unknown_frames, bad;
+  uint64_t used;           /* events in the result (after finish) */
+  int truncated, live;     /* some recording was cut short / being written */
+};
+
+struct jfr_fold;
+
+/* Fold the events o asks for into f (not owned). Never NULL. */
+struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o);
+/* Read a recording from fd (not closed). Returns 0, or -1 with err when
+ * it could not be read to its end: what came before is folded. */
+int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
+                size_t errlen);
+/* After the last recording: the events chosen go into the fold. Returns
+ * the event types chosen ("jdk.ExecutionSample", ...) or NULL when no
+ * event asked for was found; *unit is what the values count ("samples",
+ * "bytes", "ns" or the field's name). */
+const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit);
+const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf);
+void jfr_fold_free(struct jfr_fold *jf);
+
+#endif

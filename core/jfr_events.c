@@ -1,0 +1,281 @@
+/* jfr_events.c - fold a recording's events into stacks
+ *
+ * Which events and what they weigh come from specs/jfr_events.def. Each
+ * event's stack trace becomes "root;...;leaf" frames named
+ * "dotted.Class.method" (":line" with --lines), the way our jstack and
+ * sampler frames read; a stack cut at JFR's depth limit gets a
+ * "[truncated]" root frame, an event without one a "[no stack]" frame, an
+ * unresolvable frame "[unknown]". Stack strings are built once per chunk
+ * (keys are per chunk) and then handed to the fold per event.
+ */
+#include "core/jvmtool.h"
+#include "core/fold.h"
+#include "core/jfr_int.h"
+
+const struct jfr_event_row jfr_event_rows[] = {
+#define EVENT(w, g, n, v, l, s) {w, g, n, v, l, s},
+#include "specs/jfr_events.def"
+#undef EVENT
+};
+const int jfr_event_nrows =
+  (int)(sizeof(jfr_event_rows) / sizeof(jfr_event_rows[0]));
+
+enum { MAXSEL = 16 };
+
+struct sel {
+  const char *name, *value;
+  int group, leaf;         /* group: index into pending[] */
+};
+
+struct bound {             /* where a selected event keeps its fields */
+  int sel, time, stack, thread, cls, value, ticks;
+};
+
+struct jfr_fold {
+  struct fold *f;
+  struct jfr_fold_opts o;
+  struct sel sel[MAXSEL];
+  int nsel, ngroups;
+  struct fold *pending[MAXSEL];  /* [0] is f itself */
+  uint64_t group_events[MAXSEL];
+  int group_ticks[MAXSEL];
+  struct jfr *j;
+  struct bound *bind;
+  uint8_t *want;
+  struct jmap stacks;            /* stack key -> offset in cache */
+  struct buf cache, key, chosen;
+  struct jfr_fold_stats st;
+};
+
+int jfr_event_word(const char *word)
+{
+  for (int i = 0; i < jfr_event_nrows; i++)
+    if (!strcmp(jfr_event_rows[i].word, word)) return 1;
+  return 0;
+}
+
+struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
+{
+  struct jfr_fold *jf = xzalloc(sizeof(*jf));
+  struct fold_opts plain = {.no_squash = 1, .gc_lo = -1, .gc_hi = -1};
+  int last = -1;
+
+  jf->f = f;
+  jf->o = *o;
+  for (int i = 0; i < jfr_event_nrows && jf->nsel < MAXSEL; i++) {
+    const struct jfr_event_row *r = &jfr_event_rows[i];
+
+    if (o->event && strcmp(o->event, r->word)) continue;
+    if (r->group != last) jf->ngroups++;
+    last = r->group;
+    jf->sel[jf->nsel++] = (struct sel){r->name, o->value ? o->value : r->value,
+                                       jf->ngroups - 1, r->type_leaf};
+  }
+  if (!jf->nsel) {  /* an event type by name */
+    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0};
+    jf->ngroups = 1;
+  }
+  jf->pending[0] = f;
+  for (int g = 1; g < jf->ngroups; g++) jf->pending[g] = fold_new(&plain);
+  return jf;
+}
+
+/* Find the selected events in a new chunk. Returns 0, or -1 with err when
+ * --value names no number of an event that is there. */
+static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
+{
+  struct jfr *j = jf->j;
+  int nt = jfr_ntypes(j);
+
+  jf->bind = xrealloc(jf->bind, (size_t)(nt + 1) * sizeof(*jf->bind));
+  jf->want = xrealloc(jf->want, (size_t)nt + 1);
+  memset(jf->want, 0, (size_t)nt + 1);
+  for (int i = 0; i < jf->nsel; i++) {
+    const struct sel *s = &jf->sel[i];
+    int t = jfr_type(j, s->name), num = 0;
+    struct bound *b;
+
+    if (t < 0) continue;
+    b = &jf->bind[t];
+    b->sel = i;
+    b->time = jfr_field(j, t, "startTime");
+    b->stack = jfr_field(j, t, "stackTrace");
+    if ((b->thread = jfr_field(j, t, "sampledThread")) < 0)
+      b->thread = jfr_field(j, t, "eventThread");
+    b->cls = s->leaf ? jfr_field(j, t, "objectClass") : -1;
+    b->value = s->value ? jfr_field(j, t, s->value) : -1;
+    if (s->value && !(num = jfr_field_numeric(j, t, b->value))) {
+      if (!jf->o.value) continue;  /* a table row this JDK lays out else */
+      snprintf(err, errlen, "%s has no numeric field '%s'", s->name, s->value);
+      return -1;
+    }
+    b->ticks = num == 2;
+    jf->group_ticks[s->group] |= b->ticks;
+    jf->want[t] = 1;
+  }
+  jmap_clear(&jf->stacks);
+  jf->cache.len = 0;
+  return 0;
+}
+
+/* Frames hold no ';' (it separates them) and no control characters. */
+static void clean(struct buf *b, size_t from)
+{
+  for (char *p = b->p + from; p < b->p + b->len; p++)
+    if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+}
+
+/* Append the frames of stack key, root first (cached): nothing for an
+ * empty stack, "[no stack]" for one the chunk does not hold. */
+static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
+{
+  uint32_t at = jmap_get(&jf->stacks, key), len;
+  const struct jfr_frame *fr;
+  struct buf *c = &jf->cache;
+  int n, truncated;
+
+  if (at == UINT32_MAX) {
+    size_t start = c->len;
+
+    buf_add(c, "\0\0\0\0", 4);
+    if ((n = jfr_stack(jf->j, key, &fr, &truncated)) < 0) {
+      buf_adds(c, "[no stack]");
+      jf->st.no_stack++;
+    } else {
+      if (truncated) buf_adds(c, n ? "[truncated];" : "[truncated]");
+      for (int i = n - 1; i >= 0; i--) {
+        size_t from = c->len;
+
+        if (jfr_method_name(jf->j, fr[i].method, c)) jf->st.unknown_frames++;
+        if (jf->o.lines && fr[i].line >= 0) buf_printf(c, ":%d", fr[i].line);
+        clean(c, from);
+        if (i) buf_addc(c, ';');
+      }
+    }
+    len = (uint32_t)(c->len - start - 4);
+    memcpy(c->p + start, &len, 4);
+    jmap_put(&jf->stacks, key, at = (uint32_t)start);
+  }
+  memcpy(&len, c->p + at, 4);
+  if (len && out->len) buf_addc(out, ';');
+  buf_add(out, c->p + at + 4, len);
+}
+
+/* "thread;frames...;leaf": each part only when there is one; an event
+ * with none of them is "[no stack]". */
+static int on_event(void *ctx, int t, const uint64_t *v)
+{
+  struct jfr_fold *jf = ctx;
+  const struct bound *b = &jf->bind[t];
+  const struct sel *s = &jf->sel[b->sel];
+  struct buf *k = &jf->key;
+  int64_t value = 1;
+
+  if (b->time >= 0 && (jf->o.from_ns >= 0 || jf->o.to_ns >= 0)) {
+    int64_t rel = jfr_time_ns(jf->j, v[b->time]) - jfr_start_ns(jf->j);
+
+    if ((jf->o.from_ns >= 0 && rel < jf->o.from_ns) ||
+        (jf->o.to_ns >= 0 && rel >= jf->o.to_ns))
+      return 0;
+  }
+  if (b->value >= 0 && !jf->o.samples) {
+    value = (int64_t)v[b->value];
+    if (b->ticks) value = jfr_span_ns(jf->j, value);
+  }
+  k->len = 0;
+  buf_add(k, "", 0);
+  if (jf->o.thread_frames) {
+    if (b->thread < 0 || jfr_thread_name(jf->j, v[b->thread], k))
+      jf->st.unknown_frames++;
+    clean(k, 0);
+  }
+  if (b->stack >= 0) {
+    stack_frames(jf, v[b->stack], k);
+  } else {
+    buf_adds(k, k->len ? ";[no stack]" : "[no stack]");
+    jf->st.no_stack++;
+  }
+  if (s->leaf) {
+    size_t from;
+
+    if (k->len) buf_addc(k, ';');
+    from = k->len;
+    if (b->cls < 0 || jfr_class_name(jf->j, v[b->cls], k))
+      jf->st.unknown_frames++;
+    clean(k, from);
+  }
+  if (!k->len) buf_adds(k, "[no stack]");
+  fold_add(jf->pending[s->group], k->p, k->len, value, s->leaf);
+  jf->group_events[s->group]++;
+  return 0;
+}
+
+int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
+                size_t errlen)
+{
+  const struct jfr_stats *s;
+  int rc;
+
+  jf->j = jfr_open(fd, name);
+  while ((rc = jfr_next_chunk(jf->j, err, errlen)) == 1) {
+    if (bind_chunk(jf, err, errlen) ||
+        jfr_walk(jf->j, jf->want, on_event, jf, err, errlen)) {
+      rc = -1;
+      break;
+    }
+  }
+  s = jfr_stats(jf->j);
+  jf->st.chunks += s->chunks;
+  jf->st.events += s->events;
+  jf->st.bad += s->bad_records + s->bad_pools;
+  jf->st.truncated |= s->truncated;
+  jf->st.live |= s->live;
+  jfr_close(jf->j);
+  jf->j = NULL;
+  return rc < 0 ? -1 : 0;
+}
+
+const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
+{
+  const struct fold_stack *st;
+  int g = 0, leaf = 0;
+  size_t n;
+
+  while (g < jf->ngroups && !jf->group_events[g]) g++;
+  *unit = "samples";
+  jf->st.used = g < jf->ngroups ? jf->group_events[g] : 0;
+  if (g == jf->ngroups) return NULL;
+  jf->chosen.len = 0;
+  for (int i = 0; i < jf->nsel; i++) {
+    if (jf->sel[i].group != g) continue;
+    buf_printf(&jf->chosen, "%s%s", jf->chosen.len ? " and " : "",
+               jf->sel[i].name);
+    leaf = jf->sel[i].leaf;
+    if (jf->sel[i].value && !jf->o.samples)
+      *unit = leaf ? "bytes" : jf->group_ticks[g] ? "ns" : jf->sel[i].value;
+  }
+  if (g > 0) {
+    n = fold_result(jf->pending[g], &st);
+    for (size_t i = 0; i < n; i++)
+      fold_add(jf->f, st[i].key, st[i].len, st[i].value, leaf);
+  }
+  return jf->chosen.p;
+}
+
+const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)
+{
+  return &jf->st;
+}
+
+void jfr_fold_free(struct jfr_fold *jf)
+{
+  if (!jf) return;
+  for (int g = 1; g < jf->ngroups; g++) fold_free(jf->pending[g]);
+  free(jf->bind);
+  free(jf->want);
+  jmap_free(&jf->stacks);
+  buf_free(&jf->cache);
+  buf_free(&jf->key);
+  buf_free(&jf->chosen);
+  free(jf);
+}

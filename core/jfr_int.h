@@ -1,0 +1,133 @@
+/* jfr_int.h - what core/jfr.c (chunks, metadata, records), jfr_wire.c
+ * (varints, strings, values), jfr_pool.c (constant pools, names) and
+ * jfr_events.c (folding) share; nothing outside core/jfr*.c includes it.
+ */
+#ifndef JFR_INT_H
+#define JFR_INT_H
+
+#include "core/jfr.h"
+
+enum jfr_kind {
+  K_STRUCT, K_BOOL, K_BYTE, K_CHAR, K_SHORT, K_INT, K_LONG, K_FLOAT,
+  K_DOUBLE, K_STRING
+};
+
+struct jfield {
+  uint32_t name;           /* metadata string index */
+  int32_t type;            /* type index, -1: unknown id */
+  uint64_t type_id;
+  uint64_t ann;            /* type id of a "TICKS" annotation, or 0 */
+  uint8_t array, pool, ticks;
+};
+
+struct jtype {
+  uint64_t id;
+  uint32_t name;
+  enum jfr_kind kind;
+  uint32_t f0, nf;         /* its fields: fields[f0 .. f0 + nf) */
+};
+
+/* A u64 key -> u32 value hash map (open addressing). */
+struct jmap {
+  uint64_t *keys;
+  uint32_t *vals;          /* value + 1; 0: empty slot */
+  size_t used, cap;
+};
+
+/* A decoding cursor; bad is set on the first overrun or bad value. */
+struct cur {
+  const uint8_t *p, *end;
+  int bad;
+};
+
+/* A captured value: integer or key in u; a string's bytes at s (n bytes
+ * or, for tag 4, n UTF-16 varints) with its encoding tag. */
+struct val {
+  uint64_t u;
+  const uint8_t *s;
+  uint32_t n;
+  uint8_t tag;
+};
+
+/* A string kept in the pools: bytes in the arena, or a String-pool key. */
+struct jstr {
+  uint32_t off, len;
+  uint64_t ref;
+  uint8_t kind;            /* 0 null, 1 bytes, 2 ref */
+};
+
+struct jpool {             /* one kind of pool: key -> entry */
+  struct jmap map;
+  void *e;
+  size_t n, cap, size;     /* entries, their room, bytes per entry */
+};
+
+enum { P_SYM, P_STR, P_CLASS, P_METHOD, P_THREAD, P_STACK, P_COUNT };
+
+struct jfr {
+  int fd, seekable;
+  const char *name;
+  uint64_t fsize, off;     /* file size (seekable); current chunk start */
+  uint64_t size, limit;    /* chunk size; bytes of it we may read */
+  uint64_t cp_off, md_off, start_ns, start_ticks, tps;
+  int gen, done;
+  int64_t first_ns;
+  uint8_t *mem;            /* a pipe's chunk */
+  uint8_t *rec;            /* metadata/checkpoint record being decoded */
+  size_t rec_cap;
+  uint8_t *win;            /* the event window */
+  size_t win_cap;
+  uint64_t win_pos, win_len;
+  int64_t budget;          /* decode steps left for this record */
+  /* metadata */
+  struct jtype *types;
+  size_t ntypes;
+  struct jfield *fields;
+  size_t nfields;
+  struct buf mstr;
+  uint32_t *mstr_off;
+  size_t nmstr;
+  struct jmap type_ids;
+  int pool_type[P_COUNT];  /* type index of each pool kind, or -1 */
+  uint64_t *vals;          /* capture room for the widest type */
+  struct val *cap;
+  size_t cap_n;
+  /* pools */
+  struct jpool pools[P_COUNT];
+  struct buf arena;        /* pool strings */
+  struct jfr_frame *frames; /* stack frames of the stack-trace pool */
+  size_t nframes, frames_cap;
+  size_t pool_bytes;
+  struct buf names;        /* method names built, by key (name_map) */
+  struct jmap name_map;
+  struct jfr_stats st;
+};
+
+uint64_t jfr_varint(struct cur *c);
+uint8_t jfr_u8(struct cur *c);
+/* A string at c (tag first), captured into v when not NULL. */
+void jfr_dec_string(struct cur *c, struct val *v);
+/* A count from the file, at most the bytes left (else c->bad). */
+uint64_t jfr_count(struct cur *c);
+void jmap_free(struct jmap *m);
+void jmap_clear(struct jmap *m);
+/* The value of key, or UINT32_MAX. */
+uint32_t jmap_get(const struct jmap *m, uint64_t key);
+void jmap_put(struct jmap *m, uint64_t key, uint32_t v);
+
+/* Decode one value of field f (or, f NULL, of type t) at c, capturing it
+ * into v (may be NULL). */
+void jfr_dec_field(struct jfr *j, struct cur *c, const struct jfield *f,
+                   struct val *v, int depth);
+void jfr_dec_type(struct jfr *j, struct cur *c, int32_t t, struct val *v,
+                  int depth);
+/* Append a captured string as UTF-8 (at most 64 KiB of it). */
+void jfr_str_utf8(const struct val *v, struct buf *out);
+
+/* Decode the checkpoint record at c (after its type id); keeps the pools
+ * this reader uses. Returns 0 or -1 (the rest of the record is lost). */
+int jfr_pool_checkpoint(struct jfr *j, struct cur *c);
+void jfr_pool_reset(struct jfr *j);
+void jfr_pool_free(struct jfr *j);
+
+#endif

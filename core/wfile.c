@@ -1,0 +1,134 @@
+/* wfile.c - output files that replace their name (wfile.h) */
+#include "core/jvmtool.h"
+#include "core/wfile.h"
+#include <sys/random.h>
+
+/* 16 hex digits from the kernel's random source (a clock mix without). */
+static void random_hex(char out[17])
+{
+  unsigned char b[8];
+  uint64_t v = now_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+
+  if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b))
+    memcpy(&v, b, sizeof(v));
+  snprintf(out, 17, "%016llx", (unsigned long long)v);
+}
+
+/* Write through path itself (no rename at commit). */
+static int direct(struct wfile *w, const char *path)
+{
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC,
+                0666), err;
+
+  close(w->dirfd);
+  free(w->name);
+  w->dirfd = -1;
+  w->name = NULL;
+  if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
+    err = -errno;
+    if (fd >= 0) close(fd);
+    return err;
+  }
+  w->fd = fd;
+  w->direct = 1;
+  return 0;
+}
+
+int wfile_open(struct wfile *w, const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  char *dir, hex[17];
+  struct stat sb;
+  int fd = -1, err = 0;
+
+  memset(w, 0, sizeof(*w));
+  w->fd = w->dirfd = -1;
+  if (!strcmp(path, "-")) {
+    w->f = stdout;
+    w->fd = 1;
+    return 0;
+  }
+  if (!*path || (slash && !slash[1])) return -EISDIR;
+  dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+              : xstrdup(".");
+  w->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  free(dir);
+  if (w->dirfd < 0) return -errno;
+  w->name = xstrdup(slash ? slash + 1 : path);
+  /* What is not a regular file and belongs to us or root (a device such
+   * as /dev/null, our own FIFO, /dev/stdout's link) was put there for
+   * writing through; another user's link or FIFO is replaced. */
+  if (!fstatat(w->dirfd, w->name, &sb, AT_SYMLINK_NOFOLLOW) &&
+      !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode) &&
+      (sb.st_uid == geteuid() || sb.st_uid == 0))
+    return direct(w, path);
+  for (int i = 0; i < 8 && fd < 0; i++) {
+    random_hex(hex);
+    free(w->tmp);
+    w->tmp = xasprintf(".%.200s.%s.tmp", w->name, hex);
+    fd = openat(w->dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    err = fd < 0 ? -errno : 0;
+    if (err != -EEXIST) break;
+  }
+  if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
+    if (!err) err = -errno;
+    if (fd >= 0) {
+      unlinkat(w->dirfd, w->tmp, 0);
+      close(fd);
+    }
+    close(w->dirfd);
+    free(w->name);
+    free(w->tmp);
+    memset(w, 0, sizeof(*w));
+    w->fd = w->dirfd = -1;
+    return err;
+  }
+  w->fd = fd;
+  return 0;
+}
+
+int wfile_commit(struct wfile *w)
+{
+  int err = 0;
+
+  if (w->direct) {
+    if (ferror(w->f)) err = -EIO;
+    if (fclose(w->f) && !err) err = -errno;
+    w->f = NULL;
+    w->direct = 0;
+    return err;
+  }
+  if (w->dirfd < 0) {
+    if (w->f && (fflush(w->f) || ferror(w->f))) err = -errno;
+    return err ? err : 0;
+  }
+  /* ferror: a write that failed earlier; fclose: the last one. */
+  if (ferror(w->f)) err = -EIO;
+  if (fclose(w->f) && !err) err = -errno;
+  w->f = NULL;
+  if (!err && renameat(w->dirfd, w->tmp, w->dirfd, w->name)) err = -errno;
+  if (err) unlinkat(w->dirfd, w->tmp, 0);
+  close(w->dirfd);
+  w->dirfd = -1;
+  free(w->name);
+  free(w->tmp);
+  w->name = w->tmp = NULL;
+  return err;
+}
+
+void wfile_abort(struct wfile *w)
+{
+  if (w->direct && w->f) fclose(w->f);
+  if (w->direct) w->f = NULL;
+  w->direct = 0;
+  if (w->dirfd < 0) return;
+  if (w->f) fclose(w->f);
+  w->f = NULL;
+  unlinkat(w->dirfd, w->tmp, 0);
+  close(w->dirfd);
+  w->dirfd = -1;
+  free(w->name);
+  free(w->tmp);
+  w->name = w->tmp = NULL;
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""jfr_fold.py - the JDK's own reader as an oracle for `jvmtool collapse x.jfr`
+
+Reads `jfr print --json --stack-depth 2048 --events ...` on stdin and writes
+folded stacks the way our reader names them (docs/jfr.md §8): frames root
+first as dotted.Class.method (hidden classes as written), a "[truncated]"
+root when JFR cut the stack, "[no stack]" when there is none, the allocated
+class as the leaf for allocation events (an event with none of these:
+"[no stack]"); values: one a sample, `weight`,
+`tlabSize`/`allocationSize`, or the duration in ns.
+
+usage: jfr_fold.py KIND [--thread-frames] [--lines]   (KIND: cpu alloc lock ...)
+"""
+import json
+import re
+import sys
+
+kind = sys.argv[1]
+threads = "--thread-frames" in sys.argv
+lines = "--lines" in sys.argv
+PRIMS = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int",
+         "J": "long", "F": "float", "D": "double"}
+
+
+def clean(s):
+    return "".join("_" if c == ";" or ord(c) < 0x20 or c == "\x7f" else c
+                   for c in s)
+
+
+def class_name(c):
+    if c is None or c.get("name") is None:
+        return "[unknown]"
+    name = c["name"]
+    dims = len(name) - len(name.lstrip("["))
+    base = name[dims:]
+    if dims and len(base) == 1 and base in PRIMS:
+        base = PRIMS[base]
+    else:
+        if dims and base.startswith("L"):
+            base = base[1:]
+        if dims and base.endswith(";"):
+            base = base[:-1]
+        if not c.get("hidden"):
+            base = base.replace("/", ".")
+    return base + "[]" * dims
+
+
+def frame(f):
+    m = f.get("method")
+    if m is None or m.get("type") is None:
+        s = "[unknown]"
+    else:
+        s = class_name(m["type"]) + "." + m["name"]
+    if lines and f.get("lineNumber", -1) >= 0:
+        s += ":%d" % f["lineNumber"]
+    return clean(s)
+
+
+def duration_ns(d):
+    m = re.fullmatch(r"(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:(-?\d+)(?:\.(\d+))?S)?", d)
+    if not m:
+        raise ValueError("duration " + d)
+    h, mi, s, frac = (int(m.group(2) or 0), int(m.group(3) or 0),
+                      int(m.group(4) or 0), (m.group(5) or "").ljust(9, "0"))
+    ns = ((h * 60 + mi) * 60 + s) * 10**9 + int(frac)
+    return -ns if m.group(1) else ns
+
+
+VALUE = {"jdk.ObjectAllocationSample": "weight",
+         "jdk.ObjectAllocationInNewTLAB": "tlabSize",
+         "jdk.ObjectAllocationOutsideTLAB": "allocationSize",
+         "jdk.JavaMonitorEnter": "duration", "jdk.ThreadPark": "duration"}
+LEAF = kind == "alloc"
+
+totals = {}
+for e in json.load(sys.stdin)["recording"]["events"]:
+    v = e["values"]
+    st = v.get("stackTrace")
+    if st is None:
+        stack = ["[no stack]"]
+    else:
+        stack = [frame(f) for f in reversed(st["frames"])]
+        if st.get("truncated"):
+            stack.insert(0, "[truncated]")
+    if threads:
+        t = v.get("sampledThread", v.get("eventThread"))
+        name = "[unknown]"
+        if t is not None:
+            name = t.get("javaName") or t.get("osName") or "[unknown]"
+        stack.insert(0, clean(name))
+    if LEAF:
+        stack.append(clean(class_name(v.get("objectClass"))))
+    if not stack:
+        stack = ["[no stack]"]
+    field = VALUE.get(e["type"])
+    value = 1
+    if field == "duration":
+        value = duration_ns(v["duration"])
+    elif field:
+        value = int(v[field])
+    key = ";".join(stack)
+    totals[key] = totals.get(key, 0) + value
+
+for key in sorted(totals, key=lambda k: k.encode()):
+    print("%s %d" % (key, totals[key]))
