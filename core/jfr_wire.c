@@ -1,6 +1,6 @@
 /* jfr_wire.c - the bytes of a JFR recording: varints, strings, values
  *
- * Facts (docs/jfr.md §3): integers are LEB128-style varints of at most
+ * Facts (docs/jfr.md §2): integers are LEB128-style varints of at most
  * nine bytes, the ninth holding eight bits, padded forms legal; int fields
  * are 32-bit patterns, no zig-zag. Strings start with an encoding tag
  * (null, empty, pool key, UTF-8, UTF-16 units as varints, Latin-1). A value
@@ -8,10 +8,15 @@
  * arrays (a count, never more than the bytes left) or inline structs
  * (nesting bounded by JFR_MAX_DEPTH, every step paid from a budget).
  */
+/* The record walk and value decoding are the hot loops of reading a
+ * recording: built for speed in a binary otherwise built for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/jfr_int.h"
 
-uint64_t jfr_varint(struct cur *c)
+uint64_t jfr_varint_long(struct cur *c)
 {
   uint64_t v = 0;
 
