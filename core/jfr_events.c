@@ -240,9 +240,18 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.value = (int64_t)v[b->value];
     if (b->ticks) a.value = jfr_span_ns(jf->j, a.value);
   }
-  if (b->stack >= 0) a.stack = v[b->stack], a.has |= 1;
-  if (jf->o.thread_frames && b->thread >= 0) a.thread = v[b->thread], a.has |= 2;
-  if (jf->sel[b->sel].leaf && b->cls >= 0) a.cls = v[b->cls], a.has |= 4;
+  if (b->stack >= 0) {
+    a.stack = v[b->stack];
+    a.has |= 1;
+  }
+  if (jf->o.thread_frames && b->thread >= 0) {
+    a.thread = v[b->thread];
+    a.has |= 2;
+  }
+  if (jf->sel[b->sel].leaf && b->cls >= 0) {
+    a.cls = v[b->cls];
+    a.has |= 4;
+  }
   agg_add(jf, &a);
   jf->group_events[jf->sel[b->sel].group]++;
   return 0;

@@ -47,7 +47,7 @@ struct cur {
 struct val {
   uint64_t u;
   const uint8_t *s;
-  uint32_t n;
+  uint32_t n, bytes;       /* tag 4: the units' count and their bytes */
   uint8_t tag;
 };
 

@@ -137,7 +137,7 @@ void jfr_dec_string(struct cur *c, struct val *v)
     n = jfr_count(c);
     s = c->p;
     for (uint64_t i = 0; i < n && !c->bad; i++) jfr_varint(c);
-    if (v) v->s = s;
+    if (v) v->s = s, v->bytes = (uint32_t)(c->p - s);
     break;
   default: c->bad = 1;
   }
@@ -179,24 +179,24 @@ void jfr_str_utf8(const struct val *v, struct buf *out)
     for (uint32_t i = 0; i < v->n && out->len - start < max; i++)
       utf8(out, v->s[i]);
   } else if (v->tag == 4) {
-    /* the units were checked when the string was skipped */
-    struct cur c = {v->s, v->s + 10 * (size_t)v->n + 10, 0};
+    struct cur c = {v->s, v->s + v->bytes, 0};
     uint32_t hi = 0;
 
-    for (uint32_t i = 0; i < v->n && out->len - start < max; i++) {
+    /* surrogate pairs joined; a lone half becomes U+FFFD */
+    for (uint32_t i = 0; i < v->n && !c.bad && out->len - start < max;
+         i++) {
       uint32_t u = (uint32_t)jfr_varint(&c) & 0xffff;
 
-      if (u >= 0xd800 && u < 0xdc00) {
-        if (hi) utf8(out, 0xfffd);
-        hi = u;
+      if (u >= 0xdc00 && u < 0xe000) {
+        utf8(out, hi ? 0x10000 + ((hi - 0xd800) << 10) + (u - 0xdc00)
+                     : 0xfffd);
+        hi = 0;
         continue;
       }
-      if (u >= 0xdc00 && u < 0xe000 && hi)
-        u = 0x10000 + ((hi - 0xd800) << 10) + (u - 0xdc00);
-      else if (hi || (u >= 0xdc00 && u < 0xe000))
-        utf8(out, 0xfffd);
+      if (hi) utf8(out, 0xfffd);
       hi = 0;
-      utf8(out, u);
+      if (u >= 0xd800 && u < 0xdc00) hi = u;
+      else utf8(out, u);
     }
     if (hi) utf8(out, 0xfffd);
   }
