@@ -188,7 +188,7 @@ struct outs {
 
 static int outs_open(struct outs *o, struct args *a)
 {
-  o->path[OUT_FOLDED] = a->val[OPT_o];
+  o->path[OUT_FOLDED] = a->val[OPT_output];
   o->path[OUT_SVG] = a->val[OPT_svg];
   o->path[OUT_JFR] = a->val[OPT_jfr];
   if (!o->path[OUT_SVG] && !o->path[OUT_JFR] && !o->path[OUT_FOLDED])
@@ -327,7 +327,7 @@ int profile_main(int argc, char **argv)
   int rc, pid;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
-  jt_verbose |= a.count[OPT_v] > 0;
+  jt_verbose |= a.count[OPT_verbose] > 0;
   event = a.val[OPT_event] ? a.val[OPT_event] : "cpu";
   if (a.argc != 1 || parse_pid(a.argv[0], &pid))
     return usage_error("give the pid of one JVM");
