@@ -3,7 +3,7 @@
  *
  * Over the attach protocol (core/attach): JFR.start with only the events
  * asked for (settings=none and "+event#setting=value" lines, docs/jfr.md
- * §12), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
+ * §9), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
  * file name in the target's own /tmp that nobody can guess; the file is
  * opened inside the target's root (core/root), checked (a regular file of
  * the JVM's user, one link), removed at once and read from the open
@@ -38,7 +38,7 @@ struct prof {
 };
 
 /* One JFR command; returns the reply's body (caller frees) or NULL after
- * saying why. Replies have status 0 even on failure (docs/jfr.md §12.1):
+ * saying why. Replies have status 0 even on failure (docs/jfr.md §9):
  * the caller reads the text. */
 static char *jfr_command(struct prof *p, const char *line)
 {
