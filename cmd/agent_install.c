@@ -192,12 +192,12 @@ static int collect(struct target *t, const char *samples, struct wfile *out,
   }
   if (!strcmp(name, "-")) return 0;
   if (s.complete)
-    fprintf(stderr, "jvmtool agent-install: %" PRIu64 " samples to '%s'%s\n",
-            s.samples, name, s.lines == s.samples ? "" : " (the lifetime "
-            "recorder lists the survivors of each GC)");
+    info_msg("%" PRIu64 " samples to '%s'%s", s.samples, name,
+             s.lines == s.samples ? "" : " (the lifetime recorder lists the "
+             "survivors of each GC)");
   else
-    fprintf(stderr, "jvmtool agent-install: %" PRIu64 " samples to '%s' "
-            "(incomplete: the file has no end line)\n", s.lines, name);
+    info_msg("%" PRIu64 " samples to '%s' (incomplete: the file has no end "
+             "line)", s.lines, name);
   return 0;
 }
 
@@ -285,17 +285,15 @@ static int sample(struct target *t, struct config *c, long long ms,
     return 1;
   }
   if (!ms) {
-    fprintf(stderr, "jvmtool agent-install: pid %d: sampling into %s; "
-            "'jvmtool agent-install %d --stop -o FILE' collects it\n",
-            t->pid, c->output, t->pid);
+    info_msg("pid %d: sampling into %s; 'jvmtool agent-install %d --stop "
+             "-o FILE' collects it", t->pid, c->output, t->pid);
     return 0;
   }
   sig = wait_duration(t, ms);
   if (!proc_alive(t->pid)) {
     /* The agent completed the file at VM death; our fd on the target's
      * /tmp outlives the process. */
-    fprintf(stderr, "jvmtool agent-install: pid %d ended while sampling\n",
-            t->pid);
+    info_msg("pid %d ended while sampling", t->pid);
     return collect(t, c->output, out, name);
   }
   if (target_load(t, lib, 1, AGENT_WORD_STOP, &rc, timeout) || rc) {

@@ -49,6 +49,7 @@ static int pid_of_path(const char *arg)
 
 int target_open(struct target *t, const char *arg)
 {
+  char why[128];
   int err;
 
   memset(t, 0, sizeof(*t));
@@ -60,6 +61,10 @@ int target_open(struct target *t, const char *arg)
     return -1;
   }
   t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : t->pid;
+  if (proc_foreign_user(t->pid, why, sizeof(why))) {
+    error_msg("%s", why);
+    return -1;
+  }
   if ((t->rootfd = attach_root(t->pid)) < 0 ||
       (t->tmpfd = attach_in_root(t->rootfd, "/tmp", O_PATH | O_DIRECTORY,
                                  0)) < 0) {

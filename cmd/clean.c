@@ -217,9 +217,9 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
     report(FAILED, "failed", dir, name, "cannot tell if pid %d lives", pid);
   } else if (live) {
     if (jt_verbose) report(KEPT, "kept", dir, name, "process %d exists", pid);
-  } else if (a.count[OPT_n] && !same_inode(dfd, name, &sb)) {
+  } else if (a.count[OPT_dry_run] && !same_inode(dfd, name, &sb)) {
     report(KEPT, "kept", dir, name, "replaced while we looked");
-  } else if (a.count[OPT_n]) {
+  } else if (a.count[OPT_dry_run]) {
     report(REMOVED, "would remove", dir, name, "no process %d", pid);
   } else if ((rc = root_unlink(dfd, name, &sb, 0)) == -ESTALE) {
     report(KEPT, "kept", dir, name, "replaced while we looked");
@@ -265,7 +265,7 @@ static void prune(const struct place *pl, const char *name,
   if (!a.count[OPT_prune_empty] || entries ||
       passwd_uid(pl, name + 11) != (long long)sb->st_uid)
     return;
-  if (a.count[OPT_n])
+  if (a.count[OPT_dry_run])
     report(REMOVED, "would remove", pl->name, name, "empty");
   else if ((rc = root_unlink(pl->fd, name, sb, AT_REMOVEDIR)))
     report(FAILED, "failed", pl->name, name, "%s", strerror(-rc));
@@ -385,7 +385,7 @@ int clean_main(int argc, char **argv)
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
-  jt_verbose = a.count[OPT_v];
+  jt_verbose = a.count[OPT_verbose];
   if ((rc = proc_ns_ino(0, "pid", &own_pidns))) {
     errno_msg(rc, "cannot read '/proc/self/ns/pid'");
     return 1;
@@ -415,6 +415,6 @@ int clean_main(int argc, char **argv)
   root_close(&host.root);
   free(view);
   printf("%d %s, %d kept, %d failed\n", removed,
-         a.count[OPT_n] ? "removable" : "removed", kept, failed);
+         a.count[OPT_dry_run] ? "removable" : "removed", kept, failed);
   return failed ? 1 : 0;
 }

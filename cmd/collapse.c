@@ -6,7 +6,11 @@
  * folding (direct recursion squashed, case-insensitive filter that cuts at
  * the first matching frame) without its defects: the value is the last
  * token, so frames may hold spaces; bad lines are reported, not fatal;
- * output is sorted, with no trailing ';' unless --seed-compat.
+ * output is sorted, with no trailing ';' unless --seed-compat. Several
+ * filter words are several filters (a stack starts at its first frame
+ * matching any); --reverse writes each stack leaf first, as flamegraph.pl's
+ * users expect, and draws the reversed graph. An input that gives no stack
+ * at all, or only stacks the filters drop, is an error (exit 1).
  */
 #include "core/jvmtool.h"
 #include "core/wfile.h"
@@ -124,27 +128,74 @@ static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
               "has published", path);
 }
 
+/* Fold every input file ("-" is stdin) into f; a recording (detected, or
+ * --format jfr) through *jf, made on first use. */
+static void fold_inputs(struct fold *f, char **files, int nfiles,
+                        const struct args *a, const struct jfr_fold_opts *jo,
+                        struct jfr_fold **jf)
+{
+  const char *fm = a->val[OPT_format];
+
+  for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
+    const char *path = nfiles ? files[i] : "-";
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+    int rc;
+
+    if (fd < 0) {
+      perror_msg("cannot open '%s'", path);
+      continue;
+    }
+    if (!fd && isatty(0))
+      info_msg("reading stacks from the terminal (end with Ctrl-D)");
+    if (jfr_detect(fd) || (fm && !strcmp(fm, "jfr"))) {
+      if (!*jf) *jf = jfr_fold_new(f, jo);
+      jfr_file(*jf, fd, path);
+    } else if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK) {
+      error_msg("'%s' shrank while it was read: its samples are partial", path);
+    } else if (rc) {
+      errno_msg(rc, "cannot read '%s'", path);
+    }
+    if (fd) close(fd);
+  }
+}
+
+/* Bad lines are reported, never fatal; no stack at all is. */
+static int report(const struct fold_stats *s, const struct fold_opts *o,
+                  size_t n, int verbose)
+{
+  for (int i = 0; i < s->nfirst_bad; i++) warn_msg("%s", s->first_bad[i]);
+  if (s->bad)
+    warn_msg("%" PRIu64 " bad line%s skipped", s->bad, s->bad == 1 ? "" : "s");
+  if (verbose)
+    fprintf(stderr, "%" PRIu64 " lines -> %zu stacks\n", s->lines, n);
+  if (n || jt_status) return jt_status;
+  if (s->skipped && o->nfilters)
+    error_msg("no stack goes through a frame matching '%s'%s",
+              o->filters[0], o->nfilters > 1 ? " or the other filters" : "");
+  else if (s->skipped)
+    error_msg("no stack is left after --gc/--state");
+  else
+    error_msg("no stack in the input (%" PRIu64 " line%s read)", s->lines,
+              s->lines == 1 ? "" : "s");
+  return 1;
+}
+
 int collapse_main(int argc, char **argv)
 {
   struct jfr_fold_opts jo;
   struct jfr_fold *jf = NULL;
-  const char *unit = NULL, *chosen;
+  const char *unit = NULL, *chosen, **filters;
   struct args a;
   struct fold_opts o = {.gc_lo = -1, .gc_hi = -1};
   const struct fold_stack *st;
-  const struct fold_stats *s;
+  struct fold_stack *rev = NULL;
+  struct buf arena = {0};
   struct fold *f;
   struct stat sb;
   int rc, nfiles;
-  size_t n;
+  size_t n, n_rev = 0;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
-  o.filter = a.val[OPT_filter];
-  nfiles = a.argc;
-  /* "collapse stacks.txt protobuf", as FlameCollapse took its filter */
-  if (a.argc > 1 && !o.filter && strcmp(a.argv[a.argc - 1], "-") &&
-      stat(a.argv[a.argc - 1], &sb))
-    o.filter = a.argv[--nfiles];
   o.keep_unmatched = a.count[OPT_keep_unmatched] || a.count[OPT_seed_compat];
   o.no_squash = a.count[OPT_no_squash];
   o.samples = a.count[OPT_samples];
@@ -164,43 +215,38 @@ int collapse_main(int argc, char **argv)
     else if (strcmp(fm, "jfr")) return usage_error("unknown --format '%s'", fm);
   }
   if ((rc = jfr_setup(&a, &jo))) return rc;
-  jt_verbose |= a.count[OPT_v] > 0;
+  jt_verbose |= a.count[OPT_verbose] > 0;
+  /* "collapse stacks.txt protobuf grpc", as FlameCollapse took its filter:
+   * the operands after the files that are no files are filters */
+  filters = xzalloc((a.argc + 1) * sizeof(*filters));
+  nfiles = a.argc;
+  while (nfiles > 1 && strcmp(a.argv[nfiles - 1], "-") &&
+         stat(a.argv[nfiles - 1], &sb))
+    nfiles--;
+  for (int i = nfiles; i < a.argc; i++) filters[o.nfilters++] = a.argv[i];
+  if (a.val[OPT_filter]) filters[o.nfilters++] = a.val[OPT_filter];
+  o.filters = filters;
   f = fold_new(&o);
-  for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
-    const char *path = nfiles ? a.argv[i] : "-";
-    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-
-    if (fd < 0) {
-      perror_msg("cannot open '%s'", path);
-      continue;
-    }
-    if (jfr_detect(fd) || (a.val[OPT_format] && !strcmp(a.val[OPT_format],
-                                                        "jfr"))) {
-      if (!jf) jf = jfr_fold_new(f, &jo);
-      jfr_file(jf, fd, path);
-    } else if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK)
-      error_msg("'%s' shrank while it was read: its samples are partial", path);
-    else if (rc)
-      errno_msg(rc, "cannot read '%s'", path);
-    if (fd) close(fd);
-  }
+  fold_inputs(f, a.argv, nfiles, &a, &jo, &jf);
   if (jf && !(chosen = jfr_fold_finish(jf, &unit)))
     error_msg("no %s events in the recording", jo.event ? jo.event
               : "profiling (cpu, cputime, alloc, lock, native)");
   else if (jf)
     verbose_msg("%s, %" PRIu64 " events", chosen, jfr_fold_stats(jf)->used);
   n = fold_result(f, &st);
-  s = fold_stats(f);
-  rc = jt_status;  /* bad lines are reported, never fatal */
-  for (int i = 0; i < s->nfirst_bad; i++) error_msg("%s", s->first_bad[i]);
-  if (s->bad)
-    fprintf(stderr, "jvmtool collapse: %" PRIu64 " bad line%s skipped\n",
-            s->bad, s->bad == 1 ? "" : "s");
-  if (a.count[OPT_v])
-    fprintf(stderr, "%" PRIu64 " lines -> %zu stacks\n", s->lines, n);
-  if (!a.val[OPT_svg] || a.val[OPT_o])
-    rc |= write_folded(a.val[OPT_o], st, n, a.count[OPT_seed_compat]);
-  if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a, unit);
+  if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) || n) {
+    if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {
+      n_rev = n;
+      rev = fold_reverse(st, &n_rev, &arena);
+    }
+    if (!a.val[OPT_svg] || a.val[OPT_output])
+      rc |= rev ? write_folded(a.val[OPT_output], rev, n_rev, 0)
+                : write_folded(a.val[OPT_output], st, n, a.count[OPT_seed_compat]);
+    if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a, unit);
+  }
+  free(rev);
+  free(filters);
+  buf_free(&arena);
   jfr_fold_free(jf);
   fold_free(f);
   return rc;

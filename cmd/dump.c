@@ -110,7 +110,8 @@ int dump_main(int argc, char **argv)
   if (a.count[OPT_json] && a.count[OPT_prometheus])
     return usage_error("--json and --prometheus exclude each other");
   if ((rc = vm_resolve(a.argv[0], &vm, err, sizeof(err)))) {
-    error_msg("cannot find '%s': %s", a.argv[0], err);
+    if (rc == -EPERM) error_msg("%s", err);
+    else error_msg("cannot find '%s': %s", a.argv[0], err);
     return 1;
   }
   if ((rc = vm_open(&vm, &pd))) {
@@ -139,7 +140,7 @@ int dump_main(int argc, char **argv)
     else if (a.count[OPT_prometheus]) prometheus(&pd, c, labels.p, hz);
     else {
       out.len = 0;
-      pd_snap_line(&pd, c, a.count[OPT_v], utf8, &out);
+      pd_snap_line(&pd, c, a.count[OPT_verbose], utf8, &out);
       fwrite(out.p, 1, out.len, stdout);
     }
     first = 0;

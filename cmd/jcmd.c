@@ -146,7 +146,7 @@ int jcmd_main(int argc, char **argv)
     return rc;
   if (a.val[OPT_timeout] && parse_long(a.val[OPT_timeout], 1, 86400, &secs))
     return usage_error("--timeout takes seconds from 1 to 86400");
-  if (a.count[OPT_l] || !a.argc) {
+  if (a.count[OPT_list] || !a.argc) {
     return list();
   }
   /* jcmd joins the words of the command into one line for the JVM. */

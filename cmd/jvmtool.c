@@ -32,6 +32,22 @@ static const struct command *find(const char *name, int by_alias)
   return NULL;
 }
 
+/* The message for a name that is no command, with the nearest one. */
+static int unknown_command(const char *name)
+{
+  const char *names[NCOMMANDS];
+  int at;
+
+  for (int i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
+  at = nearest_name(name, names, NCOMMANDS);
+  if (at >= 0)
+    error_msg("unknown command '%s': did you mean '%s'? (see 'jvmtool "
+              "--help')", name, names[at]);
+  else
+    error_msg("unknown command '%s' (see 'jvmtool --help')", name);
+  return 127;
+}
+
 static void usage(FILE *f)
 {
   fprintf(f, "usage: jvmtool <command> [options] [arguments]\n"
@@ -85,15 +101,9 @@ int main(int argc, char **argv)
       usage(stdout);
       return 0;
     }
-    if (!(c = find(argv[2], 0))) {
-      error_msg("unknown command '%s' (see 'jvmtool --help')", argv[2]);
-      return 127;
-    }
+    if (!(c = find(argv[2], 0))) return unknown_command(argv[2]);
     return run(c, 2, help);
   }
-  if (!(c = find(argv[1], 0))) {
-    error_msg("unknown command '%s' (see 'jvmtool --help')", argv[1]);
-    return 127;
-  }
+  if (!(c = find(argv[1], 0))) return unknown_command(argv[1]);
   return run(c, argc - 1, argv + 1);
 }

@@ -125,7 +125,7 @@ static void line(const struct vm *v, const int *flags)
   int rc;
 
   buf_printf(&out, "%d", v->pid);
-  if (flags[OPT_q]) goto done;
+  if (flags[OPT_quiet]) goto done;
   if ((rc = attach(v, &pd)) < 0) {
     buf_adds(&out, " -- process information unavailable");
     goto done;
@@ -137,14 +137,14 @@ static void line(const struct vm *v, const int *flags)
     goto done;
   }
   text(&pd, "sun.rt.javaCommand", &cmd);
-  main_class(cmd.p, flags[OPT_l], &out);
-  if (flags[OPT_m] && (args = main_args(cmd.p)) && *args)
+  main_class(cmd.p, flags[OPT_long], &out);
+  if (flags[OPT_args] && (args = main_args(cmd.p)) && *args)
     buf_printf(&out, " %s", args);
-  if (flags[OPT_v]) {
+  if (flags[OPT_jvm_args]) {
     text(&pd, "java.rt.vmArgs", &s);
     if (s.len) buf_addc(&out, ' '), add_escaped(&out, s.p);
   }
-  if (flags[OPT_V]) {
+  if (flags[OPT_jvm_flags]) {
     text(&pd, "java.rt.vmFlags", &s);
     if (s.len) buf_printf(&out, " %s", s.p);
   }
@@ -232,7 +232,7 @@ static int jps_args(int argc, char **argv, int *flags)
     if (starts_with(a, "-J")) continue;
     if (a[0] == '-' && !hosts) {
       if (!strcmp(a, "-q")) {
-        flags[OPT_q] = 1;
+        flags[OPT_quiet] = 1;
         continue;
       }
       for (const char *p = a + 1; *p; p++) {
@@ -242,8 +242,8 @@ static int jps_args(int argc, char **argv, int *flags)
           fprintf(stderr, "illegal argument: %s\n%s", a, jps_usage);
           return 1;
         }
-        flags[at == strchr("lmvV", 'l') ? OPT_l : *p == 'm' ? OPT_m
-              : *p == 'v' ? OPT_v : OPT_V] = 1;
+        flags[at == strchr("lmvV", 'l') ? OPT_long : *p == 'm' ? OPT_args
+              : *p == 'v' ? OPT_jvm_args : OPT_jvm_flags] = 1;
       }
       continue;
     }

@@ -3,8 +3,8 @@
  * Compatible with jstat (JDK 17 and 25): the same bytes for all twelve
  * options, -t (JDK 25's rule: wall clock minus sun.rt.createVmBeginTime),
  * -h<lines>, <interval>[ms|s] and <count>. The options are specs/jstat.spec,
- * parsed at start-up by the parser that reads --spec FILE; jstat's own
- * command line and texts (the jstat link) are in stat_jstat.c.
+ * parsed at start-up by the parser that reads --spec FILE; both command
+ * lines (ours, and jstat's through the jstat link) are in stat_jstat.c.
  * Beyond jstat: --json, --csv (both with the sample's wall-clock time),
  * several targets (comma-separated) or all, --spec FILE; a closed pipe ends
  * the run at once; the target exiting ends it with status 0 at the next
@@ -22,9 +22,6 @@
 
 #include <math.h>
 #include <poll.h>
-
-#define OPTS_FILE "specs/stat.opts"
-#include "core/opt_table.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -100,7 +97,7 @@ int stat_add_target(struct run *r, const char *s, int flags, char *why,
 
 /* "all": every JVM core/vm finds whose process is alive, by host pid,
  * ascending. The set is fixed at the start of the run. */
-static int all_targets(struct run *r)
+int stat_all_targets(struct run *r)
 {
   struct vm *v;
   size_t n;
@@ -124,65 +121,6 @@ static int all_targets(struct run *r)
   return r->ntg ? 0 : -1;
 }
 
-/* Comma-separated targets, unless the whole operand names a file. */
-static int take_targets(struct run *r, const char *list)
-{
-  char *copy = xstrdup(list), why[512];
-  int rc = 0;
-
-  for (char *tok = copy, *end; tok && !rc; tok = end) {
-    end = access(list, F_OK) ? strchr(tok, ',') : NULL;
-    if (end) *end++ = 0;
-    if (stat_add_target(r, tok, 0, why, sizeof(why)))
-      rc = usage_error("bad target '%s': %s", tok, why);
-  }
-  free(copy);
-  r->pid_column = r->ntg > 1;
-  return rc;
-}
-
-/* jvmtool's command line: specs/stat.opts, where jstat's -<option> is a
- * dash word. Returns -1 to go on, or a status. */
-static int stat_args(struct run *r, int argc, char **argv)
-{
-  struct args a;
-  char *why = NULL;
-  long long v;
-  int rc = opt_parse(opt_rows, opt_usage, OPTS_DASH_WORDS, argc, argv, &a);
-
-  if (rc >= 0) return rc;
-  if (a.nwords > 1)
-    return usage_error("one option at a time: -%s or -%s", a.words[0],
-                       a.words[1]);
-  if (a.count[OPT_json] && a.count[OPT_csv])
-    return usage_error("--json or --csv, not both");
-  if (a.val[OPT_header_every] &&
-      parse_long(a.val[OPT_header_every], 0, INT_MAX, &v))
-    return usage_error("-h needs a number of rows, not '%s'",
-                       a.val[OPT_header_every]);
-  r->header_every = a.val[OPT_header_every] ? (int)v : 0;
-  r->timestamp = a.count[OPT_timestamp] > 0;
-  r->option = a.nwords ? a.words[0] : NULL;
-  r->mode = a.count[OPT_json] ? JSON : a.count[OPT_csv] ? CSV : TEXT;
-  if (a.val[OPT_spec] && stat_load_spec(r, a.val[OPT_spec])) return 1;
-  stat_load_builtin(r);
-  if (a.count[OPT_options]) return stat_list_options(r);
-  if (!r->option)
-    return usage_error("which option? -gcutil, -gc, ... (see -options)");
-  if (!expr_spec_find(&r->spec, r->option))
-    return usage_error("unknown option '-%s'; -options lists them", r->option);
-  if (a.argc < 1 || a.argc > 3)
-    return usage_error(a.argc ? "too many operands" : "no target given");
-  if (stat_timing(r, a.argv + 1, a.argc - 1, &why)) {
-    rc = usage_error("%s", why);
-    free(why);
-    return rc;
-  }
-  if (strcmp(a.argv[0], "all")) return take_targets(r, a.argv[0]) ? 2 : -1;
-  r->pid_column = 1;
-  return all_targets(r) ? 1 : -1;
-}
-
 /* Open every target and resolve the columns against its counters, once:
  * like jstat, a counter that appears later is never picked up. */
 static int open_targets(struct run *r)
@@ -203,8 +141,7 @@ static int open_targets(struct run *r)
       struct vm vm;
 
       snprintf(pid, sizeof(pid), "%d", t->pid);
-      rc = -ENOENT;
-      if (!vm_resolve(pid, &vm, why, sizeof(why))) {
+      if (!(rc = vm_resolve(pid, &vm, why, sizeof(why)))) {
         t->path = xstrdup(vm.path);
         rc = vm_open(&vm, &t->pd);
         vm_free(&vm);
@@ -213,7 +150,9 @@ static int open_targets(struct run *r)
       rc = pd_open(&t->pd, t->path, 0);
     }
     if (rc) {
-      if (t->pid)
+      if (rc == -EPERM && *why)
+        error_msg("%s", why);
+      else if (t->pid)
         error_msg("no JVM with pid %d: %s", t->pid, *why ? why
                   : rc == -EINVAL ? t->pd.err : strerror(-rc));
       else

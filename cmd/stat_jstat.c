@@ -1,5 +1,6 @@
-/* stat_jstat.c - jstat's side of stat: its option language, its interval
- * and count, and its own command line and texts (as a link named jstat)
+/* stat_jstat.c - stat's command lines: ours (specs/stat.opts, jstat's
+ * -<option> words read by opt_parse), and jstat's own with its texts (as a
+ * link named jstat); the option language, interval and count they share
  *
  * Compatible with jstat of JDK 17 and 25: -<option>, -t, -h<lines>,
  * <vmid> <interval>[ms|s] <count>; errors are jstat's line followed by its
@@ -13,6 +14,9 @@
 
 #include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
 #include "jstat_usage.inc" /* jstat_usage[]: jstat's help */
+
+#define OPTS_FILE "specs/stat.opts"
+#include "core/opt_table.h"
 
 /* Java's Integer.parseInt: optional sign, decimal digits, 32-bit range. */
 static int java_int(const char *s, long long *out)
@@ -218,4 +222,63 @@ int stat_jstat_args(struct run *r, int argc, char **argv)
   if (stat_add_target(r, argv[i], VM_TARGET_JSTAT, why, sizeof(why)))
     return jstat_error("%s", why);
   return -1;
+}
+
+/* Comma-separated targets, unless the whole operand names a file. */
+static int take_targets(struct run *r, const char *list)
+{
+  char *copy = xstrdup(list), why[512];
+  int rc = 0;
+
+  for (char *tok = copy, *end; tok && !rc; tok = end) {
+    end = access(list, F_OK) ? strchr(tok, ',') : NULL;
+    if (end) *end++ = 0;
+    if (stat_add_target(r, tok, 0, why, sizeof(why)))
+      rc = usage_error("bad target '%s': %s", tok, why);
+  }
+  free(copy);
+  r->pid_column = r->ntg > 1;
+  return rc;
+}
+
+/* jvmtool's command line: specs/stat.opts, where jstat's -<option> is a
+ * dash word. Returns -1 to go on, or a status. */
+int stat_args(struct run *r, int argc, char **argv)
+{
+  struct args a;
+  char *why = NULL;
+  long long v;
+  int rc = opt_parse(opt_rows, opt_usage, OPTS_DASH_WORDS, argc, argv, &a);
+
+  if (rc >= 0) return rc;
+  if (a.nwords > 1)
+    return usage_error("one option at a time: -%s or -%s", a.words[0],
+                       a.words[1]);
+  if (a.count[OPT_json] && a.count[OPT_csv])
+    return usage_error("--json or --csv, not both");
+  if (a.val[OPT_header_every] &&
+      parse_long(a.val[OPT_header_every], 0, INT_MAX, &v))
+    return usage_error("-h needs a number of rows, not '%s'",
+                       a.val[OPT_header_every]);
+  r->header_every = a.val[OPT_header_every] ? (int)v : 0;
+  r->timestamp = a.count[OPT_timestamp] > 0;
+  r->option = a.nwords ? a.words[0] : NULL;
+  r->mode = a.count[OPT_json] ? JSON : a.count[OPT_csv] ? CSV : TEXT;
+  if (a.val[OPT_spec] && stat_load_spec(r, a.val[OPT_spec])) return 1;
+  stat_load_builtin(r);
+  if (a.count[OPT_options]) return stat_list_options(r);
+  if (!r->option)
+    return usage_error("which option? -gcutil, -gc, ... (see -options)");
+  if (!expr_spec_find(&r->spec, r->option))
+    return usage_error("unknown option '-%s'; -options lists them", r->option);
+  if (a.argc < 1 || a.argc > 3)
+    return usage_error(a.argc ? "too many operands" : "no target given");
+  if (stat_timing(r, a.argv + 1, a.argc - 1, &why)) {
+    rc = usage_error("%s", why);
+    free(why);
+    return rc;
+  }
+  if (strcmp(a.argv[0], "all")) return take_targets(r, a.argv[0]) ? 2 : -1;
+  r->pid_column = 1;
+  return stat_all_targets(r) ? 1 : -1;
 }

@@ -359,10 +359,7 @@ int attach_send(const struct attach_target *t, const char *cmd,
     if (args && args[i] && strlen(args[i]) > 1024)
       return fail(err, errlen, ATTACH_TOOLONG,
                   "argument longer than the 1024 bytes the JVM reads");
-  if (geteuid() && geteuid() != t->st.euid)
-    return fail(err, errlen, ATTACH_PERM,
-                "pid %d belongs to uid %d: run as that user or root", t->pid,
-                (int)t->st.euid);
+  if (proc_foreign_user(t->pid, err, errlen)) return ATTACH_PERM;
   /* Opened with our own rights; what they lead to is checked later. */
   if ((rootfd = attach_root(t->pid)) < 0)
     return fail(err, errlen, rootfd == -ENOENT ? ATTACH_NOPROC : ATTACH_PERM,

@@ -32,43 +32,6 @@ static void emit(struct nodes *ns, const char *name, size_t len,
   if (depth > ns->maxdepth) ns->maxdepth = depth;
 }
 
-/* Reverse each stack's frames (the leaf becomes the root), re-sort and
- * merge equal stacks. Keys live in arena; returns the new array, *n its
- * length. */
-static struct fold_stack *reversed(const struct fold_stack *st, size_t *n,
-                                   struct buf *arena)
-{
-  struct fold_stack *r = xmalloc((*n + 1) * sizeof(*r));
-  size_t *off = xmalloc((*n + 1) * sizeof(*off)), m = 0;
-
-  for (size_t i = 0; i < *n; i++) {
-    const char *k = st[i].key;
-    size_t end = st[i].len;
-
-    off[i] = arena->len;
-    while (end) {
-      const char *semi = memrchr(k, ';', end);
-      size_t b = semi ? (size_t)(semi - k) + 1 : 0;
-
-      buf_add(arena, k + b, end - b);
-      if (b) buf_addc(arena, ';');
-      end = b ? b - 1 : 0;
-    }
-    r[i].len = st[i].len;
-    r[i].value = st[i].value;
-  }
-  for (size_t i = 0; i < *n; i++) r[i].key = arena->p + off[i];
-  free(off);
-  if (*n) qsort(r, *n, sizeof(*r), fold_stack_cmp);
-  for (size_t i = 0; i < *n; i++) {
-    if (m && r[m - 1].len == r[i].len && !memcmp(r[m - 1].key, r[i].key, r[i].len))
-      r[m - 1].value += r[i].value;
-    else r[m++] = r[i];
-  }
-  *n = m;
-  return r;
-}
-
 /* The merge: one node per drawn frame, plus "all" at depth 0. */
 static void build(const struct fold_stack *st, size_t n, struct nodes *ns)
 {
@@ -252,7 +215,7 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
   int height, width = o->width > 100 ? o->width : 1200;
   int64_t total;
 
-  if (o->reverse) st = rev = reversed(st, &n, &arena);
+  if (o->reverse) st = rev = fold_reverse(st, &n, &arena);
   build(st, n, &ns);
   total = ns.v[ns.n - 1].end;
   scale = total ? (double)(width - 2 * XPAD) / (double)total : 0;

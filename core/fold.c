@@ -61,8 +61,8 @@ struct fold {
   int in_thread, nframes;
   char state[32];
   enum fold_format fmt;
-  char *filter_lc;
-  size_t filter_len;
+  char **filter_lc;             /* the filters in lower case */
+  size_t *filter_len;
 };
 
 /* A bit for each byte of p[0..16) equal to c. */
@@ -238,6 +238,15 @@ static size_t find_ci(const char *s, size_t n, const char *lc, size_t m)
   return n;
 }
 
+/* Whether the frame contains one of the filters. */
+static int matches(const struct fold *f, const struct frame *fr)
+{
+  for (int i = 0; i < f->o.nfilters; i++)
+    if (find_ci(fr->p, fr->len, f->filter_lc[i], f->filter_len[i]) < fr->len)
+      return 1;
+  return 0;
+}
+
 /* Java's names for an allocated type as the sampler writes them, made
  * uniform: primitive "char" is a char[], descriptors become dotted names
  * with [] and hidden/lambda class suffixes ("/0x..", "$$Lambda$14") go. */
@@ -300,10 +309,8 @@ static int64_t fold_new_stack(struct fold *f, const struct entry *st,
       fr[nf - 1].p[0] == '[')
     fr[nf - 1].len++;
   type = has_type ? nf - 1 : nf;
-  if (f->filter_lc) {
-    while (first < nf && find_ci(fr[first].p, fr[first].len, f->filter_lc,
-                                 f->filter_len) == fr[first].len)
-      first++;
+  if (f->o.nfilters) {
+    while (first < nf && !matches(f, &fr[first])) first++;
     if (first == nf) {
       if (!f->o.keep_unmatched) return SKIPPED;
       first = 0;
@@ -498,17 +505,60 @@ static void jstack_line(struct fold *f, const char *line, size_t n)
   }
 }
 
+struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
+                                struct buf *arena)
+{
+  struct fold_stack *r = xmalloc((*n + 1) * sizeof(*r));
+  size_t *off = xmalloc((*n + 1) * sizeof(*off)), m = 0;
+
+  for (size_t i = 0; i < *n; i++) {
+    const char *k = st[i].key;
+    size_t end = st[i].len;
+
+    off[i] = arena->len;
+    while (end) {
+      const char *semi = memrchr(k, ';', end);
+      size_t b = semi ? (size_t)(semi - k) + 1 : 0;
+
+      buf_add(arena, k + b, end - b);
+      if (b) buf_addc(arena, ';');
+      end = b ? b - 1 : 0;
+    }
+    r[i].len = st[i].len;
+    r[i].value = st[i].value;
+  }
+  for (size_t i = 0; i < *n; i++) r[i].key = arena->p + off[i];
+  free(off);
+  if (*n) qsort(r, *n, sizeof(*r), fold_stack_cmp);
+  for (size_t i = 0; i < *n; i++) {
+    if (m && r[m - 1].len == r[i].len && !memcmp(r[m - 1].key, r[i].key, r[i].len))
+      r[m - 1].value += r[i].value;
+    else r[m++] = r[i];
+  }
+  *n = m;
+  return r;
+}
+
 struct fold *fold_new(const struct fold_opts *o)
 {
   struct fold *f = xzalloc(sizeof(*f));
 
   f->o = *o;
   f->gc = -1;
-  if (o->filter && *o->filter) {
-    f->filter_lc = xstrdup(o->filter);
-    for (char *p = f->filter_lc; *p; p++) *p = (char)tolower((unsigned char)*p);
-    f->filter_len = strlen(f->filter_lc);
+  f->o.nfilters = 0;
+  f->filter_lc = xzalloc((o->nfilters + 1) * sizeof(*f->filter_lc));
+  f->filter_len = xzalloc((o->nfilters + 1) * sizeof(*f->filter_len));
+  for (int i = 0; i < o->nfilters; i++) {
+    char *lc;
+
+    if (!o->filters[i] || !*o->filters[i]) continue;
+    lc = f->filter_lc[f->o.nfilters] = xstrdup(o->filters[i]);
+    for (char *p = lc; *p; p++) *p = (char)tolower((unsigned char)*p);
+    f->filter_len[f->o.nfilters++] = strlen(lc);
   }
+  /* ours, so the caller's array need not outlive this call (and a fold
+   * made from f->o, as for the second half of a file, gets them too) */
+  f->o.filters = (const char *const *)f->filter_lc;
   f->fmt = o->format;
   f->name = "-";
   return f;
@@ -852,6 +902,8 @@ void fold_free(struct fold *f)
   buf_free(&f->frames);
   free(f->fr);
   free(f->sorted);
+  for (int i = 0; i < f->o.nfilters; i++) free(f->filter_lc[i]);
   free(f->filter_lc);
+  free(f->filter_len);
   free(f);
 }

@@ -17,7 +17,8 @@ enum fold_format { FOLD_AUTO, FOLD_STACKS, FOLD_FOLDED, FOLD_JSTACK };
 
 struct fold_opts {
   enum fold_format format;
-  const char *filter;      /* case-insensitive; stacks start at the match */
+  const char *const *filters;  /* case-insensitive; a stack starts at its */
+  int nfilters;            /* first frame that contains any of them */
   int keep_unmatched;      /* keep stacks the filter does not match */
   int no_squash;           /* keep direct recursion (a;a;b) */
   int samples;             /* count lines instead of summing values */
@@ -59,6 +60,13 @@ void fold_add(struct fold *f, const char *s, size_t len, int64_t v,
 
 /* qsort comparison of two struct fold_stack by key bytes. */
 int fold_stack_cmp(const void *a, const void *b);
+
+/* Each stack's frames in the other order (the leaf first), re-sorted,
+ * equal stacks merged. Keys live in arena (the caller frees it with
+ * buf_free); returns a malloc'd array and sets *n to its length. */
+struct buf;
+struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
+                                struct buf *arena);
 
 /* The totals, sorted by key bytes; valid until fold_free. */
 size_t fold_result(struct fold *f, const struct fold_stack **out);

@@ -148,6 +148,7 @@ static void element(struct jfr *j, struct cur *c, enum ctx ctx, int depth)
 
 static void meta_reset(struct jfr *j)
 {
+  j->md_len = 0;
   j->ntypes = j->nfields = j->nmstr = 0;
   j->mstr.len = 0;
   jmap_clear(&j->type_ids);
@@ -163,9 +164,10 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
     "jdk.types.Method", "java.lang.Thread", "jdk.types.StackTrace"};
   struct cur c;
   uint64_t size, n, maxf = 0;
+  size_t len;
 
-  meta_reset(j);
   if (record(j, j->md_off, &c, &size) || jfr_varint(&c) != 0) {
+    meta_reset(j);
     snprintf(err, errlen, "no metadata record at chunk offset %" PRIu64,
              j->md_off);
     return -1;
@@ -173,6 +175,11 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
   jfr_varint(&c);  /* start */
   jfr_varint(&c);  /* duration */
   jfr_varint(&c);  /* metadata id */
+  /* every chunk repeats the type system: parse it only when it changed */
+  len = c.bad ? 0 : (size_t)(c.end - c.p);
+  if (j->ntypes && len && len == j->md_len && !memcmp(c.p, j->md_prev, len))
+    return 0;
+  meta_reset(j);
   n = jfr_count(&c);
   j->mstr_off = xrealloc(j->mstr_off, (n + 1) * sizeof(*j->mstr_off));
   for (uint64_t i = 0; i < n && !c.bad; i++) {
@@ -212,6 +219,9 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
   j->vals = xrealloc(j->vals, (maxf + 1) * sizeof(*j->vals));
   j->cap = xrealloc(j->cap, (maxf + 1) * sizeof(*j->cap));
   j->cap_n = maxf + 1;
+  j->md_prev = xrealloc(j->md_prev, len ? len : 1);
+  memcpy(j->md_prev, c.end - len, len);
+  j->md_len = len;
   return 0;
 }
 
@@ -296,7 +306,6 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   j->off += j->size;
   j->size = 0;
   jfr_pool_reset(j);
-  meta_reset(j);
   j->limit = HDR;
   if (j->seekable) {
     n = rd(j, 0, h, HDR);
@@ -559,6 +568,7 @@ void jfr_close(struct jfr *j)
   free(j->types);
   free(j->fields);
   free(j->mstr_off);
+  free(j->md_prev);
   buf_free(&j->mstr);
   jmap_free(&j->type_ids);
   free(j->vals);

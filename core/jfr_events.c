@@ -204,7 +204,10 @@ static int on_event(void *ctx, int t, const uint64_t *v)
       jf->st.unknown_frames++;
     clean(k, from);
   }
-  if (!k->len) buf_adds(k, "[no stack]");
+  if (!k->len) {
+    buf_adds(k, "[no stack]");
+    jf->st.no_stack++;
+  }
   fold_add(jf->pending[s->group], k->p, k->len, value, s->leaf);
   jf->group_events[s->group]++;
   return 0;

@@ -84,6 +84,8 @@ struct jfr {
   size_t ntypes;
   struct jfield *fields;
   size_t nfields;
+  uint8_t *md_prev;         /* the last metadata parsed (after its header) */
+  size_t md_len;
   struct buf mstr;
   uint32_t *mstr_off;
   size_t nmstr;

@@ -76,8 +76,9 @@ static int takes_next(const struct opt *rows, int n, const char *s)
   return 0;
 }
 
-/* OPTS_DASH_WORDS: argv as getopt_long should see it ("-name" spelled
- * "--name"), the words taken out into out->words. */
+/* OPTS_DASH_WORDS: the options as getopt_long should see them ("-name"
+ * spelled "--name"); operands (a negative number too) and words are taken
+ * out into out->argv and out->words, in order. */
 static char **take_words(const struct opt *rows, int n, int *argc,
                          char **argv, struct args *out)
 {
@@ -90,11 +91,15 @@ static char **take_words(const struct opt *rows, int n, int *argc,
     char *s = argv[i];
     size_t len = strcspn(s + 1, "=");
 
-    if (i && !strcmp(s, "--")) break;
-    if (!i || s[0] != '-' || !s[1] || s[1] == '-' ||
-        isdigit((unsigned char)s[1])) {
+    if (!i) {
       nv[k++] = s;
-      if (i && takes_next(rows, n, s) && i + 1 < *argc) nv[k++] = argv[++i];
+    } else if (!strcmp(s, "--")) {
+      break;
+    } else if (s[0] != '-' || !s[1] || isdigit((unsigned char)s[1])) {
+      out->argv[out->argc++] = s;
+    } else if (s[1] == '-') {
+      nv[k++] = s;
+      if (takes_next(rows, n, s) && i + 1 < *argc) nv[k++] = argv[++i];
     } else if (!strcmp(s, "-?") || find_long(rows, n, s + 1, len) >= 0 ||
                (len == 4 && !strncmp(s + 1, "help", 4))) {
       nv[k++] = dashed[i] = xasprintf("-%s", strcmp(s, "-?") ? s : "-help");
@@ -107,7 +112,7 @@ static char **take_words(const struct opt *rows, int n, int *argc,
       out->words[out->nwords++] = s + 1;
     }
   }
-  while (i < *argc) nv[k++] = argv[i++];
+  while (++i < *argc) out->argv[out->argc++] = argv[i];
   *argc = k;
   return nv;
 }

@@ -33,7 +33,8 @@ struct args {
 };
 
 enum opt_flags {
-  OPTS_IN_ORDER = 1,    /* stop at the first operand (for "jcmd PID CMD -x") */
+  OPTS_IN_ORDER = 1,    /* stop at the first operand (for "jcmd PID CMD -x");
+                           not with OPTS_DASH_WORDS */
   /* jstat's single-dash words: "-name" is the long option --name when a row
    * has that name, short options when its first letter is one (-t, -h20),
    * a negative number is an operand, "-?" is help, and any other "-word"

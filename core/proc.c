@@ -99,3 +99,13 @@ int proc_alive(int pid)
 {
   return pid > 0 && (!kill(pid, 0) || errno == EPERM);
 }
+
+int proc_foreign_user(int pid, char *err, size_t errlen)
+{
+  struct proc_status st;
+
+  if (!geteuid() || proc_status(pid, &st) || st.euid == geteuid()) return 0;
+  snprintf(err, errlen, "pid %d belongs to uid %d: run as that user or root",
+           pid, (int)st.euid);
+  return -EPERM;
+}

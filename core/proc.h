@@ -7,6 +7,7 @@
 #define PROC_H
 
 #include <stddef.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,6 +42,11 @@ int proc_pids(int **pids, size_t *n);
 /* The inode of /proc/<pid>/ns/<kind> ("pid", "mnt"); pid 0 means self.
  * Returns 0 and sets *ino, or -errno. */
 int proc_ns_ino(int pid, const char *kind, uint64_t *ino);
+
+/* When we are not root and pid runs as another user: "pid N belongs to uid
+ * U: run as that user or root" in err, and -EPERM. Otherwise 0. The one
+ * wording of every command for that situation. */
+int proc_foreign_user(int pid, char *err, size_t errlen);
 
 /* 1 if a process with this pid exists in our pid namespace (kill(pid, 0)
  * succeeds or says EPERM), 0 if not (ESRCH). */

@@ -364,6 +364,7 @@ static int resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
     snprintf(err, errlen, "no such process");
     return -ESRCH;
   }
+  if ((rc = proc_foreign_user(pid, err, errlen))) return rc;
   if ((nspid = proc_nspid(pid)) < 0) nspid = pid;
   if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourfd, &osb))) {
     root_close(&ours);

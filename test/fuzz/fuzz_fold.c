@@ -61,7 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.no_squash = data[0] & 1;
     o.type_frames = data[0] & 2;
     o.normalize = data[0] & 4;
-    o.filter = data[0] & 8 ? "a" : NULL;
+    static const char *const a[] = {"a", "zq"};
+
+    o.filters = a;
+    o.nfilters = data[0] & 8 ? 1 + !!(data[0] & 64) : 0;
     o.keep_unmatched = data[0] & 16;
     o.samples = data[0] & 32;
     o.format = data[0] & 64 ? FOLD_FOLDED : FOLD_STACKS;

@@ -2,6 +2,9 @@
 #include "core/jvmtool.h"
 #include "check.h"
 
+#define OPTS_FILE "test/unit/letters.opts"
+#include "core/opt_table.h"
+
 static void test_numbers(void)
 {
   long long v = 0;
@@ -64,8 +67,60 @@ static void test_read_file(void)
   unlink("lib-test-file");
 }
 
+/* opt_parse with stdout (where --help goes) sent to /dev/null. */
+static int parse_quiet(int flags, int argc, char **argv, struct args *a)
+{
+  int saved = dup(1), null = open("/dev/null", O_WRONLY), rc;
+
+  fflush(stdout);
+  dup2(null, 1);
+  rc = opt_parse(opt_rows, opt_usage, flags, argc, argv, a);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  close(null);
+  return rc;
+}
+
+static void test_opt(void)
+{
+  char *human[] = {"letters", "-H", "x", NULL};
+  char *help[] = {"letters", "--help", NULL};
+  char *h[] = {"letters", "-h", NULL};
+  char *words[] = {"letters", "-gcutil", "-options", "-Hc", "5", "x", "-3",
+                   NULL};
+  struct args a;
+
+  CHECK_INT(parse_quiet(0, 3, human, &a), -1, "lib-5.1 -H is an option");
+  CHECK_INT(a.count[OPT_H], 1, "lib-5.2 -H counted under OPT_H, not help");
+  CHECK_INT(OPTS_NROWS, 3, "lib-5.3 an option may be called count");
+  CHECK_INT(parse_quiet(0, 2, help, &a), 0, "lib-5.4 --help: help, exit 0");
+  CHECK_INT(parse_quiet(0, 2, h, &a), 0, "lib-5.5 -h alone: help");
+  CHECK_INT(parse_quiet(OPTS_DASH_WORDS, 7, words, &a), -1,
+            "lib-5.6 dash words parse");
+  CHECK_INT(a.nwords, 1, "lib-5.7 one word taken");
+  CHECK_STR(a.nwords ? a.words[0] : "", "gcutil", "lib-5.8 the word");
+  CHECK_INT(a.count[OPT_options], 1, "lib-5.9 -options is --options");
+  CHECK_STR(a.val[OPT_count], "5", "lib-5.10 -Hc 5 as getopt reads it");
+  CHECK_INT(a.count[OPT_H], 1, "lib-5.11 -Hc: a cluster of short options");
+  CHECK_INT(a.argc, 2, "lib-5.12 operands x and -3");
+  CHECK_STR(a.argc > 1 ? a.argv[1] : "", "-3", "lib-5.13 a negative number is an operand");
+}
+
+static void test_nearest(void)
+{
+  const char *names[] = {"ps", "stat", "dump", "clean", "jcmd", "collapse"};
+
+  CHECK_INT(nearest_name("px", names, 6), 0, "lib-6.1 px -> ps");
+  CHECK_INT(nearest_name("colapse", names, 6), 5, "lib-6.2 colapse -> collapse");
+  CHECK_INT(nearest_name("stats", names, 6), 1, "lib-6.3 stats -> stat");
+  CHECK_INT(nearest_name("frobnicate", names, 6), -1, "lib-6.4 nothing near");
+}
+
 int main(void)
 {
+  test_opt();
+  test_nearest();
   test_numbers();
   test_buf();
   test_json();
