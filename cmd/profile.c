@@ -3,7 +3,7 @@
  *
  * Over the attach protocol (core/attach): JFR.start with only the events
  * asked for (settings=none and "+event#setting=value" lines, docs/jfr.md
- * §12), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
+ * §9), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
  * file name in the target's own /tmp that nobody can guess; the file is
  * opened inside the target's root (core/root), checked (a regular file of
  * the JVM's user, one link), removed at once and read from the open
@@ -17,6 +17,7 @@
 #include "core/fold.h"
 #include "core/jfr.h"
 #include "core/root.h"
+#include "core/wfile.h"
 #include <sys/random.h>
 
 #define OPTS_FILE "specs/profile.opts"
@@ -37,7 +38,7 @@ struct prof {
 };
 
 /* One JFR command; returns the reply's body (caller frees) or NULL after
- * saying why. Replies have status 0 even on failure (docs/jfr.md §12.1):
+ * saying why. Replies have status 0 even on failure (docs/jfr.md §9):
  * the caller reads the text. */
 static char *jfr_command(struct prof *p, const char *line)
 {
@@ -175,108 +176,118 @@ static int take_file(const struct prof *p, int quiet)
   return fd;
 }
 
-/* Output files are written beside their name and renamed into place. */
-static FILE *out_open(const char *path, char **tmp)
-{
-  int fd;
-  FILE *f;
+/* The outputs asked for, opened before the recording starts (a folder
+ * that cannot be written fails first) and renamed into place at the end
+ * (core/wfile). */
+enum { OUT_FOLDED, OUT_SVG, OUT_JFR, NOUT };
 
-  *tmp = xasprintf("%s.XXXXXX", path);
-  if ((fd = mkstemp(*tmp)) < 0 || !(f = fdopen(fd, "w"))) {
-    perror_msg("cannot write '%s'", path);
-    if (fd >= 0) unlink(*tmp), close(fd);
-    free(*tmp);
-    return NULL;
+struct outs {
+  struct wfile w[NOUT];
+  const char *path[NOUT];
+};
+
+static int outs_open(struct outs *o, struct args *a)
+{
+  o->path[OUT_FOLDED] = a->val[OPT_output];
+  o->path[OUT_SVG] = a->val[OPT_svg];
+  o->path[OUT_JFR] = a->val[OPT_jfr];
+  if (!o->path[OUT_SVG] && !o->path[OUT_JFR] && !o->path[OUT_FOLDED])
+    o->path[OUT_FOLDED] = "-";
+  for (int i = 0; i < NOUT; i++) {
+    int rc;
+
+    if (o->path[i] && (rc = wfile_open(&o->w[i], o->path[i]))) {
+      errno_msg(rc, "cannot write '%s'", o->path[i]);
+      o->path[i] = NULL;
+      for (int k = 0; k < i; k++)
+        if (o->path[k]) wfile_abort(&o->w[k]);
+      return 1;
+    }
   }
-  fchmod(fd, 0644 & ~umask(umask(0)));
-  return f;
+  return 0;
 }
 
-static int out_close(FILE *f, const char *path, char *tmp, int failed)
+/* Commit the outputs (failed: drop them). Returns 0 or 1. */
+static int outs_close(struct outs *o, int failed)
 {
-  failed |= ferror(f);
-  failed |= fclose(f);
-  if (failed || rename(tmp, path)) {
-    perror_msg("cannot write '%s'", path);
-    unlink(tmp);
-    failed = 1;
+  int rc = failed;
+
+  for (int i = 0; i < NOUT; i++) {
+    int err;
+
+    if (!o->path[i]) continue;
+    if (failed) {
+      wfile_abort(&o->w[i]);
+    } else if ((err = wfile_commit(&o->w[i]))) {
+      errno_msg(err, "cannot write '%s'", o->path[i]);
+      rc = 1;
+    }
   }
-  free(tmp);
-  return failed != 0;
+  return rc;
 }
 
-/* Copy the recording to --jfr FILE. */
-static int keep_jfr(int fd, const char *path)
+/* Copy the recording (--jfr). Returns 0, or 1 after a read error. */
+static int keep_jfr(int fd, FILE *out)
 {
-  char b[1 << 16], *tmp;
-  FILE *f = out_open(path, &tmp);
+  char b[1 << 16];
   off_t at = 0;
   ssize_t n;
 
-  if (!f) return 1;
   while ((n = pread(fd, b, sizeof(b), at)) > 0) {
-    fwrite(b, 1, (size_t)n, f);
+    fwrite(b, 1, (size_t)n, out);
     at += n;
   }
-  return out_close(f, path, tmp, n < 0);
+  if (n < 0) perror_msg("cannot read the recording");
+  return n < 0;
 }
 
-static int write_result(struct args *a, struct fold *f, const char *unit,
-                        const char *title)
+static void write_result(struct outs *o, struct args *a, struct fold *f,
+                         const char *unit, const char *title)
 {
   const struct fold_stack *st;
   size_t n = fold_result(f, &st);
   struct flame_opts fo = {a->val[OPT_title] ? a->val[OPT_title] : title,
                           unit, 1200, 0.1, 0, 0};
-  char *tmp;
-  FILE *out;
-  int rc = 0;
 
-  if (a->val[OPT_output] || !a->val[OPT_svg]) {
-    out = a->val[OPT_output] ? out_open(a->val[OPT_output], &tmp) : stdout;
-    if (!out) return 1;
+  if (o->path[OUT_FOLDED]) {
     for (size_t i = 0; i < n; i++) {
-      fwrite(st[i].key, 1, st[i].len, out);
-      fprintf(out, " %" PRId64 "\n", st[i].value);
+      fwrite(st[i].key, 1, st[i].len, o->w[OUT_FOLDED].f);
+      fprintf(o->w[OUT_FOLDED].f, " %" PRId64 "\n", st[i].value);
     }
-    if (a->val[OPT_output]) rc |= out_close(out, a->val[OPT_output], tmp, 0);
   }
-  if (a->val[OPT_svg]) {
-    if (!(out = out_open(a->val[OPT_svg], &tmp))) return 1;
-    rc |= out_close(out, a->val[OPT_svg], tmp, flame_svg(out, st, n, &fo));
-  }
-  return rc;
+  if (o->path[OUT_SVG]) flame_svg(o->w[OUT_SVG].f, st, n, &fo);
 }
 
 /* Read the recording back and write what was asked for. */
-static int collect(struct prof *p, struct args *a, const char *event)
+static int collect(struct prof *p, struct args *a, struct outs *o,
+                   const char *event)
 {
   struct jfr_fold_opts jo = {event, NULL, a->count[OPT_lines],
                              a->count[OPT_thread_frames], 0, -1, -1};
-  struct fold_opts o = {.gc_lo = -1, .gc_hi = -1};
-  struct fold *f = fold_new(&o);
+  struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
+  struct fold *f = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
   const char *unit, *chosen;
   struct buf title = {0};
   char err[256];
-  int fd = take_file(p, 0), rc = 1;
+  int fd = take_file(p, 0), rc = fd < 0;
 
   if (fd >= 0) {
-    rc = a->val[OPT_jfr] ? keep_jfr(fd, a->val[OPT_jfr]) : 0;
+    if (o->path[OUT_JFR]) rc = keep_jfr(fd, o->w[OUT_JFR].f);
     if (jfr_fold_fd(jf, fd, p->file, err, sizeof(err))) {
       error_msg("pid %d: its recording: %s", p->t.pid, err);
       rc = 1;
     }
     close(fd);
     if (!(chosen = jfr_fold_finish(jf, &unit))) {
-      error_msg("pid %d: the recording holds no %s events", p->t.pid, event);
+      /* an idle JVM's empty profile is an answer, not a failure */
+      warn_msg("pid %d: the recording holds no %s events", p->t.pid, event);
       chosen = event;
     }
     buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,
                 jfr_fold_stats(jf)->used);
-    if (!a->val[OPT_jfr] || a->val[OPT_output] || a->val[OPT_svg])
-      rc |= write_result(a, f, unit, title.p);
+    write_result(o, a, f, unit, title.p);
   }
   buf_free(&title);
   jfr_fold_free(jf);
@@ -312,6 +323,7 @@ int profile_main(int argc, char **argv)
   unsigned char rnd[12];
   char hex[25];
   struct args a;
+  struct outs outs = {0};
   int rc, pid;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
@@ -347,15 +359,16 @@ int profile_main(int argc, char **argv)
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
-  if (start(&p, event, interval)) return 1;
+  if (outs_open(&outs, &a)) return 1;
+  if (start(&p, event, interval)) return outs_close(&outs, 1);
   wait_for(&p, duration);
   if (!proc_alive(p.t.pid)) {
     error_msg("pid %d exited during the profile: nothing to collect", pid);
-    return 1;
+    return outs_close(&outs, 1);
   }
   if (stop(&p)) {  /* a file half written goes too */
     if ((rc = take_file(&p, 1)) >= 0) close(rc);
-    return 1;
+    return outs_close(&outs, 1);
   }
-  return collect(&p, &a, event);
+  return outs_close(&outs, collect(&p, &a, &outs, event));
 }

@@ -13,6 +13,7 @@
  * remote vmids (pid@host), no -snap/-name/-list raw modes (see dump); the
  * decimal separator is always '.'; samples follow a fixed schedule instead
  * of sleeping <interval> after each row (jstat drifts).
+ * Facts used: docs/jvmstat.md §4 (jstat), §7 (its options), §8 (output).
  */
 #include "core/jvmtool.h"
 #include "core/format.h"

@@ -6,6 +6,7 @@
  * <vmid> <interval>[ms|s] <count>; errors are jstat's line followed by its
  * usage on stderr; -J flags are dropped as jstat's launcher takes them,
  * except -J-Duser.home, which says where ~/.jvmstat/jstat_options is.
+ * Facts used: docs/jvmstat.md §4.1 (the command line), §4.4 (options).
  */
 #include "core/jvmtool.h"
 #include "core/vm.h"

@@ -10,6 +10,11 @@
  * names, never to JDK-specific ids or field positions. Nothing here trusts
  * a number from the file before checking it against the bytes left.
  */
+/* The record walk and value decoding are the hot loops of reading a
+ * recording: built for speed in a binary otherwise built for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/jfr_int.h"
 
@@ -148,6 +153,7 @@ static void element(struct jfr *j, struct cur *c, enum ctx ctx, int depth)
 
 static void meta_reset(struct jfr *j)
 {
+  j->md_len = 0;
   j->ntypes = j->nfields = j->nmstr = 0;
   j->mstr.len = 0;
   jmap_clear(&j->type_ids);
@@ -163,9 +169,10 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
     "jdk.types.Method", "java.lang.Thread", "jdk.types.StackTrace"};
   struct cur c;
   uint64_t size, n, maxf = 0;
+  size_t len;
 
-  meta_reset(j);
   if (record(j, j->md_off, &c, &size) || jfr_varint(&c) != 0) {
+    meta_reset(j);
     snprintf(err, errlen, "no metadata record at chunk offset %" PRIu64,
              j->md_off);
     return -1;
@@ -173,6 +180,11 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
   jfr_varint(&c);  /* start */
   jfr_varint(&c);  /* duration */
   jfr_varint(&c);  /* metadata id */
+  /* every chunk repeats the type system: parse it only when it changed */
+  len = c.bad ? 0 : (size_t)(c.end - c.p);
+  if (j->ntypes && len && len == j->md_len && !memcmp(c.p, j->md_prev, len))
+    return 0;
+  meta_reset(j);
   n = jfr_count(&c);
   j->mstr_off = xrealloc(j->mstr_off, (n + 1) * sizeof(*j->mstr_off));
   for (uint64_t i = 0; i < n && !c.bad; i++) {
@@ -190,10 +202,14 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
              j->md_off);
     return -1;
   }
+  memset(j->id_small, 0, sizeof(j->id_small));
+  j->md_gen++;
   for (size_t i = 0; i < j->ntypes; i++) {
     const char *name = j->mstr.p + j->types[i].name;
 
     jmap_put(&j->type_ids, j->types[i].id, (uint32_t)i);
+    if (j->types[i].id < JFR_SMALL_IDS)
+      j->id_small[j->types[i].id] = (uint32_t)i + 1;
     for (int k = 0; k < 9; k++)
       if (!strcmp(name, prims[k])) j->types[i].kind = (enum jfr_kind)(k + 1);
     if (j->types[i].nf > maxf) maxf = j->types[i].nf;
@@ -212,6 +228,9 @@ static int metadata(struct jfr *j, char *err, size_t errlen)
   j->vals = xrealloc(j->vals, (maxf + 1) * sizeof(*j->vals));
   j->cap = xrealloc(j->cap, (maxf + 1) * sizeof(*j->cap));
   j->cap_n = maxf + 1;
+  j->md_prev = xrealloc(j->md_prev, len ? len : 1);
+  memcpy(j->md_prev, c.end - len, len);
+  j->md_len = len;
   return 0;
 }
 
@@ -296,7 +315,6 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   j->off += j->size;
   j->size = 0;
   jfr_pool_reset(j);
-  meta_reset(j);
   j->limit = HDR;
   if (j->seekable) {
     n = rd(j, 0, h, HDR);
@@ -387,6 +405,33 @@ static const uint8_t *window(struct jfr *j, uint64_t pos, size_t len)
   return len <= j->win_len ? j->win : NULL;
 }
 
+/* Decode one wanted event, the record [p, p + size), and hand it over.
+ * Returns what cb returns. */
+static int event(struct jfr *j, const uint8_t *p, uint64_t size, uint32_t ti,
+                 jfr_event_cb *cb, void *ctx)
+{
+  const struct jtype *t = &j->types[ti];
+  struct cur c = {p, p + size, 0};
+
+  jfr_varint(&c);
+  jfr_varint(&c);
+  j->budget = 64 * (int64_t)size + 65536;
+  for (uint32_t i = 0; i < t->nf && !c.bad; i++) {
+    memset(&j->cap[i], 0, sizeof(j->cap[i]));
+    jfr_dec_field(j, &c, &j->fields[t->f0 + i], &j->cap[i], 1);
+    j->vals[i] = j->cap[i].u;
+  }
+  if (c.bad || t->kind != K_STRUCT) {
+    j->st.bad_records++;
+    return 0;
+  }
+  j->st.events++;
+  return cb(ctx, (int)ti, j->vals);
+}
+
+/* Records are walked inside the window (most are a few bytes: size and
+ * type decoded in place); the window moves when a record's head or a
+ * wanted record does not fit in what is left of it. */
 int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
              char *err, size_t errlen)
 {
@@ -396,46 +441,53 @@ int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
   j->win_len = 0;
   while (pos < j->limit) {
     size_t head = j->limit - pos < 10 ? (size_t)(j->limit - pos) : 10;
-    const uint8_t *p = window(j, pos, head);
-    struct cur c = {p, p ? p + head : NULL, 0};
-    uint64_t size = jfr_varint(&c), type;
-    const struct jtype *t;
+    const uint8_t *base = window(j, pos, head);
+    size_t have, at = 0;
 
-    if (!p || c.bad || size < (uint64_t)(c.p - p) + 1 ||
-        size > j->limit - pos) {
-      if (j->gen) return 0;  /* the unpublished end of a live chunk */
-      snprintf(err, errlen, "bad record at chunk offset %" PRIu64 " (%s)",
-               pos, p ? "size out of bounds" : "unreadable");
+    if (!base) {
+      if (j->gen) return 0;
+      snprintf(err, errlen, "bad record at chunk offset %" PRIu64
+               " (unreadable)", pos);
       return -1;
     }
-    type = jfr_varint(&c);
-    j->st.records++;
-    if (!c.bad && type > 1) {
-      uint32_t ti = jmap_get(&j->type_ids, type);
+    have = (size_t)((j->mem ? j->mem + j->limit : j->win + j->win_len) - base);
+    while (at < have && pos < j->limit) {
+      struct cur c = {base + at, base + have, 0};
+      uint64_t size, type;
+      uint32_t ti;
 
-      if (ti != UINT32_MAX && want[ti] && size > EVENT_MAX) {
-        j->st.bad_records++;
-      } else if (ti != UINT32_MAX && want[ti] &&
-                 (p = window(j, pos, (size_t)size))) {
-        c = (struct cur){p, p + size, 0};
-        jfr_varint(&c);
-        jfr_varint(&c);
-        t = &j->types[ti];
-        j->budget = 64 * (int64_t)size + 65536;
-        for (uint32_t i = 0; i < t->nf && !c.bad; i++) {
-          memset(&j->cap[i], 0, sizeof(j->cap[i]));
-          jfr_dec_field(j, &c, &j->fields[t->f0 + i], &j->cap[i], 1);
-          j->vals[i] = j->cap[i].u;
-        }
-        if (c.bad || t->kind != K_STRUCT) {
+      /* a head that may run past the window: move it (not when the
+       * window was just moved here, or the chunk ends inside it) */
+      if (at && have - at < 20 && have - at < j->limit - pos) break;
+      size = jfr_varint(&c);
+      if (c.bad || size < (uint64_t)(c.p - base - at) + 1 ||
+          size > j->limit - pos) {
+        if (j->gen) return 0;  /* the unpublished end of a live chunk */
+        snprintf(err, errlen, "bad record at chunk offset %" PRIu64
+                 " (size out of bounds)", pos);
+        return -1;
+      }
+      type = jfr_varint(&c);
+      j->st.records++;
+      ti = type < JFR_SMALL_IDS ? j->id_small[type] - 1
+                                : jmap_get(&j->type_ids, type);
+      if (!c.bad && type > 1 && ti != UINT32_MAX && want[ti]) {
+        if (size > EVENT_MAX) {
           j->st.bad_records++;
-        } else {
-          j->st.events++;
-          if (cb(ctx, (int)ti, j->vals)) return 0;
+        } else if (size <= have - at) {
+          if (event(j, base + at, size, ti, cb, ctx)) return 0;
+        } else {  /* the window moves: go on from the next record */
+          const uint8_t *r = window(j, pos, (size_t)size);
+
+          if (!r) j->st.bad_records++;
+          else if (event(j, r, size, ti, cb, ctx)) return 0;
+          pos += size;
+          break;
         }
       }
+      pos += size;
+      at = size < have - at ? at + (size_t)size : have;
     }
-    pos += size;
   }
   return 0;
 }
@@ -559,6 +611,7 @@ void jfr_close(struct jfr *j)
   free(j->types);
   free(j->fields);
   free(j->mstr_off);
+  free(j->md_prev);
   buf_free(&j->mstr);
   jmap_free(&j->type_ids);
   free(j->vals);

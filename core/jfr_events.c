@@ -8,6 +8,11 @@
  * unresolvable frame "[unknown]". Stack strings are built once per chunk
  * (keys are per chunk) and then handed to the fold per event.
  */
+/* The record walk and value decoding are the hot loops of reading a
+ * recording: built for speed in a binary otherwise built for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/fold.h"
 #include "core/jfr_int.h"
@@ -44,6 +49,9 @@ struct jfr_fold {
   uint8_t *want;
   struct jmap stacks;            /* stack key -> offset in cache */
   struct buf cache, key, chosen;
+  struct agg *agg;               /* this chunk's sums */
+  uint64_t bound_gen;            /* the metadata bind[] was made for */
+  size_t nagg, agg_cap;
   struct jfr_fold_stats st;
 };
 
@@ -87,6 +95,10 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
   struct jfr *j = jf->j;
   int nt = jfr_ntypes(j);
 
+  jmap_clear(&jf->stacks);
+  jf->cache.len = 0;
+  if (j->md_gen == jf->bound_gen) return 0;  /* the same types as before */
+  jf->bound_gen = j->md_gen;
   jf->bind = xrealloc(jf->bind, (size_t)(nt + 1) * sizeof(*jf->bind));
   jf->want = xrealloc(jf->want, (size_t)nt + 1);
   memset(jf->want, 0, (size_t)nt + 1);
@@ -106,15 +118,15 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     b->value = s->value ? jfr_field(j, t, s->value) : -1;
     if (s->value && !(num = jfr_field_numeric(j, t, b->value))) {
       if (!jf->o.value) continue;  /* a table row this JDK lays out else */
-      snprintf(err, errlen, "%s has no numeric field '%s'", s->name, s->value);
+      jf->bound_gen = 0;
+      snprintf(err, errlen, "%s has no numeric field '%s'", s->name,
+               s->value);
       return -1;
     }
     b->ticks = num == 2;
     jf->group_ticks[s->group] |= b->ticks;
     jf->want[t] = 1;
   }
-  jmap_clear(&jf->stacks);
-  jf->cache.len = 0;
   return 0;
 }
 
@@ -161,15 +173,61 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
   buf_add(out, c->p + at + 4, len);
 }
 
-/* "thread;frames...;leaf": each part only when there is one; an event
- * with none of them is "[no stack]". */
+/* Events of a chunk that fold to the same stack are summed first (a
+ * table keyed by what names the stack), so each distinct stack is named
+ * and handed to the fold once per chunk. */
+struct agg {
+  uint64_t stack, thread, cls;
+  int64_t value;
+  int sel;                 /* -1: empty slot */
+  uint8_t has;             /* 1 stack, 2 thread, 4 class fields */
+};
+
+static uint64_t agg_hash(const struct agg *a)
+{
+  uint64_t h = a->stack * 0x9e3779b97f4a7c15ULL;
+
+  h = (h ^ (h >> 29) ^ a->thread) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 31) ^ a->cls) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 32) ^ (uint64_t)a->sel ^ (uint64_t)a->has << 40;
+}
+
+static void agg_add(struct jfr_fold *jf, const struct agg *a)
+{
+  size_t i;
+
+  if (jf->nagg * 2 >= jf->agg_cap) {
+    struct agg *old = jf->agg;
+    size_t n = jf->agg_cap;
+
+    jf->agg_cap = n ? n * 2 : 1024;
+    jf->agg = xmalloc(jf->agg_cap * sizeof(*jf->agg));
+    for (i = 0; i < jf->agg_cap; i++) jf->agg[i].sel = -1;
+    jf->nagg = 0;
+    for (i = 0; i < n; i++)
+      if (old[i].sel >= 0) agg_add(jf, &old[i]);
+    free(old);
+  }
+  for (i = agg_hash(a) & (jf->agg_cap - 1); jf->agg[i].sel >= 0;
+       i = (i + 1) & (jf->agg_cap - 1)) {
+    struct agg *e = &jf->agg[i];
+
+    if (e->stack == a->stack && e->thread == a->thread && e->cls == a->cls &&
+        e->sel == a->sel && e->has == a->has) {
+      if (__builtin_add_overflow(e->value, a->value, &e->value))
+        e->value = a->value > 0 ? INT64_MAX : INT64_MIN;
+      return;
+    }
+  }
+  jf->agg[i] = *a;
+  jf->nagg++;
+}
+
 static int on_event(void *ctx, int t, const uint64_t *v)
 {
   struct jfr_fold *jf = ctx;
   const struct bound *b = &jf->bind[t];
-  const struct sel *s = &jf->sel[b->sel];
-  struct buf *k = &jf->key;
-  int64_t value = 1;
+  struct agg a = {0, 0, 0, 1, b->sel, 0};
 
   if (b->time >= 0 && (jf->o.from_ns >= 0 || jf->o.to_ns >= 0)) {
     int64_t rel = jfr_time_ns(jf->j, v[b->time]) - jfr_start_ns(jf->j);
@@ -179,18 +237,42 @@ static int on_event(void *ctx, int t, const uint64_t *v)
       return 0;
   }
   if (b->value >= 0 && !jf->o.samples) {
-    value = (int64_t)v[b->value];
-    if (b->ticks) value = jfr_span_ns(jf->j, value);
+    a.value = (int64_t)v[b->value];
+    if (b->ticks) a.value = jfr_span_ns(jf->j, a.value);
   }
+  if (b->stack >= 0) {
+    a.stack = v[b->stack];
+    a.has |= 1;
+  }
+  if (jf->o.thread_frames && b->thread >= 0) {
+    a.thread = v[b->thread];
+    a.has |= 2;
+  }
+  if (jf->sel[b->sel].leaf && b->cls >= 0) {
+    a.cls = v[b->cls];
+    a.has |= 4;
+  }
+  agg_add(jf, &a);
+  jf->group_events[jf->sel[b->sel].group]++;
+  return 0;
+}
+
+/* "thread;frames...;leaf": each part only when there is one; a stack
+ * with none of them is "[no stack]". */
+static void fold_agg(struct jfr_fold *jf, const struct agg *a)
+{
+  const struct sel *s = &jf->sel[a->sel];
+  struct buf *k = &jf->key;
+
   k->len = 0;
   buf_add(k, "", 0);
   if (jf->o.thread_frames) {
-    if (b->thread < 0 || jfr_thread_name(jf->j, v[b->thread], k))
+    if (!(a->has & 2) || jfr_thread_name(jf->j, a->thread, k))
       jf->st.unknown_frames++;
     clean(k, 0);
   }
-  if (b->stack >= 0) {
-    stack_frames(jf, v[b->stack], k);
+  if (a->has & 1) {
+    stack_frames(jf, a->stack, k);
   } else {
     buf_adds(k, k->len ? ";[no stack]" : "[no stack]");
     jf->st.no_stack++;
@@ -200,14 +282,24 @@ static int on_event(void *ctx, int t, const uint64_t *v)
 
     if (k->len) buf_addc(k, ';');
     from = k->len;
-    if (b->cls < 0 || jfr_class_name(jf->j, v[b->cls], k))
+    if (!(a->has & 4) || jfr_class_name(jf->j, a->cls, k))
       jf->st.unknown_frames++;
     clean(k, from);
   }
-  if (!k->len) buf_adds(k, "[no stack]");
-  fold_add(jf->pending[s->group], k->p, k->len, value, s->leaf);
-  jf->group_events[s->group]++;
-  return 0;
+  if (!k->len) {
+    buf_adds(k, "[no stack]");
+    jf->st.no_stack++;
+  }
+  fold_add(jf->pending[s->group], k->p, k->len, a->value, s->leaf);
+}
+
+/* The chunk's sums go into the folds while its pools name them. */
+static void flush_chunk(struct jfr_fold *jf)
+{
+  for (size_t i = 0; i < jf->agg_cap && jf->nagg; i++)
+    if (jf->agg[i].sel >= 0) fold_agg(jf, &jf->agg[i]);
+  for (size_t i = 0; i < jf->agg_cap; i++) jf->agg[i].sel = -1;
+  jf->nagg = 0;
 }
 
 int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
@@ -217,12 +309,15 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
   int rc;
 
   jf->j = jfr_open(fd, name);
+  jf->bound_gen = 0;
   while ((rc = jfr_next_chunk(jf->j, err, errlen)) == 1) {
     if (bind_chunk(jf, err, errlen) ||
         jfr_walk(jf->j, jf->want, on_event, jf, err, errlen)) {
+      flush_chunk(jf);
       rc = -1;
       break;
     }
+    flush_chunk(jf);
   }
   s = jfr_stats(jf->j);
   jf->st.chunks += s->chunks;
@@ -273,6 +368,7 @@ void jfr_fold_free(struct jfr_fold *jf)
   for (int g = 1; g < jf->ngroups; g++) fold_free(jf->pending[g]);
   free(jf->bind);
   free(jf->want);
+  free(jf->agg);
   jmap_free(&jf->stacks);
   buf_free(&jf->cache);
   buf_free(&jf->key);

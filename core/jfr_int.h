@@ -7,6 +7,8 @@
 
 #include "core/jfr.h"
 
+enum { JFR_SMALL_IDS = 1024 };
+
 enum jfr_kind {
   K_STRUCT, K_BOOL, K_BYTE, K_CHAR, K_SHORT, K_INT, K_LONG, K_FLOAT,
   K_DOUBLE, K_STRING
@@ -45,7 +47,7 @@ struct cur {
 struct val {
   uint64_t u;
   const uint8_t *s;
-  uint32_t n;
+  uint32_t n, bytes;       /* tag 4: the units' count and their bytes */
   uint8_t tag;
 };
 
@@ -84,10 +86,14 @@ struct jfr {
   size_t ntypes;
   struct jfield *fields;
   size_t nfields;
+  uint8_t *md_prev;         /* the last metadata parsed (after its header) */
+  size_t md_len;
   struct buf mstr;
   uint32_t *mstr_off;
   size_t nmstr;
   struct jmap type_ids;
+  uint32_t id_small[JFR_SMALL_IDS]; /* type index + 1 of ids below it */
+  uint64_t md_gen;         /* counts metadata parsed (bindings may stay) */
   int pool_type[P_COUNT];  /* type index of each pool kind, or -1 */
   uint64_t *vals;          /* capture room for the widest type */
   struct val *cap;
@@ -103,7 +109,13 @@ struct jfr {
   struct jfr_stats st;
 };
 
-uint64_t jfr_varint(struct cur *c);
+uint64_t jfr_varint_long(struct cur *c);
+/* A varint at c (most are one byte: those inline). */
+static inline uint64_t jfr_varint(struct cur *c)
+{
+  if (c->p < c->end && *c->p < 0x80) return *c->p++;
+  return jfr_varint_long(c);
+}
 uint8_t jfr_u8(struct cur *c);
 /* A string at c (tag first), captured into v when not NULL. */
 void jfr_dec_string(struct cur *c, struct val *v);

@@ -1,11 +1,11 @@
 /* jfr_pool.c - JFR constant pools and the names built from them
  *
  * A checkpoint holds pools: "type count (key value)*", each value laid out
- * as its type's fields (docs/jfr.md §6). Entries carry no size, so every
+ * as its type's fields (docs/jfr.md §4). Entries carry no size, so every
  * pool is decoded by the metadata even when it is not kept. Kept: symbols
  * and strings (as UTF-8), classes, methods, threads and stack traces —
  * what a flame graph names. Key 0 and keys the chunk never defines are
- * "missing", never an error (§6.5, §6.6). Names are bound by field name,
+ * "missing", never an error (§4). Names are bound by field name,
  * so field order and extra fields (JDK 25's Thread.virtual) do not matter.
  */
 #include "core/jvmtool.h"
@@ -272,7 +272,7 @@ static int unknown(struct buf *out)
 }
 
 /* Class names are internal ("java/util/ArrayList"); hidden classes are
- * written dotted already, with a '/' before their suffix (§8.3). */
+ * written dotted already, with a '/' before their suffix (docs/jfr.md §6). */
 static int class_dotted(struct jfr *j, uint64_t cls, struct buf *out)
 {
   const struct e_class *c = pool_get(j, P_CLASS, cls);

@@ -1,6 +1,6 @@
 /* jfr_wire.c - the bytes of a JFR recording: varints, strings, values
  *
- * Facts (docs/jfr.md §3): integers are LEB128-style varints of at most
+ * Facts (docs/jfr.md §2): integers are LEB128-style varints of at most
  * nine bytes, the ninth holding eight bits, padded forms legal; int fields
  * are 32-bit patterns, no zig-zag. Strings start with an encoding tag
  * (null, empty, pool key, UTF-8, UTF-16 units as varints, Latin-1). A value
@@ -8,10 +8,15 @@
  * arrays (a count, never more than the bytes left) or inline structs
  * (nesting bounded by JFR_MAX_DEPTH, every step paid from a budget).
  */
+/* The record walk and value decoding are the hot loops of reading a
+ * recording: built for speed in a binary otherwise built for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/jfr_int.h"
 
-uint64_t jfr_varint(struct cur *c)
+uint64_t jfr_varint_long(struct cur *c)
 {
   uint64_t v = 0;
 
@@ -132,7 +137,7 @@ void jfr_dec_string(struct cur *c, struct val *v)
     n = jfr_count(c);
     s = c->p;
     for (uint64_t i = 0; i < n && !c->bad; i++) jfr_varint(c);
-    if (v) v->s = s;
+    if (v) v->s = s, v->bytes = (uint32_t)(c->p - s);
     break;
   default: c->bad = 1;
   }
@@ -174,24 +179,24 @@ void jfr_str_utf8(const struct val *v, struct buf *out)
     for (uint32_t i = 0; i < v->n && out->len - start < max; i++)
       utf8(out, v->s[i]);
   } else if (v->tag == 4) {
-    /* the units were checked when the string was skipped */
-    struct cur c = {v->s, v->s + 10 * (size_t)v->n + 10, 0};
+    struct cur c = {v->s, v->s + v->bytes, 0};
     uint32_t hi = 0;
 
-    for (uint32_t i = 0; i < v->n && out->len - start < max; i++) {
+    /* surrogate pairs joined; a lone half becomes U+FFFD */
+    for (uint32_t i = 0; i < v->n && !c.bad && out->len - start < max;
+         i++) {
       uint32_t u = (uint32_t)jfr_varint(&c) & 0xffff;
 
-      if (u >= 0xd800 && u < 0xdc00) {
-        if (hi) utf8(out, 0xfffd);
-        hi = u;
+      if (u >= 0xdc00 && u < 0xe000) {
+        utf8(out, hi ? 0x10000 + ((hi - 0xd800) << 10) + (u - 0xdc00)
+                     : 0xfffd);
+        hi = 0;
         continue;
       }
-      if (u >= 0xdc00 && u < 0xe000 && hi)
-        u = 0x10000 + ((hi - 0xd800) << 10) + (u - 0xdc00);
-      else if (hi || (u >= 0xdc00 && u < 0xe000))
-        utf8(out, 0xfffd);
+      if (hi) utf8(out, 0xfffd);
       hi = 0;
-      utf8(out, u);
+      if (u >= 0xd800 && u < 0xdc00) hi = u;
+      else utf8(out, u);
     }
     if (hi) utf8(out, 0xfffd);
   }

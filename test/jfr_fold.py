@@ -2,7 +2,7 @@
 """jfr_fold.py - the JDK's own reader as an oracle for `jvmtool collapse x.jfr`
 
 Reads `jfr print --json --stack-depth 2048 --events ...` on stdin and writes
-folded stacks the way our reader names them (docs/jfr.md §8): frames root
+folded stacks the way our reader names them (docs/jfr.md §5, §6): frames root
 first as dotted.Class.method (hidden classes as written), a "[truncated]"
 root when JFR cut the stack, "[no stack]" when there is none, the allocated
 class as the leaf for allocation events (an event with none of these:

@@ -3,13 +3,14 @@
  * One thread runs heavy() and light() in turn; heavy() does three times
  * light()'s work, so a CPU profile shows them 3:1. With "all", more threads
  * allocate (byte arrays and strings), contend on one monitor and park, so
- * a recording holds allocation, monitor and park events too. Prints
- * "ready" once running; runs until killed (or for args[1] seconds).
+ * a recording holds allocation, monitor and park events too. With "rate",
+ * prints the burner's rounds of each second (for profile's overhead).
+ * Prints "ready" once running; runs until killed (or args[1] seconds).
  */
 import java.util.concurrent.locks.LockSupport;
 
 public class JfrWork {
-  static volatile long sink;
+  static volatile long sink, rounds;
   static final Object lock = new Object();
 
   static long spin(long n) {
@@ -25,6 +26,7 @@ public class JfrWork {
     while (true) {
       sink += heavy();
       sink += light();
+      rounds++;
     }
   }
 
@@ -68,6 +70,16 @@ public class JfrWork {
     System.out.println("ready");
     System.out.flush();
     long secs = args.length > 1 ? Long.parseLong(args[1]) : 3600;
+    if (args.length > 0 && args[0].equals("rate")) {
+      for (long s = 0, last = 0; s < secs; s++) {
+        Thread.sleep(1000);
+        long r = rounds;
+        System.out.println(r - last);
+        System.out.flush();
+        last = r;
+      }
+      return;
+    }
     Thread.sleep(secs * 1000);
   }
 }
