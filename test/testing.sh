@@ -82,10 +82,20 @@ mkperf() { "${MKPERF:?mkperf: run through ./build.sh test}" "$@"; }
 track() { _tracked="$_tracked $1"; }
 cleanup_cmd() { printf '%s\n' "$1" >> "$T/cleanup"; }
 
+# A JVM asked to stop (SIGTERM) removes its PerfData file and attach socket;
+# one that must be killed leaves them, so they are removed here.
 _cleanup() {
-  for p in $_tracked; do kill -9 "$p" 2>/dev/null; done
+  for p in $_tracked; do kill "$p" 2>/dev/null; done
   for p in $_tracked; do
+    _i=0
+    while kill -0 "$p" 2>/dev/null && [ $_i -lt 60 ]; do
+      sleep 0.05
+      _i=$((_i + 1))
+    done
+    kill -0 "$p" 2>/dev/null || continue
+    kill -9 "$p" 2>/dev/null
     while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+    rm -f "/tmp/.java_pid$p" /tmp/hsperfdata_*/"$p"
   done
   [ -f "$T/cleanup" ] && sh "$T/cleanup" >/dev/null 2>&1
   rm -rf "$T"
