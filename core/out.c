@@ -143,3 +143,18 @@ void term_write(FILE *f, const char *s, size_t n, int keep_nl)
   fwrite(b.p, 1, b.len, f);
   buf_free(&b);
 }
+
+void prom_label_buf(struct buf *b, const char *str, size_t n)
+{
+  const unsigned char *s = (const unsigned char *)str;
+
+  for (size_t i = 0; i < n;) {
+    size_t len = utf8_len(s + i, n - i);
+
+    if (!len) buf_adds(b, "\xef\xbf\xbd"), i++;
+    else if (len > 1) buf_add(b, s + i, len), i += len;
+    else if (s[i] == '\\' || s[i] == '"') buf_addc(b, '\\'), buf_addc(b, s[i++]);
+    else if (s[i] == '\n') buf_adds(b, "\\n"), i++;
+    else buf_addc(b, s[i++]);
+  }
+}

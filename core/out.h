@@ -36,4 +36,9 @@ void term_write(FILE *f, const char *s, size_t n, int keep_nl);
 /* 1 when stdout is a terminal (asked once); force >= 0 sets it (tests). */
 int term_escaping(int force);
 
+/* Append s (n bytes) as a Prometheus label value, without the quotes:
+ * backslash, quote and newline escaped, invalid UTF-8 as U+FFFD, so the
+ * exposition stays valid whatever the JVM or container wrote. */
+void prom_label_buf(struct buf *b, const char *s, size_t n);
+
 #endif

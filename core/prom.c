@@ -1,0 +1,428 @@
+/* prom.c - JVMs' PerfData as Prometheus text exposition */
+#include "core/jvmtool.h"
+#include "core/out.h"
+#include "core/perfdata.h"
+#include "core/prom.h"
+#include <math.h>
+
+/* One sample line, kept until every JVM has been seen so a family's
+ * samples come out together. */
+struct sample {
+  char *family;       /* the name in # HELP / # TYPE */
+  const char *type;   /* counter, gauge, summary */
+  char *help;
+  char *line;         /* the whole line, newline included */
+  size_t order;       /* arrival, to keep JVMs in pid order */
+};
+
+struct samples {
+  struct sample *v;
+  size_t n, cap;
+};
+
+static const struct { const char *perf, *mx; } gc_map[] = {
+#define GC(perf, mx) {perf, mx},
+#define POOL(kind, prefix, name, area)
+#include "specs/prom_map.def"
+#undef GC
+#undef POOL
+};
+
+static const struct { const char *kind, *prefix, *name, *area; } pool_map[] = {
+#define GC(perf, mx)
+#define POOL(kind, prefix, name, area) {kind, prefix, name, area},
+#include "specs/prom_map.def"
+#undef GC
+#undef POOL
+};
+
+static void add(struct samples *s, const char *family, const char *type,
+                const char *help, const char *suffix, const char *labels,
+                const char *extra, double v)
+{
+  struct buf line = {0};
+  struct sample *e;
+
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 256;
+    s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+  }
+  buf_printf(&line, "%s%s{%s%s} ", family, suffix, labels, extra);
+  if (v == floor(v) && fabs(v) < 1e15) buf_printf(&line, "%.0f\n", v);
+  else buf_printf(&line, "%.17g\n", v);
+  e = &s->v[s->n];
+  e->family = xstrdup(family);
+  e->type = type;
+  e->help = xstrdup(help);
+  e->line = line.p;
+  e->order = s->n++;
+}
+
+static int by_family(const void *a, const void *b)
+{
+  const struct sample *x = a, *y = b;
+  int c = strcmp(x->family, y->family);
+
+  return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static double lval(const struct perfdata *pd, const char *name, int *ok)
+{
+  const struct pd_counter *c = pd_find(pd, name);
+
+  if (!c || c->type != 'J') {
+    *ok = 0;
+    return 0;
+  }
+  *ok = 1;
+  return (double)pd_long(pd, c);
+}
+
+/* The labels every series of one JVM carries: pid, main_class, and the
+ * container / pod named by its cgroup path (a 64-hex-digit id; "pod"
+ * followed by a uid, '_' standing for '-' under the systemd driver). */
+static void jvm_labels(const struct prom_jvm *j, struct buf *b)
+{
+  const struct pd_counter *cmd = pd_find(j->pd, "sun.rt.javaCommand");
+  const char *s = "";
+  size_t n = cmd ? pd_string(j->pd, cmd, &s) : 0;
+  char path[64], *cg = NULL, *p;
+  size_t len;
+
+  if (j->pid) buf_printf(b, "pid=\"%d\",", j->pid);
+  buf_adds(b, "main_class=\"");
+  prom_label_buf(b, s, strcspn(s, " ") < n ? strcspn(s, " ") : n);
+  buf_addc(b, '"');
+  snprintf(path, sizeof(path), "/proc/%d/cgroup", j->pid);
+  if (!j->pid || read_file(AT_FDCWD, path, 0, 65536, &cg, &len)) return;
+  for (p = cg; *p; p++) {
+    size_t k = strspn(p, "0123456789abcdef");
+
+    if (k == 64) {
+      buf_adds(b, ",container_id=\"");
+      buf_add(b, p, 64);
+      buf_addc(b, '"');
+      break;
+    }
+    p += k ? k - 1 : 0;
+  }
+  if ((p = strstr(cg, "pod")) && strspn(p + 3, "0123456789abcdef-_") >= 36) {
+    buf_adds(b, ",pod_uid=\"");
+    for (size_t i = 0; i < 36; i++) buf_addc(b, p[3 + i] == '_' ? '-' : p[3 + i]);
+    buf_addc(b, '"');
+  }
+  free(cg);
+}
+
+/* The first word of collector 0's (or 2's) name: Serial, G1, Z, ... */
+static void gc_kind(const struct perfdata *pd, char *kind, size_t len)
+{
+  kind[0] = 0;
+  for (int i = 0; i < 4 && !kind[0]; i++) {
+    char name[64];
+    const struct pd_counter *c;
+    const char *s;
+    size_t n;
+
+    snprintf(name, sizeof(name), "sun.gc.collector.%d.name", i);
+    if (!(c = pd_find(pd, name))) continue;
+    n = pd_string(pd, c, &s);
+    n = strcspn(s, " ") < n ? strcspn(s, " ") : n;
+    if (n < len) memcpy(kind, s, n), kind[n] = 0;
+  }
+}
+
+static void pools(struct samples *out, const struct perfdata *pd,
+                  const char *labels)
+{
+  char kind[32];
+  double area_v[2][3] = {{0}};  /* heap, nonheap x used, committed, max */
+  static const char *const what[3] = {"used", "committed", "max"};
+
+  gc_kind(pd, kind, sizeof(kind));
+  for (size_t i = 0; i < sizeof(pool_map) / sizeof(pool_map[0]); i++) {
+    const char *pre = pool_map[i].prefix;
+    int heap = !strcmp(pool_map[i].area, "heap"), ok;
+    int surv = strstr(pre, ".space.1") != NULL;
+    double v[3];
+    struct buf name = {0}, l = {0};
+
+    if (pool_map[i].kind[0] && strcmp(pool_map[i].kind, kind)) continue;
+    buf_printf(&name, "%s.used", pre);
+    v[0] = lval(pd, name.p, &ok);
+    if (!ok) {
+      buf_free(&name);
+      continue;
+    }
+    name.len = 0;
+    buf_printf(&name, "%s.capacity", pre);
+    v[1] = lval(pd, name.p, &ok);
+    name.len = 0;
+    buf_printf(&name, "%s.maxCapacity", pre);
+    v[2] = lval(pd, name.p, &ok);
+    if (surv) {  /* one survivor pool: the space in use of s0 and s1 */
+      const struct pd_counter *c =
+          pd_find(pd, "sun.gc.generation.0.space.2.used");
+
+      if (c) v[0] += (double)pd_long(pd, c);
+    }
+    buf_printf(&l, ",pool=\"");
+    prom_label_buf(&l, pool_map[i].name, strlen(pool_map[i].name));
+    buf_addc(&l, '"');
+    for (int k = 0; k < 3; k++) {
+      char fam[64];
+
+      snprintf(fam, sizeof(fam), "jvm_memory_pool_%s_bytes", what[k]);
+      add(out, fam, "gauge", k == 0 ? "Bytes used in the memory pool"
+          : k == 1 ? "Bytes committed to the memory pool"
+          : "Most bytes the memory pool may grow to", "", labels, l.p, v[k]);
+      area_v[!heap][k] += v[k];
+    }
+    buf_free(&name);
+    buf_free(&l);
+  }
+  for (int a = 0; a < 2; a++) {
+    for (int k = 0; k < 3; k++) {
+      char fam[64];
+
+      snprintf(fam, sizeof(fam), "jvm_memory_%s_bytes", what[k]);
+      add(out, fam, "gauge", k == 0 ? "Bytes used, by area"
+          : k == 1 ? "Bytes committed, by area"
+          : "Most bytes an area may grow to", "", labels,
+          a ? ",area=\"nonheap\"" : ",area=\"heap\"", area_v[a][k]);
+    }
+  }
+}
+
+static void collectors(struct samples *out, const struct perfdata *pd,
+                       const char *labels, double hz)
+{
+  for (int i = 0; i < 16; i++) {
+    char name[64];
+    const struct pd_counter *c, *cnt, *t;
+    const char *s;
+    size_t n;
+
+    snprintf(name, sizeof(name), "sun.gc.collector.%d.name", i);
+    if (!(c = pd_find(pd, name))) continue;
+    n = pd_string(pd, c, &s);
+    snprintf(name, sizeof(name), "sun.gc.collector.%d.invocations", i);
+    cnt = pd_find(pd, name);
+    snprintf(name, sizeof(name), "sun.gc.collector.%d.time", i);
+    t = pd_find(pd, name);
+    for (size_t k = 0; k < sizeof(gc_map) / sizeof(gc_map[0]); k++) {
+      struct buf l = {0};
+
+      if (strlen(gc_map[k].perf) != n || memcmp(gc_map[k].perf, s, n))
+        continue;
+      buf_adds(&l, ",gc=\"");
+      prom_label_buf(&l, gc_map[k].mx, strlen(gc_map[k].mx));
+      buf_addc(&l, '"');
+      if (cnt)
+        add(out, "jvm_gc_collection_seconds", "summary",
+            "Time spent in a collector's collections", "_count", labels, l.p,
+            (double)pd_long(pd, cnt));
+      if (t && hz > 0)
+        add(out, "jvm_gc_collection_seconds", "summary",
+            "Time spent in a collector's collections", "_sum", labels, l.p,
+            (double)pd_long(pd, t) / hz);
+      buf_free(&l);
+    }
+  }
+}
+
+/* Families that are one counter (or a sum of two) each. */
+static const struct {
+  const char *family, *type, *help, *c1, *c2;
+  int ticks;
+} simple[] = {
+  {"jvm_threads_current", "gauge", "Live threads", "java.threads.live", 0, 0},
+  {"jvm_threads_daemon", "gauge", "Live daemon threads",
+   "java.threads.daemon", 0, 0},
+  {"jvm_threads_peak", "gauge", "Most live threads since start",
+   "java.threads.livePeak", 0, 0},
+  {"jvm_threads_started_total", "counter", "Threads started since start",
+   "java.threads.started", 0, 0},
+  {"jvm_classes_currently_loaded", "gauge", "Classes loaded now", 0, 0, 0},
+  {"jvm_classes_loaded_total", "counter", "Classes loaded since start",
+   "java.cls.loadedClasses", "java.cls.sharedLoadedClasses", 0},
+  {"jvm_classes_unloaded_total", "counter", "Classes unloaded since start",
+   "java.cls.unloadedClasses", "java.cls.sharedUnloadedClasses", 0},
+  {"jvm_compilation_time_seconds_total", "counter",
+   "Time spent in the JIT compilers", "java.ci.totalTime", 0, 1},
+  {"jvm_safepoints_total", "counter", "Safepoints reached",
+   "sun.rt.safepoints", 0, 0},
+  {"jvm_safepoint_seconds_total", "counter", "Time spent at safepoints",
+   "sun.rt.safepointTime", 0, 1},
+  {"jvm_safepoint_sync_seconds_total", "counter",
+   "Time spent reaching safepoints", "sun.rt.safepointSyncTime", 0, 1},
+};
+
+static void simple_families(struct samples *out, const struct perfdata *pd,
+                            const char *labels, double hz)
+{
+  int ok1, ok2;
+  double loaded = lval(pd, "java.cls.loadedClasses", &ok1) +
+                  lval(pd, "java.cls.sharedLoadedClasses", &ok2) -
+                  lval(pd, "java.cls.unloadedClasses", &ok2) -
+                  lval(pd, "java.cls.sharedUnloadedClasses", &ok2);
+
+  for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
+    double v;
+
+    if (!simple[i].c1) {
+      if (ok1) add(out, simple[i].family, simple[i].type, simple[i].help, "",
+                   labels, "", loaded);
+      continue;
+    }
+    v = lval(pd, simple[i].c1, &ok1);
+    if (!ok1 || (simple[i].ticks && hz <= 0)) continue;
+    if (simple[i].c2) v += lval(pd, simple[i].c2, &ok2);
+    add(out, simple[i].family, simple[i].type, simple[i].help, "", labels, "",
+        simple[i].ticks ? v / hz : v);
+  }
+}
+
+static void string_label(struct buf *b, const char *label,
+                         const struct perfdata *pd, const char *counter)
+{
+  const struct pd_counter *c = pd_find(pd, counter);
+  const char *s = "";
+  size_t n = c && c->type == 'B' ? pd_string(pd, c, &s) : 0;
+
+  buf_printf(b, ",%s=\"", label);
+  prom_label_buf(b, s, n);
+  buf_addc(b, '"');
+}
+
+static void runtime(struct samples *out, const struct prom_jvm *j,
+                    const char *labels)
+{
+  struct buf l = {0};
+  int ok;
+  double start = lval(j->pd, "sun.rt.createVmBeginTime", &ok);
+  char path[64], *stat = NULL, *p;
+  size_t len;
+
+  string_label(&l, "version", j->pd, "java.property.java.vm.version");
+  string_label(&l, "vendor", j->pd, "java.property.java.vm.vendor");
+  string_label(&l, "runtime", j->pd, "java.property.java.vm.name");
+  add(out, "jvm_runtime_info", "gauge", "The JVM's version, vendor and name",
+      "", labels, l.p, 1);
+  buf_free(&l);
+  if (ok)
+    add(out, "process_start_time_seconds", "gauge",
+        "When the JVM started, seconds since the epoch", "", labels, "",
+        start / 1000);
+  snprintf(path, sizeof(path), "/proc/%d/stat", j->pid);
+  if (!j->pid || read_file(AT_FDCWD, path, 0, 4096, &stat, &len)) return;
+  /* after the comm's last ')': state is field 3; utime 14, stime 15,
+   * rss 24 (pages) */
+  if ((p = strrchr(stat, ')'))) {
+    unsigned long long f[24] = {0};
+    int k = 3;
+    long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+
+    for (p += 2; *p && k < 24; k++) {
+      p += strcspn(p, " ");
+      p += *p == ' ';
+      f[k] = strtoull(p, NULL, 10);
+    }
+    if (k == 24 && tck > 0) {
+      add(out, "process_cpu_seconds_total", "counter",
+          "User and system CPU time of the process", "", labels, "",
+          (double)(f[13] + f[14]) / (double)tck);
+      add(out, "process_resident_memory_bytes", "gauge",
+          "Resident set size of the process", "", labels, "",
+          (double)f[23] * (double)page);
+    }
+  }
+  free(stat);
+}
+
+/* --raw: a counter's own family. Names are snake_case; the numbers of
+ * collectors, generations, spaces (any all-digit part) become labels. */
+static void raw(struct samples *out, const struct perfdata *pd,
+                const char *labels, double hz)
+{
+  for (size_t i = 0; i < pd->n; i++) {
+    const struct pd_counter *c = pd->counters[i];
+    struct buf fam = {0}, l = {0}, help = {0};
+    const char *p = c->name, *type;
+    static const char *const keys[] = {"generation", "space", "collector"};
+    double v;
+    int ticks = c->units == PD_U_TICKS && hz > 0;
+
+    if (c->type != 'J' || c->pseudo != PD_REAL) continue;
+    buf_adds(&fam, "hotspot");
+    while (*p) {
+      size_t k = strcspn(p, ".");
+
+      if (k && strspn(p, "0123456789") == k) {
+        const char *key = "index";
+
+        for (size_t t = 0; t < 3; t++)
+          if (fam.len >= strlen(keys[t]) &&
+              !strcmp(fam.p + fam.len - strlen(keys[t]), keys[t]))
+            key = keys[t];
+        buf_printf(&l, ",%s=\"%.*s\"", key, (int)k, p);
+      } else {
+        buf_addc(&fam, '_');
+        for (size_t m = 0; m < k; m++) {  /* camelCase -> snake_case */
+          unsigned char ch = (unsigned char)p[m];
+
+          if (isupper(ch) && m && !isupper((unsigned char)p[m - 1]))
+            buf_addc(&fam, '_');
+          buf_addc(&fam, isalnum(ch) ? (char)tolower(ch) : '_');
+        }
+      }
+      p += k;
+      p += *p == '.';
+    }
+    if (c->units == PD_U_BYTES) buf_adds(&fam, "_bytes");
+    if (ticks) buf_adds(&fam, "_seconds");
+    type = c->var == PD_V_MONOTONIC ? "counter" : "gauge";
+    if (c->var == PD_V_MONOTONIC) buf_adds(&fam, "_total");
+    buf_printf(&help, "PerfData counter %s", c->name);
+    for (char *h = help.p; *h; h++)  /* the numbers are labels */
+      if (isdigit((unsigned char)*h) && (h[-1] == '.') &&
+          (!h[1] || h[1] == '.' || isdigit((unsigned char)h[1])))
+        *h = 'N';
+    v = (double)pd_long(pd, c);
+    add(out, fam.p, type, help.p, "", labels, l.p, ticks ? v / hz : v);
+    buf_free(&fam);
+    buf_free(&l);
+    buf_free(&help);
+  }
+}
+
+void prom_render(struct buf *b, const struct prom_jvm *jvms, size_t n,
+                 int flags)
+{
+  struct samples s = {0};
+
+  for (size_t i = 0; i < n; i++) {
+    struct buf labels = {0};
+    int ok;
+    double hz = lval(jvms[i].pd, "sun.os.hrt.frequency", &ok);
+
+    jvm_labels(&jvms[i], &labels);
+    simple_families(&s, jvms[i].pd, labels.p, hz);
+    pools(&s, jvms[i].pd, labels.p);
+    collectors(&s, jvms[i].pd, labels.p, hz);
+    runtime(&s, &jvms[i], labels.p);
+    if (flags & PROM_RAW) raw(&s, jvms[i].pd, labels.p, hz);
+    buf_free(&labels);
+  }
+  if (s.n) qsort(s.v, s.n, sizeof(*s.v), by_family);
+  for (size_t i = 0; i < s.n; i++) {
+    if (!i || strcmp(s.v[i].family, s.v[i - 1].family))
+      buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", s.v[i].family,
+                 s.v[i].help, s.v[i].family, s.v[i].type);
+    buf_adds(b, s.v[i].line);
+    free(s.v[i].family);
+    free(s.v[i].help);
+    free(s.v[i].line);
+  }
+  free(s.v);
+}
