@@ -389,7 +389,8 @@ static void raw(struct samples *out, const struct perfdata *pd,
           (!h[1] || h[1] == '.' || isdigit((unsigned char)h[1])))
         *h = 'N';
     v = (double)pd_long(pd, c);
-    add(out, fam.p, type, help.p, "", labels, l.p, ticks ? v / hz : v);
+    add(out, fam.p, type, help.p, "", labels, l.p ? l.p : "",
+        ticks ? v / hz : v);
     buf_free(&fam);
     buf_free(&l);
     buf_free(&help);
@@ -420,6 +421,8 @@ void prom_render(struct buf *b, const struct prom_jvm *jvms, size_t n,
       buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", s.v[i].family,
                  s.v[i].help, s.v[i].family, s.v[i].type);
     buf_adds(b, s.v[i].line);
+  }
+  for (size_t i = 0; i < s.n; i++) {
     free(s.v[i].family);
     free(s.v[i].help);
     free(s.v[i].line);
