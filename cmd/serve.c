@@ -1,0 +1,411 @@
+/* serve.c - one Prometheus endpoint for every JVM on the host
+ *
+ * GET /metrics renders every JVM core/vm finds (other users with
+ * --all-users, other containers), read fresh at each scrape, through
+ * core/prom (the renderer of dump --prometheus). One thread and poll:
+ * each connection has a fixed head buffer (HTTP_MAX_HEAD) and a deadline;
+ * nothing is done before a whole request head has come; the oldest idle
+ * connection makes room when MAX_CONN are open. A response is built once
+ * into a shared, reference-counted buffer, so memory grows with the JVM
+ * count, not with the clients (at most MAX_RESP live responses).
+ */
+#include "core/jvmtool.h"
+#include "core/http.h"
+#include "core/perfdata.h"
+#include "core/prom.h"
+#include "core/vm.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#define OPTS_FILE "specs/serve.opts"
+#include "core/opt_table.h"
+
+enum {
+  MAX_CONN = 512,       /* open connections, the listener aside */
+  MAX_RESP = 4,         /* responses being written at once, distinct */
+  IDLE_MS = 10000,      /* a request head must arrive within this */
+  WRITE_MS = 30000,     /* a response must be taken within this */
+};
+
+struct resp {
+  struct buf b;
+  int refs;
+  uint64_t made;
+  int head;             /* no body: never shared with a GET */
+};
+
+struct conn {
+  int fd;               /* -1: free slot */
+  char in[HTTP_MAX_HEAD];
+  size_t inlen;
+  struct resp *out;     /* being written, or NULL */
+  size_t off;
+  int close_after;
+  uint64_t deadline, last;
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+  (void)sig;
+  stopping = 1;
+}
+
+static void resp_put(struct resp *r)
+{
+  if (r && !--r->refs) {
+    buf_free(&r->b);
+    free(r);
+  }
+}
+
+static void conn_close(struct conn *c)
+{
+  close(c->fd);
+  c->fd = -1;
+  resp_put(c->out);
+  c->out = NULL;
+}
+
+/* ADDR:PORT, :PORT (every address), [V6]:PORT. 0 or -1. */
+static int parse_listen(const char *s, struct sockaddr_storage *ss,
+                        socklen_t *len)
+{
+  struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+  struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+  const char *colon = strrchr(s, ':');
+  char host[64];
+  unsigned long port;
+  char *end;
+  size_t hl;
+
+  if (!colon) return -1;
+  errno = 0;
+  port = strtoul(colon + 1, &end, 10);
+  if (!colon[1] || *end || errno || port > 65535 || !isdigit(colon[1]))
+    return -1;
+  hl = (size_t)(colon - s);
+  if (hl >= sizeof(host)) return -1;
+  memcpy(host, s, hl);
+  host[hl] = 0;
+  memset(ss, 0, sizeof(*ss));
+  if (host[0] == '[') {
+    if (hl < 2 || host[hl - 1] != ']') return -1;
+    host[hl - 1] = 0;
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons((uint16_t)port);
+    *len = sizeof(*in6);
+    return inet_pton(AF_INET6, host + 1, &in6->sin6_addr) == 1 ? 0 : -1;
+  }
+  in4->sin_family = AF_INET;
+  in4->sin_port = htons((uint16_t)port);
+  *len = sizeof(*in4);
+  if (!host[0]) {
+    in4->sin_addr.s_addr = htonl(INADDR_ANY);
+    return 0;
+  }
+  return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -1;
+}
+
+/* Every JVM alive now, rendered. */
+static void scrape(struct buf *b, int raw, int all_users)
+{
+  struct vm *v;
+  size_t n = 0, nj = 0;
+  struct perfdata *pd;
+  struct prom_jvm *j;
+
+  if (vm_list(&v, &n)) n = 0;
+  pd = xzalloc((n + 1) * sizeof(*pd));
+  j = xzalloc((n + 1) * sizeof(*j));
+  for (size_t i = 0; i < n; i++) {
+    if (!v[i].alive || (!all_users && v[i].uid != geteuid())) continue;
+    if (vm_open(&v[i], &pd[nj]) || !pd_accessible(&pd[nj])) {
+      pd_close(&pd[nj]);
+      continue;
+    }
+    j[nj].pid = v[i].pid;
+    j[nj].pd = &pd[nj];
+    nj++;
+  }
+  prom_render(b, j, nj, raw ? PROM_RAW : 0);
+  for (size_t i = 0; i < nj; i++) pd_close(&pd[i]);
+  free(pd);
+  free(j);
+  vm_list_free(v, n);
+}
+
+static struct resp *resp_new(int status, const char *reason,
+                             const char *type, const char *body,
+                             size_t blen, int head, int close_after)
+{
+  struct resp *r = xzalloc(sizeof(*r));
+
+  r->refs = 1;
+  buf_printf(&r->b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+             "Content-Length: %zu\r\n%s\r\n", status, reason, type, blen,
+             close_after ? "Connection: close\r\n" : "");
+  if (!head) buf_add(&r->b, body, blen);
+  return r;
+}
+
+static const char *reason(int status)
+{
+  switch (status) {
+  case 400: return "Bad Request";
+  case 404: return "Not Found";
+  case 405: return "Method Not Allowed";
+  case 408: return "Request Timeout";
+  case 431: return "Request Header Fields Too Large";
+  case 501: return "Not Implemented";
+  case 505: return "HTTP Version Not Supported";
+  }
+  return "Error";
+}
+
+static struct resp *error_resp(int status)
+{
+  char body[64];
+  int n = snprintf(body, sizeof(body), "%d %s\n", status, reason(status));
+
+  return resp_new(status, reason(status), "text/plain; charset=utf-8", body,
+                  (size_t)n, 0, 1);
+}
+
+/* The metrics response: a scrape, unless MAX_RESP distinct ones are being
+ * written, when the newest is shared (memory stays bounded). */
+static struct resp *metrics(struct conn *conns, int head, int close_after,
+                            int raw, int all_users)
+{
+  struct resp *live[MAX_RESP], *newest = NULL, *r;
+  size_t nlive = 0;
+  struct buf body = {0};
+
+  for (int i = 0; i < MAX_CONN; i++) {
+    struct resp *o = conns[i].out;
+    size_t k = 0;
+
+    if (conns[i].fd < 0 || !o || o->head) continue;
+    while (k < nlive && live[k] != o) k++;
+    if (k == nlive && nlive < MAX_RESP) live[nlive++] = o;
+    if (!newest || o->made > newest->made) newest = o;
+  }
+  if (nlive >= MAX_RESP && newest) {
+    newest->refs++;
+    return newest;
+  }
+  scrape(&body, raw, all_users);
+  r = resp_new(200, "OK", PROM_CONTENT_TYPE, body.p ? body.p : "", body.len,
+               head, close_after);
+  r->made = now_ms();
+  r->head = head;
+  buf_free(&body);
+  return r;
+}
+
+/* A complete head is in c->in: answer it. */
+static void answer(struct conn *conns, struct conn *c, int raw, int all_users)
+{
+  struct http_req r;
+  int st = http_parse(c->in, c->inlen, &r), head;
+  static const char index_body[] =
+      "jvmtool serve: metrics at /metrics\n";
+
+  if (st == 1) return;
+  c->deadline = now_ms() + WRITE_MS;
+  if (st) {
+    c->out = error_resp(st);
+    c->close_after = 1;
+    return;
+  }
+  c->close_after = !r.keep_alive;
+  head = r.method_len == 4 && !memcmp(r.method, "HEAD", 4);
+  memmove(c->in, c->in + r.head_len, c->inlen - r.head_len);
+  c->inlen -= r.head_len;
+  if (!head && !(r.method_len == 3 && !memcmp(r.method, "GET", 3))) {
+    c->out = error_resp(405);
+    c->close_after = 1;
+    return;
+  }
+  /* the path, without a query string */
+  r.target_len = strcspn(r.target, "? \r");
+  if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
+    c->out = metrics(conns, head, c->close_after, raw, all_users);
+  else if (r.target_len == 1 && r.target[0] == '/')
+    c->out = resp_new(200, "OK", "text/plain; charset=utf-8", index_body,
+                      sizeof(index_body) - 1, head, c->close_after);
+  else {
+    c->out = error_resp(404);
+    c->close_after = 1;
+  }
+}
+
+/* Room for a new connection: the oldest idle one (nothing being written,
+ * least recent activity) is dropped. Returns a free slot. */
+static struct conn *slot(struct conn *conns)
+{
+  struct conn *oldest = NULL;
+
+  for (int i = 0; i < MAX_CONN; i++) {
+    if (conns[i].fd < 0) return &conns[i];
+    if (!conns[i].out && (!oldest || conns[i].last < oldest->last))
+      oldest = &conns[i];
+  }
+  if (!oldest) return NULL;
+  conn_close(oldest);
+  return oldest;
+}
+
+static void on_readable(struct conn *conns, struct conn *c, int raw,
+                        int all_users)
+{
+  ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
+
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    conn_close(c);
+    return;
+  }
+  if (n < 0) return;
+  c->inlen += (size_t)n;
+  c->last = now_ms();
+  answer(conns, c, raw, all_users);
+}
+
+static void on_writable_conn(struct conn *c, struct conn *conns, int raw,
+                             int all_users)
+{
+  ssize_t n = send(c->fd, c->out->b.p + c->off, c->out->b.len - c->off,
+                   MSG_NOSIGNAL);
+
+  if (n < 0) {
+    if (errno != EAGAIN && errno != EINTR) conn_close(c);
+    return;
+  }
+  c->off += (size_t)n;
+  c->last = now_ms();
+  if (c->off < c->out->b.len) return;
+  resp_put(c->out);
+  c->out = NULL;
+  c->off = 0;
+  if (c->close_after) {
+    conn_close(c);
+    return;
+  }
+  c->deadline = now_ms() + IDLE_MS;
+  if (c->inlen) answer(conns, c, raw, all_users);  /* pipelined */
+}
+
+static int listen_on(const char *addr)
+{
+  struct sockaddr_storage ss;
+  socklen_t len;
+  int fd, one = 1;
+
+  if (parse_listen(addr, &ss, &len)) {
+    error_msg("bad --listen '%s': want ADDR:PORT, :PORT or [V6]:PORT", addr);
+    return -1;
+  }
+  fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    errno_msg(-errno, "cannot open a socket for '%s'", addr);
+    return -1;
+  }
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+    errno_msg(-errno, "cannot listen on '%s'", addr);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int serve_main(int argc, char **argv)
+{
+  struct args a;
+  static struct conn conns[MAX_CONN];
+  static struct pollfd pfd[MAX_CONN + 1];
+  static int who[MAX_CONN + 1];  /* pfd index -> conns index */
+  struct sigaction sa = {0};
+  sigset_t block, orig;
+  int rc, lfd, raw, all_users;
+
+  if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
+  raw = a.count[OPT_raw] > 0;
+  all_users = a.count[OPT_all_users] > 0;
+  if ((lfd = listen_on(a.val[OPT_listen] ? a.val[OPT_listen]
+                                         : "127.0.0.1:9404")) < 0)
+    return 1;
+  signal(SIGPIPE, SIG_IGN);
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  /* the signals are let in only while poll waits: no lost wake-up */
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGINT);
+  sigprocmask(SIG_BLOCK, &block, &orig);
+  for (int i = 0; i < MAX_CONN; i++) conns[i].fd = -1;
+  while (!stopping) {
+    uint64_t now = now_ms(), next = now + IDLE_MS;
+    struct timespec ts;
+    int np = 1;
+
+    pfd[0].fd = lfd;
+    pfd[0].events = POLLIN;
+    for (int i = 0; i < MAX_CONN; i++) {
+      struct conn *c = &conns[i];
+
+      if (c->fd < 0) continue;
+      if (c->deadline <= now) {  /* too slow: 408 if nothing answered yet */
+        if (!c->out && c->inlen) {
+          send(c->fd, "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n"
+               "Connection: close\r\n\r\n", 67, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        conn_close(c);
+        continue;
+      }
+      if (c->deadline < next) next = c->deadline;
+      pfd[np].fd = c->fd;
+      pfd[np].events = c->out ? POLLOUT : POLLIN;
+      pfd[np].revents = 0;
+      who[np++] = i;
+    }
+    ts.tv_sec = (time_t)((next - now) / 1000);
+    ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
+    if (ppoll(pfd, (nfds_t)np, &ts, &orig) < 0) continue;
+    for (int k = 1; k < np; k++) {
+      struct conn *c = &conns[who[k]];
+
+      if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
+      if (c->out) on_writable_conn(c, conns, raw, all_users);
+      else on_readable(conns, c, raw, all_users);
+    }
+    if (pfd[0].revents & POLLIN) {
+      for (int tries = 0; tries < 64; tries++) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct conn *c;
+
+        if (fd < 0) break;
+        if (!(c = slot(conns))) {
+          close(fd);
+          continue;
+        }
+        c->fd = fd;
+        c->inlen = 0;
+        c->off = 0;
+        c->close_after = 0;
+        c->last = now_ms();
+        c->deadline = c->last + IDLE_MS;
+      }
+    }
+  }
+  for (int i = 0; i < MAX_CONN; i++)
+    if (conns[i].fd >= 0) conn_close(&conns[i]);
+  close(lfd);
+  return 0;
+}

@@ -1,0 +1,89 @@
+/* http.c - the HTTP/1.x request head (RFC 9112 §2-3, the part serve needs) */
+#include "core/jvmtool.h"
+#include "core/http.h"
+
+/* tchar (RFC 9110 §5.6.2): the characters of a method or header name. */
+static int tchar(unsigned char c)
+{
+  return isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static int ieq(const char *a, size_t n, const char *b)
+{
+  return strlen(b) == n && !strncasecmp(a, b, n);
+}
+
+int http_parse(const char *buf, size_t len, struct http_req *r)
+{
+  const char *p = buf, *end, *eol;
+  size_t nh = 0;
+  int close = 0, keep = 0;
+
+  memset(r, 0, sizeof(*r));
+  if (len > HTTP_MAX_HEAD) len = HTTP_MAX_HEAD;
+  end = buf + len;
+  /* the head ends at the first empty line */
+  for (eol = buf; eol + 3 < end; eol++)
+    if (!memcmp(eol, "\r\n\r\n", 4)) break;
+  if (eol + 3 >= end) {
+    if (memchr(buf, 0, len)) return 400;
+    return len < HTTP_MAX_HEAD ? 1 : 431;
+  }
+  end = eol + 2;  /* past the last header line's CRLF */
+  r->head_len = (size_t)(eol + 4 - buf);
+  /* request line: method SP target SP HTTP/1.x CRLF */
+  r->method = p;
+  while (p < end && tchar((unsigned char)*p)) p++;
+  r->method_len = (size_t)(p - r->method);
+  if (!r->method_len || p >= end || *p++ != ' ') return 400;
+  r->target = p;
+  while (p < end && (unsigned char)*p > ' ' && *p != 0x7f) p++;
+  r->target_len = (size_t)(p - r->target);
+  if (!r->target_len || p >= end || *p++ != ' ') return 400;
+  if (end - p < 10 || memcmp(p, "HTTP/", 5)) return 400;
+  if (p[5] != '1' || p[6] != '.' || !isdigit((unsigned char)p[7]))
+    return isdigit((unsigned char)p[5]) ? 505 : 400;
+  r->minor = p[7] - '0';
+  p += 8;
+  if (p[0] != '\r' || p[1] != '\n') return 400;
+  p += 2;
+  /* header lines: name ":" OWS value OWS CRLF */
+  while (p < end) {
+    const char *name = p, *val, *ve;
+    size_t nl;
+
+    if (++nh > HTTP_MAX_HEADERS) return 431;
+    while (p < end && tchar((unsigned char)*p)) p++;
+    nl = (size_t)(p - name);
+    if (!nl || p >= end || *p++ != ':') return 400;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    val = p;
+    while (p < end && *p != '\r') {
+      unsigned char c = (unsigned char)*p++;
+
+      if ((c < ' ' && c != '\t') || c == 0x7f) return 400;
+    }
+    if (p + 1 >= end + 1 || p[0] != '\r' || p[1] != '\n') return 400;
+    ve = p;
+    while (ve > val && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
+    p += 2;
+    if (ieq(name, nl, "transfer-encoding")) return 501;
+    if (ieq(name, nl, "content-length") &&
+        !((size_t)(ve - val) == 1 && *val == '0'))
+      return 501;
+    if (ieq(name, nl, "connection")) {
+      for (const char *t = val; t < ve;) {
+        size_t k = strcspn(t, ",\r");
+
+        while (k && (t[k - 1] == ' ')) k--;
+        if (ieq(t, k, "close")) close = 1;
+        if (ieq(t, k, "keep-alive")) keep = 1;
+        t += strcspn(t, ",\r");
+        if (t < ve && *t == ',') t++;
+        while (t < ve && *t == ' ') t++;
+      }
+    }
+  }
+  r->keep_alive = !close && (r->minor >= 1 || keep);
+  return 0;
+}

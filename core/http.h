@@ -1,0 +1,32 @@
+/* http.h - the HTTP/1.x request head, parsed from bytes a client sent
+ *
+ * serve's only parser of untrusted network input, and a fuzz target
+ * (test/fuzz/fuzz_http.c). No allocation: the result points into the
+ * caller's buffer.
+ */
+#ifndef HTTP_H
+#define HTTP_H
+
+#include <stddef.h>
+
+enum {
+  HTTP_MAX_HEAD = 8192,   /* request line and headers, bytes */
+  HTTP_MAX_HEADERS = 64,
+};
+
+struct http_req {
+  const char *method, *target;  /* not NUL-terminated */
+  size_t method_len, target_len;
+  size_t head_len;              /* bytes of the head, final CRLF included */
+  int minor;                    /* HTTP/1.<minor> */
+  int keep_alive;               /* the connection may serve another */
+};
+
+/* Parse the request head at buf (len bytes received so far). Returns 0
+ * with *r filled when the head is complete; 1 when more bytes are needed
+ * (len < HTTP_MAX_HEAD); or the HTTP status to answer with: 400 malformed,
+ * 431 head too large or too many headers, 505 not HTTP/1.x, 501 a body
+ * (Content-Length other than 0, Transfer-Encoding). */
+int http_parse(const char *buf, size_t len, struct http_req *r);
+
+#endif
