@@ -1,0 +1,43 @@
+/* fuzz_http.c - serve's request-head parser (core/http.c) on any bytes
+ *
+ * Invariants: the answer is 0, 1 (more bytes) or one of the statuses the
+ * contract names; a parsed head lies inside the input, ends with an empty
+ * line, has a token method and a target without spaces or controls; more
+ * bytes after a complete head change nothing; a head cut anywhere before
+ * its end is never taken as complete.
+ */
+#include "core/jvmtool.h"
+#include "core/http.h"
+#include "test/fuzz/check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  const char *s = (const char *)data;
+  struct http_req r, r2;
+  int st = http_parse(s, size, &r);
+
+  INVARIANT(st == 0 || st == 1 || st == 400 || st == 431 || st == 501 ||
+            st == 505);
+  INVARIANT(st != 1 || size < HTTP_MAX_HEAD);
+  if (st) return 0;
+  INVARIANT(r.head_len >= 16 && r.head_len <= size &&
+            r.head_len <= HTTP_MAX_HEAD);
+  INVARIANT(!memcmp(s + r.head_len - 4, "\r\n\r\n", 4));
+  INVARIANT(r.method == s && r.method_len > 0 && r.target > s &&
+            r.target + r.target_len <= s + r.head_len);
+  for (size_t i = 0; i < r.method_len; i++)
+    INVARIANT(!isspace((unsigned char)r.method[i]) && r.method[i] > ' ');
+  for (size_t i = 0; i < r.target_len; i++)
+    INVARIANT((unsigned char)r.target[i] > ' ' && r.target[i] != 0x7f);
+  INVARIANT(r.minor >= 0 && r.minor <= 9);
+  INVARIANT(r.keep_alive == 0 || r.keep_alive == 1);
+  /* only the head counts */
+  INVARIANT(http_parse(s, r.head_len, &r2) == 0 &&
+            r2.head_len == r.head_len && r2.keep_alive == r.keep_alive);
+  /* cut short: never complete */
+  for (size_t cut = 0; cut < r.head_len; cut += 1 + cut / 8)
+    INVARIANT(http_parse(s, cut, &r2) != 0);
+  return 0;
+}
