@@ -44,6 +44,8 @@ struct conn {
   struct resp *out;     /* being written, or NULL */
   size_t off;
   int close_after;
+  int draining;         /* answered and shut for writing: reading to EOF
+                           so the client sees the answer, not a reset */
   uint64_t deadline, last;
 };
 
@@ -270,6 +272,7 @@ static void on_readable(struct conn *conns, struct conn *c, int raw,
     return;
   }
   if (n < 0) return;
+  if (c->draining) return;  /* the rest of a refused request: dropped */
   c->inlen += (size_t)n;
   c->last = now_ms();
   answer(conns, c, raw, all_users);
@@ -292,7 +295,10 @@ static void on_writable_conn(struct conn *c, struct conn *conns, int raw,
   c->out = NULL;
   c->off = 0;
   if (c->close_after) {
-    conn_close(c);
+    shutdown(c->fd, SHUT_WR);
+    c->draining = 1;
+    c->inlen = 0;
+    c->deadline = now_ms() + 2000;
     return;
   }
   c->deadline = now_ms() + IDLE_MS;
@@ -362,7 +368,7 @@ int serve_main(int argc, char **argv)
 
       if (c->fd < 0) continue;
       if (c->deadline <= now) {  /* too slow: 408 if nothing answered yet */
-        if (!c->out && c->inlen) {
+        if (!c->out && c->inlen && !c->draining) {
           send(c->fd, "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n"
                "Connection: close\r\n\r\n", 67, MSG_NOSIGNAL | MSG_DONTWAIT);
         }
@@ -399,6 +405,7 @@ int serve_main(int argc, char **argv)
         c->inlen = 0;
         c->off = 0;
         c->close_after = 0;
+        c->draining = 0;
         c->last = now_ms();
         c->deadline = c->last + IDLE_MS;
       }

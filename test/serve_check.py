@@ -1,0 +1,163 @@
+"""serve_check.py - helpers for test/serve.test (python3, standard library).
+
+  serve_check.py parse FILE                -> "family{labels} value" sanity
+  serve_check.py compare PROM MX PID       -> MXBean pools/gcs equal ours
+  serve_check.py load HOST PORT PID        -> hostile load; VmHWM printed
+"""
+import re, socket, sys, threading, time
+
+LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+
+
+def samples(text):
+    out = []
+    for line in text.splitlines():
+        if line.startswith('#') or not line:
+            continue
+        m = LINE.match(line)
+        if not m:
+            raise SystemExit('bad line: ' + line)
+        out.append((m.group(1), dict(LABEL.findall(m.group(2))),
+                    float(m.group(3))))
+    return out
+
+
+def compare(prom, mx, pid):
+    s = [x for x in samples(open(prom).read()) if x[1].get('pid') == pid]
+    pools, gcs = {}, {}
+    for line in open(mx):
+        f = line.rstrip('\n').split('\t')
+        if f[0] == 'pool' and not f[1].startswith('Code'):  # no PerfData
+            pools[f[1]] = (int(f[3]), int(f[4]), int(f[5]))
+        elif f[0] == 'gc':
+            gcs[f[1]] = (int(f[2]), int(f[3]))
+    ours_p = {x[1]['pool'] for x in s if x[0] == 'jvm_memory_pool_used_bytes'}
+    ours_g = {x[1]['gc'] for x in s
+              if x[0] == 'jvm_gc_collection_seconds_count'}
+    bad = []
+    if ours_p != set(pools):
+        bad.append('pools: ours %s, MXBeans %s' % (sorted(ours_p),
+                                                    sorted(pools)))
+    # every collector we name is one the JVM names; all of them where
+    # specs/prom_map.def has rows for this collector (not yet: ZGC and
+    # Shenandoah, ZGC's cycles, JDK 25's G1 Concurrent GC)
+    known = {'Copy', 'MarkSweepCompact', 'PS Scavenge', 'PS MarkSweep',
+             'G1 Young Generation', 'G1 Old Generation', 'ZGC Pauses',
+             'ZGC Minor Pauses', 'ZGC Major Pauses'}
+    if not ours_g <= set(gcs) or (set(gcs) & known) - ours_g:
+        bad.append('gcs: ours %s, MXBeans %s' % (sorted(ours_g), sorted(gcs)))
+    for x in s:
+        # counts only grow: ours (read later) at least the MXBean's
+        if x[0] == 'jvm_gc_collection_seconds_count' and x[1]['gc'] in gcs:
+            if x[2] < gcs[x[1]['gc']][0]:
+                bad.append('%s count %d < MXBean %d' % (x[1]['gc'], x[2],
+                                                        gcs[x[1]['gc']][0]))
+        # a pool's max is fixed at start where the MXBean gives one
+        if x[0] == 'jvm_memory_pool_max_bytes' and x[1]['pool'] in pools:
+            want = pools[x[1]['pool']][2]
+            # exact where PerfData's maxCapacity is the MXBean's max (young
+            # spaces and G1's old gen differ by design: not compared)
+            fixed = x[1]['pool'] in ('Compressed Class Space', 'Tenured Gen',
+                                     'PS Old Gen', 'ZHeap', 'Shenandoah')
+            if fixed and want >= 0 and x[2] != want:
+                bad.append('%s max %d, MXBean %d' % (x[1]['pool'], x[2],
+                                                     want))
+    if bad:
+        raise SystemExit('pid %s: ' % pid + '; '.join(bad))
+
+
+def request(host, port, data, timeout=30):
+    c = socket.create_connection((host, port), timeout=timeout)
+    c.sendall(data)
+    got = b''
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        got += b
+    c.close()
+    return got
+
+
+def load(host, port, pid):
+    port = int(port)
+    errors = []
+    idle = []
+    for _ in range(300):  # held open, never sending
+        idle.append(socket.create_connection((host, port), timeout=30))
+    slow = socket.create_connection((host, port), timeout=30)
+    slow.sendall(b'GET /metrics HTTP/1.1\r\n')
+
+    def scraper():
+        for _ in range(10):
+            try:
+                r = request(host, port, b'GET /metrics HTTP/1.1\r\n'
+                            b'Host: x\r\nConnection: close\r\n\r\n')
+                if not r.startswith(b'HTTP/1.1 200 ') or b'jvm_' not in r:
+                    errors.append('scrape: ' + repr(r[:60]))
+            except Exception as e:  # noqa: BLE001 - reported, fails the run
+                errors.append('scrape: %r' % e)
+
+    def hostile():
+        cases = [
+            (b'GET /metrics HTTP/1.1\r\nX: ' + b'a' * 20000 + b'\r\n\r\n',
+             b'HTTP/1.1 431'),
+            (b'GET /metrics HTTP/1.1\r\n' + b'X: y\r\n' * 100 + b'\r\n',
+             b'HTTP/1.1 431'),
+            (b'\x00\x01\x02garbage\r\n\r\n', b'HTTP/1.1 400'),
+            (b'DELETE /metrics HTTP/1.1\r\n\r\n', b'HTTP/1.1 405'),
+            (b'GET /nope HTTP/1.1\r\n\r\n', b'HTTP/1.1 404'),
+            (b'GET /metrics HTTP/9.9\r\n\r\n', b'HTTP/1.1 505'),
+            (b'POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc',
+             b'HTTP/1.1 501'),
+        ]
+        for _ in range(5):
+            for data, want in cases:
+                try:
+                    r = request(host, port, data)
+                    if not r.startswith(want):
+                        errors.append('%r -> %r' % (data[:30], r[:40]))
+                except Exception as e:  # noqa: BLE001
+                    errors.append('hostile: %r' % e)
+
+    ts = [threading.Thread(target=scraper) for _ in range(20)]
+    ts += [threading.Thread(target=hostile) for _ in range(3)]
+    for t in ts:
+        t.start()
+    for _ in range(6):  # slowloris: one byte a second
+        time.sleep(1)
+        try:
+            slow.send(b'X')
+        except OSError:
+            break
+    for t in ts:
+        t.join()
+    # keep-alive: two requests on one connection
+    c = socket.create_connection((host, port), timeout=30)
+    c.sendall(b'GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nConnection: close'
+              b'\r\n\r\n')
+    got = b''
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        got += b
+    if got.count(b'HTTP/1.1 200 OK') != 2:
+        errors.append('keep-alive: %r' % got[:80])
+    for s in idle:
+        s.close()
+    slow.close()
+    hwm = [l for l in open('/proc/%s/status' % pid) if l.startswith('VmHWM')]
+    print(hwm[0].split()[1])
+    if errors:
+        raise SystemExit('\n'.join(errors[:10]))
+
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'parse':
+        samples(open(sys.argv[2]).read())
+    elif sys.argv[1] == 'compare':
+        compare(*sys.argv[2:5])
+    elif sys.argv[1] == 'load':
+        load(*sys.argv[2:5])
