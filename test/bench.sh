@@ -4,6 +4,7 @@
 # Each test/bench/*.sh piece calls
 #   bench_pair "label" "jvmtool command" "JDK command"
 # which prints median wall time and peak RSS of both and their ratios.
+# BENCH_PIECES (default all) names the pieces to run.
 # RUNS (default 15 for jvmtool, JDK_RUNS default 7) sets the repetitions.
 set -u
 cd "$(dirname "$0")/.."
@@ -45,6 +46,6 @@ bench_jvm() {
 }
 mkdir -p "$JT_TMP/classes"
 javac -d "$JT_TMP/classes" test/java/*.java || exit 1
-for piece in test/bench/*.sh; do
+for piece in ${BENCH_PIECES:-test/bench/*.sh}; do
   [ -f "$piece" ] && . "./$piece"
 done
