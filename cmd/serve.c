@@ -183,7 +183,7 @@ static struct resp *error_resp(int status)
 static struct resp *metrics(struct conn *conns, int head, int close_after,
                             int raw, int all_users)
 {
-  struct resp *live[MAX_RESP], *newest = NULL, *r;
+  struct resp *live[MAX_RESP] = {0}, *newest = NULL, *r;
   size_t nlive = 0;
   struct buf body = {0};
 
