@@ -2,6 +2,7 @@
 # run.sh - run jvmtool's tests: C unit tests of core/, then test/*.test.
 #
 #   sh test/run.sh [NAME...]   NAME selects test/NAME.test or test/unit/NAME.c
+#   JT=/path/jvmtool sh test/run.sh NAME   the same tests against another build
 #
 # Every test prints PASS:/FAIL:/SKIP: lines; this script counts them and ends
 # with "N passed, N failed, N skipped". A test file that dies without saying
@@ -9,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
-JT="$TOP/dist/jvmtool"
+JT="${JT:-$TOP/dist/jvmtool}"   # JT=/other/jvmtool: test another build
 JT_TMP=$(mktemp -d /tmp/jvmtool-test.XXXXXX)
 chmod 755 "$JT_TMP"
 export TOP JT JT_TMP
