@@ -13,11 +13,14 @@
  * anything is attached. --agent loads any other agent: a .so natively, a
  * .jar through the JDK's instrument agent.
  *
- * Deviations: starting while a sampler runs is refused (--stop collects
- * it first); agent files stay in the target's /tmp (the JVM keeps them
- * mapped; musl's loader needs the file to recognise a second load).
+ * Deviations: starting while a sampler runs is refused, so what it took
+ * is never thrown away (--stop collects it first); agent files stay in the
+ * target's /tmp (the JVM keeps them mapped; musl's loader needs the file
+ * to recognise a second load). Messages count samples (the end line's
+ * count); the lifetime recorder's lines are the survivors among them.
  */
 #include "core/jvmtool.h"
+#include "core/vm.h"
 #include "core/wfile.h"
 #include "agent/config.h"
 #include "agent/protocol.h"
@@ -191,13 +194,19 @@ static int collect(struct target *t, const char *samples, struct wfile *out,
     return 1;
   }
   if (!strcmp(name, "-")) return 0;
-  if (s.complete)
-    info_msg("%" PRIu64 " samples to '%s'%s", s.samples, name,
-             s.lines == s.samples ? "" : " (the lifetime recorder lists the "
-             "survivors of each GC)");
-  else
+  if (s.complete && !s.lifetime)
+    info_msg("%" PRIu64 " samples to '%s'", s.samples, name);
+  else if (s.complete)
+    info_msg("%" PRIu64 " samples to '%s' (lifetime recorder: %" PRIu64
+             " of them listed as survivors in %" PRIu64 " GC sections)",
+             s.samples, name, s.lines, s.gcs);
+  else if (!s.lifetime)
     info_msg("%" PRIu64 " samples to '%s' (incomplete: the file has no end "
              "line)", s.lines, name);
+  else
+    info_msg("lifetime recorder: %" PRIu64 " survivors in %" PRIu64 " GC "
+             "sections to '%s' (incomplete: the file has no end line, the "
+             "number of samples is unknown)", s.lines, s.gcs, name);
   return 0;
 }
 
@@ -239,38 +248,50 @@ static int status(struct target *t, int timeout)
     return 1;
   }
   target_samples(t, samples, NULL, 0, &s);
-  printf("pid %d: sampling into %s (%" PRIu64 " samples so far)\n", t->pid,
-         samples, s.lines);
+  if (s.lifetime)
+    printf("pid %d: sampling into %s (lifetime recorder: %" PRIu64
+           " survivors listed in %" PRIu64 " GC sections so far)\n", t->pid,
+           samples, s.lines, s.gcs);
+  else
+    printf("pid %d: sampling into %s (%" PRIu64 " samples so far)\n",
+           t->pid, samples, s.lines);
   return 0;
 }
 
-/* Wait out the duration (or the JVM's end, or Ctrl-C). 130 when
- * interrupted, else 0. */
+/* Ctrl-C (or SIGTERM) from loading the agent to the samples written only
+ * ends the wait: the samples are still collected, as stat prints its rows
+ * to the end. */
+static void catch_signals(int on)
+{
+  signal(SIGINT, on ? on_signal : SIG_DFL);
+  signal(SIGTERM, on ? on_signal : SIG_DFL);
+}
+
+/* Wait out the duration (or the JVM's end, or a signal). 128 + the signal
+ * when interrupted (130 for Ctrl-C), else 0. */
 static int wait_duration(struct target *t, long long ms)
 {
   uint64_t end = now_ms() + (uint64_t)ms;
 
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
   while (!interrupted && now_ms() < end && proc_alive(t->pid))
     nanosleep(&(struct timespec){0, 50000000}, NULL);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
   return interrupted ? 128 + interrupted : 0;
 }
 
 /* Load a fresh copy of the sampler; with a duration, wait, stop it and
- * collect the samples into out. */
-static int sample(struct target *t, struct config *c, long long ms,
-                  struct wfile *out, const char *name, int timeout)
+ * collect the samples into out. A running sampler is not restarted: that
+ * would end its file, which nobody would collect. */
+static int sample_for(struct target *t, struct config *c, long long ms,
+                      struct wfile *out, const char *name, int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], lib[AGENT_PATH_MAX];
   char opts[CONFIG_PATH_MAX + 512];
   int n = target_agents(t, agents, AGENT_MAX_LOADED), rc, sig;
 
   if (running_agent(t, agents, n, timeout) >= 0) {
-    error_msg("pid %d: a sampler is already running: 'jvmtool agent-install "
-              "%d --stop -o FILE' collects it first", t->pid, t->pid);
+    error_msg("pid %d: a sampler is already running; not restarted, so its "
+              "samples are kept: 'jvmtool agent-install %d --stop -o FILE' "
+              "stops it and collects them", t->pid, t->pid);
     return 1;
   }
   target_samples_name(t, c->output, sizeof(c->output));
@@ -286,7 +307,8 @@ static int sample(struct target *t, struct config *c, long long ms,
   }
   if (!ms) {
     info_msg("pid %d: sampling into %s; 'jvmtool agent-install %d --stop "
-             "-o FILE' collects it", t->pid, c->output, t->pid);
+             "-o FILE' stops it and collects the samples", t->pid, c->output,
+             t->pid);
     return 0;
   }
   sig = wait_duration(t, ms);
@@ -294,14 +316,26 @@ static int sample(struct target *t, struct config *c, long long ms,
     /* The agent completed the file at VM death; our fd on the target's
      * /tmp outlives the process. */
     info_msg("pid %d ended while sampling", t->pid);
-    return collect(t, c->output, out, name);
+    rc = collect(t, c->output, out, name);
+    return sig && !rc ? sig : rc;
   }
   if (target_load(t, lib, 1, AGENT_WORD_STOP, &rc, timeout) || rc) {
     if (rc) explain(t, rc);
     return 1;
   }
   rc = collect(t, c->output, out, name);
-  return sig ? sig : rc;
+  return sig && !rc ? sig : rc;
+}
+
+static int sample(struct target *t, struct config *c, long long ms,
+                  struct wfile *out, const char *name, int timeout)
+{
+  int rc;
+
+  if (ms) catch_signals(1);
+  rc = sample_for(t, c, ms, out, name, timeout);
+  if (ms) catch_signals(0);
+  return rc;
 }
 
 /* Quote a word for a POSIX shell when it needs it. */
@@ -397,6 +431,39 @@ static int other_agent(struct target *t, const char *path, const char *args,
   return rc != 0;
 }
 
+/* --duration in core's time grammar (as stat's interval); a plain number
+ * is seconds. 0, or -1 when it is no time from 1 ms to a year. */
+static int duration_ms(const char *s, long long *ms)
+{
+  long long n, unit;
+  const char *u;
+
+  if (parse_time(s, &n, &unit, &u) || n < 1 ||
+      n > 86400000LL * 365 / (unit ? unit : 1000))
+    return -1;
+  *ms = n * (unit ? unit : 1000);
+  return 0;
+}
+
+/* The target in core/vm's one grammar (a pid, a PerfData path, a file:
+ * URI); a path that is not there is named, as every command names it.
+ * 0, or 1 (reported). */
+static int check_target(const char *arg)
+{
+  char why[256], *path;
+  struct stat sb;
+  int pid, err = 0;
+
+  if (vm_parse_target(arg, 0, &pid, &path, why, sizeof(why))) {
+    error_msg("cannot find '%s': %s", arg, why);
+    return 1;
+  }
+  if (path && stat(path, &sb)) err = -errno;
+  if (err) errno_msg(err, "cannot find '%s'", arg);
+  free(path);
+  return err ? 1 : 0;
+}
+
 /* Everything after option parsing. */
 static int install(struct args *a)
 {
@@ -421,21 +488,20 @@ static int install(struct args *a)
                                         &timeout))
     return usage_error("bad timeout '%s' (1..3600 seconds)",
                        a->val[OPT_timeout]);
-  if (a->val[OPT_duration] &&
-      (parse_duration_ms(a->val[OPT_duration], &ms) || ms < 1 ||
-       ms > 86400000LL * 365))
+  if (a->val[OPT_duration] && duration_ms(a->val[OPT_duration], &ms))
     return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
                        a->val[OPT_duration]);
   if (!a->val[OPT_agent] && !a->count[OPT_stop] && !a->count[OPT_status] &&
       (rc = options(a, 1, &c)))
     return rc;
-  if (parse_pid(a->argv[0], &rc) && !strchr(a->argv[0], '/') &&
-      !starts_with(a->argv[0], "file:"))
-    return usage_error("'%s' is not a pid, a PerfData file or a file:// "
-                       "URI", a->argv[0]);
-  /* -o is checked (its folder exists and is writable) before attaching. */
+  /* -o only where samples come back; checked (its folder exists and is
+   * writable, it is no folder) before anything is attached. */
   collects = a->count[OPT_stop] || (ms && !a->val[OPT_agent] &&
                                     !a->count[OPT_status]);
+  if (a->val[OPT_output] && !collects)
+    return usage_error("-o goes with --duration or --stop (a started sampler "
+                       "is collected by --stop -o FILE)");
+  if (check_target(a->argv[0])) return 1;
   if (collects && (err = wfile_open(&out, name))) {
     errno_msg(err, "cannot write '%s'", name);
     return 1;

@@ -46,9 +46,11 @@ int target_agents(struct target *t, char paths[][AGENT_PATH_MAX], int max);
 int target_open_samples(struct target *t, char *path, size_t n);
 
 struct samples {
-  uint64_t lines;           /* sample lines seen */
+  uint64_t lines;           /* sample lines seen (lifetime: survivors) */
   uint64_t samples;         /* from the end line, when complete */
+  uint64_t gcs;             /* "#GC <n>" sections (lifetime recorder) */
   int complete;             /* the end line was there */
+  int lifetime;             /* the header says recorder=lifetime */
 };
 
 /* Copy the samples file path (as the target sees it, in its /tmp) to out

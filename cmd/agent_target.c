@@ -230,7 +230,7 @@ int target_open_samples(struct target *t, char *path, size_t n)
  * "at the start of a line" and the current line's first bytes. */
 struct scan {
   int bol, comment, endline;
-  char head[64];
+  char head[256];
   size_t hlen;
 };
 
@@ -247,6 +247,10 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
       sc->head[sc->hlen++] = p[i];
     if (p[i] == '\n') {
       sc->head[sc->hlen] = 0;
+      if (sc->comment && starts_with(sc->head, AGENT_HEADER))
+        s->lifetime = strstr(sc->head, " recorder=lifetime ") != NULL;
+      if (sc->comment && starts_with(sc->head, "#GC "))
+        s->gcs++;
       if (sc->comment && starts_with(sc->head, AGENT_TRAILER)) {
         unsigned long long v;
 

@@ -27,28 +27,24 @@ static int java_int(const char *s, long long *out)
   return parse_long(s + (*s == '+'), INT32_MIN, INT32_MAX, out) ? -1 : 0;
 }
 
-/* jstat's interval: "<n>", "<n>ms" or "<n>s". Returns 0 or sets *why to
- * jstat's message (caller frees). */
+/* jstat's interval: "<n>", "<n>ms" or "<n>s" (core's time grammar; jstat
+ * knows no minutes). Returns 0 or sets *why to jstat's message (caller
+ * frees). */
 static int parse_interval(const char *arg, long long *ms, char **why)
 {
-  const char *u = strstr(arg, "ms");
-  char *num;
-  int rc;
+  long long unit_ms;
+  const char *u;
+  int rc = parse_time(arg, ms, &unit_ms, &u);
 
-  if (!u || u == arg) u = strchr(arg, 's');
-  if (u == arg) u = NULL;
-  num = xstrndup(arg, u ? (size_t)(u - arg) : strlen(arg));
-  rc = java_int(num, ms);
-  free(num);
-  if (rc) {
+  if ((rc && !u) || unit_ms == 60000) {
     *why = xasprintf("Could not convert interval: %s", arg);
     return -1;
   }
-  if (u && !strcmp(u, "s")) *ms = (int32_t)((uint32_t)*ms * 1000u);
-  else if (u && strcmp(u, "ms")) {
+  if (rc) {
     *why = xasprintf("Unknown time unit: %s", u);
     return -1;
   }
+  if (unit_ms == 1000) *ms = (int32_t)((uint32_t)*ms * 1000u);
   return 0;
 }
 

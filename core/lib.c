@@ -283,23 +283,35 @@ uint64_t wall_ms(void)
   return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int parse_duration_ms(const char *s, long long *ms)
+int parse_time(const char *s, long long *n, long long *unit_ms,
+               const char **unit)
 {
   static const struct { const char *unit; long long ms; } units[] = {
-    {"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}
+    {"ms", 1}, {"s", 1000}, {"m", 60000}
   };
-  size_t n = strspn(s, "0123456789");
-  char num[24];
-  long long v;
+  const char *u = strstr(s, "ms"), *p;
+  size_t len = strlen(s);
+  char *num;
   int rc;
 
-  if (!n || n >= sizeof(num)) return n ? -ERANGE : -EINVAL;
-  memcpy(num, s, n);
-  num[n] = 0;
+  /* jstat's split: the unit starts at the first "ms", else at the first
+   * 's' (never at the start); a final 'm' (minutes) is ours. */
+  if (!u || u == s) u = strchr(s, 's');
+  if (u == s) u = NULL;
+  if (!u && len > 1 && s[len - 1] == 'm') u = s + len - 1;
+  num = xstrndup(s, u ? (size_t)(u - s) : len);
+  p = num + (*num == '+' || *num == '-');
+  rc = *p && strspn(p, "0123456789") == strlen(p)
+         ? parse_long(num + (*num == '+'), INT32_MIN, INT32_MAX, n) : -EINVAL;
+  free(num);
+  *unit = NULL;
+  *unit_ms = 0;
+  if (rc) return -EINVAL;
+  *unit = u;
+  if (!u) return 0;
   for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-    if (strcmp(s + n, units[i].unit)) continue;
-    if ((rc = parse_long(num, 0, LLONG_MAX / units[i].ms, &v))) return rc;
-    *ms = v * units[i].ms;
+    if (strcmp(u, units[i].unit)) continue;
+    *unit_ms = units[i].ms;
     return 0;
   }
   return -EINVAL;

@@ -57,10 +57,14 @@ char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
 /* Parse a whole decimal number in [min, max]. Returns 0, or -EINVAL (not a
  * number, trailing junk, empty) or -ERANGE (outside the bounds). */
 int parse_long(const char *s, long long min, long long max, long long *out);
-/* Parse a duration: digits with "ms", "s" (also none: seconds) or "m".
- * Returns 0 and milliseconds, or -EINVAL (no number, unknown unit) or
- * -ERANGE. (stat's jstat-style interval keeps Java's own number rules.) */
-int parse_duration_ms(const char *s, long long *ms);
+/* Parse a time as jstat's interval is written, the one time grammar of
+ * every command: a whole number (Java's int: optional sign, 32 bits) and a
+ * unit, "ms", "s", "m" or none. Returns 0 with the number in *n, the
+ * unit's milliseconds in *unit_ms (0: none; the caller says what a plain
+ * number means) and the unit in *unit (NULL: none), or -EINVAL with *unit
+ * NULL for a bad number, or set to the unknown unit (*n set too). */
+int parse_time(const char *s, long long *n, long long *unit_ms,
+               const char **unit);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 

@@ -58,11 +58,14 @@ int wfile_open(struct wfile *w, const char *path)
   /* What is not a regular file and belongs to us or root (a device such
    * as /dev/null, our own FIFO, /dev/stdout's link) was put there for
    * writing through; another user's link or FIFO is replaced. */
-  if (!fstatat(w->dirfd, w->name, &sb, AT_SYMLINK_NOFOLLOW) &&
-      !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode) &&
-      (sb.st_uid == geteuid() || sb.st_uid == 0))
-    return direct(w, path);
-  for (int i = 0; i < 8 && fd < 0; i++) {
+  if (!fstatat(w->dirfd, w->name, &sb, AT_SYMLINK_NOFOLLOW)) {
+    if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode) &&
+        (sb.st_uid == geteuid() || sb.st_uid == 0))
+      return direct(w, path);
+    /* A folder there would refuse the rename, after all the work. */
+    if (S_ISDIR(sb.st_mode)) err = -EISDIR;
+  }
+  for (int i = 0; i < 8 && fd < 0 && err != -EISDIR; i++) {
     random_hex(hex);
     free(w->tmp);
     w->tmp = xasprintf(".%.200s.%s.tmp", w->name, hex);

@@ -24,6 +24,29 @@ static void test_numbers(void)
   CHECK_INT(pid, 123, "lib-1.11 leading zero value");
 }
 
+/* parse_time: jstat's interval grammar, plus minutes. */
+static void test_times(void)
+{
+  static const struct { const char *s; int rc; long long n, unit; } t[] = {
+    {"250", 0, 250, 0}, {"2s", 0, 2, 1000}, {"500ms", 0, 500, 1},
+    {"1m", 0, 1, 60000}, {"+3s", 0, 3, 1000}, {"-1", 0, -1, 0},
+    {"2h", -EINVAL, 0, 0}, {"1mx", -EINVAL, 0, 0}, {"ms", -EINVAL, 0, 0},
+    {"s", -EINVAL, 0, 0}, {"", -EINVAL, 0, 0}, {"2147483648", -EINVAL, 0, 0},
+    {"10sx", -EINVAL, 10, 0}, {"5msec", -EINVAL, 5, 0},
+  };
+  char name[64];
+
+  for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+    long long n = 0, unit = 0;
+    const char *u = NULL;
+    int rc = parse_time(t[i].s, &n, &unit, &u);
+
+    snprintf(name, sizeof(name), "lib-1.%zu parse_time '%s'", 12 + i, t[i].s);
+    CHECK(rc == t[i].rc && (rc && !u ? t[i].n == 0
+                            : n == t[i].n && unit == t[i].unit), name);
+  }
+}
+
 static void test_buf(void)
 {
   struct buf b = {0};
@@ -122,6 +145,7 @@ int main(void)
   test_opt();
   test_nearest();
   test_numbers();
+  test_times();
   test_buf();
   test_json();
   test_read_file();
