@@ -30,7 +30,8 @@ enum {
   BUF_CAP = 256 * 1024,   /* each of the two output buffers */
   LINE_CAP = 16 * 1024,   /* one sample line, on the allocating thread's stack */
   LIFE_CAP = 65536,       /* sampled objects waiting for their first GC */
-  STACK_FRAMES = 128
+  STACK_FRAMES = 128,
+  STOP_BOUND_MS = 5000    /* below agent-install's 10 s attach timeout */
 };
 
 
@@ -54,7 +55,10 @@ static struct {
   jvmtiEnv *jvmti;
   jrawMonitorID lock, io;
   volatile int state;
-  int thread_running, onload, have_caps;
+  int threads;                     /* agent threads alive, of any run */
+  unsigned run;                    /* this start's number: a thread of an
+                                      earlier run never serves a later one */
+  int onload, have_caps;
   struct config cfg;
   int fd;
   char *buf, *spare;
@@ -778,6 +782,7 @@ static int go_running(void)
  * writes GC sections and the buffered lines. */
 static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
 {
+  unsigned run = (unsigned)(uintptr_t)arg;
   jweak *refs = 0;
   char **lines = 0;
   int *lens = 0, st;
@@ -790,9 +795,10 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
        (*j)->Allocate(j, sizeof(*lens) * LIFE_CAP, (unsigned char **)&lens)))
     say("out of memory for the lifetime recorder", 0, 0);
   lock(g.lock);
-  while (g.state == STARTING && (now = clock_ms(K_CLOCK_MONOTONIC)) < begin)
+  while (g.state == STARTING && g.run == run &&
+         (now = clock_ms(K_CLOCK_MONOTONIC)) < begin)
     (*j)->RawMonitorWait(j, g.lock, begin - now < 1000 ? begin - now : 1000);
-  st = g.state;
+  st = g.run == run ? g.state : STOPPING;
   unlock(g.lock);
   if (st == STARTING) go_running();
   for (;;) {
@@ -804,7 +810,8 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
     /* Stops between sections: a backlog must not hold up stop(). */
     if (g.cfg.lifetime && lines)
       while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST) &&
-             __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING)
+             __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING &&
+             __atomic_load_n(&g.run, __ATOMIC_SEQ_CST) == run)
         gc_section(jni, g.gc_done++, refs, lines, lens);
     if (now - last_flush >= 200 || g.len > BUF_CAP / 2) {
       flush();
@@ -814,9 +821,9 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
     if (g.cfg.strategy == BY_TIME && next_arm - now < wait)
       wait = next_arm - now > 0 ? next_arm - now : 1;
     lock(g.lock);
-    if (g.state == RUNNING && g.len <= BUF_CAP / 2)
+    if (g.state == RUNNING && g.run == run && g.len <= BUF_CAP / 2)
       (*j)->RawMonitorWait(j, g.lock, wait);
-    st = g.state;
+    st = g.run == run ? g.state : STOPPING;
     unlock(g.lock);
     if (st != RUNNING) break;
   }
@@ -825,7 +832,7 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
   if (lines) (*j)->Deallocate(j, (unsigned char *)lines);
   if (lens) (*j)->Deallocate(j, (unsigned char *)lens);
   lock(g.lock);
-  g.thread_running = 0;
+  g.threads--;
   (*j)->RawMonitorNotifyAll(j, g.lock);
   unlock(g.lock);
 }
@@ -841,10 +848,15 @@ static int start_thread(JNIEnv *jni)
 
   if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
   if (thr) {
-    g.thread_running = 1;
-    err = (*g.jvmti)->RunAgentThread(g.jvmti, thr, agent_main, 0,
+    lock(g.lock);
+    g.threads++;
+    unlock(g.lock);
+    err = (*g.jvmti)->RunAgentThread(g.jvmti, thr, agent_main,
+                                     (void *)(uintptr_t)g.run,
                                      JVMTI_THREAD_MIN_PRIORITY);
-    if (err) g.thread_running = 0;
+    lock(g.lock);
+    g.threads -= err != 0;
+    unlock(g.lock);
   }
   if (thr) (*jni)->DeleteLocalRef(jni, thr);
   if (name) (*jni)->DeleteLocalRef(jni, name);
@@ -858,7 +870,8 @@ static int start_thread(JNIEnv *jni)
 static int stop(void)
 {
   jvmtiCapabilities rel;
-  int i;
+  int64_t end;
+  int busy;
 
   lock(g.lock);
   if (g.state == IDLE) {
@@ -870,20 +883,19 @@ static int stop(void)
   unlock(g.lock);
   set_events(JVMTI_DISABLE);
   /* Callbacks already past their state check, and the agent thread, finish
-   * within milliseconds; 10 s is a bound for a stopped-the-world JVM. */
-  for (i = 0; i < 1000; i++) {
-    lock(g.lock);
-    if (!g.thread_running && !__atomic_load_n(&g.inflight, __ATOMIC_SEQ_CST)) {
-      unlock(g.lock);
-      break;
-    }
+   * within milliseconds; the bound is for a stopped-the-world JVM, and by
+   * the clock (a wait may end early or late), so that the answer reaches
+   * agent-install within its timeout whatever happens. */
+  end = clock_ms(K_CLOCK_MONOTONIC) + STOP_BOUND_MS;
+  lock(g.lock);
+  while ((busy = g.threads ? 1
+                 : __atomic_load_n(&g.inflight, __ATOMIC_SEQ_CST) ? 2 : 0) &&
+         clock_ms(K_CLOCK_MONOTONIC) < end)
     (*g.jvmti)->RawMonitorWait(g.jvmti, g.lock, 10);
-    unlock(g.lock);
-  }
-  if (i == 1000)
-    say(g.thread_running ? "stop: the agent thread did not end in 10 s"
-                         : "stop: a sampling callback did not end in 10 s",
-        0, 0);
+  unlock(g.lock);
+  if (busy)
+    say(busy == 1 ? "stop: the agent thread did not end in 5 s"
+                  : "stop: a sampling callback did not end in 5 s", 0, 0);
   close_output();
   life_clear();
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
@@ -1012,6 +1024,7 @@ static int start(JNIEnv *jni, int live)
   g.gc_count = g.gc_done = 0;
   g.armed = 0;
   g.rng = (uint64_t)clock_ms(K_CLOCK_MONOTONIC) * 0x9e3779b97f4a7c15ull + 1;
+  __atomic_add_fetch(&g.run, 1, __ATOMIC_SEQ_CST);
   write_header();
   g.state = STARTING;
   if (!live) return 0;
