@@ -302,6 +302,9 @@ static int sample_for(struct target *t, struct config *c, long long ms,
   verbose_msg("pid %d: load %s=%s", t->pid, lib, opts);
   if (target_load(t, lib, 1, opts, &rc, timeout)) return 1;
   if (rc) {
+    /* The agent refused and is unloaded: its file would stay for nothing.
+     * (Not after an attach error: the JVM may still be loading it.) */
+    target_drop(t, lib);
     explain(t, rc);
     return 1;
   }

@@ -38,6 +38,10 @@ int target_put(struct target *t, const char *prefix, const char *suffix,
  * <16 hex>.txt". */
 void target_samples_name(struct target *t, char *path, size_t n);
 
+/* Remove a file target_put wrote (path as the target sees it) that the
+ * JVM did not keep: an agent whose load failed. Quiet. */
+void target_drop(struct target *t, const char *path);
+
 /* Our agents mapped into the target (paths as it sees them), at most max.
  * Returns how many. */
 int target_agents(struct target *t, char paths[][AGENT_PATH_MAX], int max);

@@ -9,6 +9,7 @@
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"
+#include "core/root.h"
 #include "core/vm.h"
 #include "agent/protocol.h"
 #include "cmd/agent_install.h"
@@ -166,6 +167,15 @@ void target_samples_name(struct target *t, char *path, size_t n)
 
   random_hex(hex);
   snprintf(path, n, "/tmp/%s%d-%s.txt", AGENT_SAMPLES_PREFIX, t->nspid, hex);
+}
+
+void target_drop(struct target *t, const char *path)
+{
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  struct stat sb;
+
+  if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW))
+    root_unlink(t->tmpfd, name, &sb, 0);
 }
 
 /* Does s (a path the target sees) name one of our files in its /tmp:
