@@ -258,9 +258,8 @@ static int status(struct target *t, int timeout)
   return 0;
 }
 
-/* Ctrl-C (or SIGTERM) from loading the agent to the samples written only
- * ends the wait: the samples are still collected, as stat prints its rows
- * to the end. */
+/* From the load to the written samples, Ctrl-C (or SIGTERM) only ends
+ * the wait: what was sampled is still stopped, collected and written. */
 static void catch_signals(int on)
 {
   signal(SIGINT, on ? on_signal : SIG_DFL);
@@ -320,6 +319,7 @@ static int sample_for(struct target *t, struct config *c, long long ms,
      * /tmp outlives the process. */
     info_msg("pid %d ended while sampling", t->pid);
     rc = collect(t, c->output, out, name);
+    target_drop(t, lib);        /* nothing maps it any more */
     return sig && !rc ? sig : rc;
   }
   if (target_load(t, lib, 1, AGENT_WORD_STOP, &rc, timeout) || rc) {
@@ -330,6 +330,7 @@ static int sample_for(struct target *t, struct config *c, long long ms,
   return sig && !rc ? sig : rc;
 }
 
+/* sample_for, with --duration under catch_signals. */
 static int sample(struct target *t, struct config *c, long long ms,
                   struct wfile *out, const char *name, int timeout)
 {
@@ -458,7 +459,7 @@ static int check_target(const char *arg)
   int pid, err = 0;
 
   if (vm_parse_target(arg, 0, &pid, &path, why, sizeof(why))) {
-    error_msg("cannot find '%s': %s", arg, why);
+    error_msg("%s", why);
     return 1;
   }
   if (path && stat(path, &sb)) err = -errno;
