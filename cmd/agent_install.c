@@ -495,6 +495,9 @@ static int install(struct args *a)
   if (a->val[OPT_duration] && duration_ms(a->val[OPT_duration], &ms))
     return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
                        a->val[OPT_duration]);
+  if (ms && (a->count[OPT_stop] || a->count[OPT_status] || a->val[OPT_agent]))
+    return usage_error("--duration is how long the sampler it starts runs: "
+                       "not with --stop, --status or --agent");
   if (!a->val[OPT_agent] && !a->count[OPT_stop] && !a->count[OPT_status] &&
       (rc = options(a, 1, &c)))
     return rc;
