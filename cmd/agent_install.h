@@ -9,12 +9,14 @@
 #define AGENT_INSTALL_H
 
 #include "core/proc.h"
+#include "core/root.h"
 #include "core/wfile.h"
 
 struct target {
   int pid, nspid;
   struct proc_status st;
-  int rootfd, tmpfd;        /* the target's / and /tmp (O_PATH) */
+  struct root root;         /* the target's / */
+  int tmpfd;                /* and its /tmp */
 };
 
 enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };

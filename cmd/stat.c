@@ -304,7 +304,7 @@ static void put_row(struct run *r, struct target *t)
     /* jstat prints strings as they are; numbers scaled, then formatted */
     cell.len = 0;
     if (!str) v /= col->scale;
-    if (str) buf_adds(&cell, str);
+    if (str) term_buf(&cell, str, strlen(str), 0);  /* escaped on a tty */
     else if (r->mode != JSON || isfinite(v)) fmt_number(&cell, v,
                                                         &col->pattern,
                                                         r->utf8);

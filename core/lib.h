@@ -64,6 +64,10 @@ int parse_duration_ms(const char *s, long long *ms);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 
+/* 16 hex digits from the kernel's random source (mixed from the clock and
+ * our pid where it has none yet), for names others must not guess. */
+void random_hex(char out[17]);
+
 /* A growable byte string, always NUL-terminated once anything was added. */
 struct buf {
   char *p;
