@@ -162,7 +162,8 @@ static int open_targets(struct run *r)
       continue;
     }
     t->opened = 1;
-    while (t->pid && !pd_accessible(&t->pd) && now_ms() < until) {
+    while (t->pid && !pd_accessible(&t->pd) && now_ms() < until &&
+           !stop_signal) {
       struct timespec ts = {0, 20 * 1000000};
 
       nanosleep(&ts, NULL);
@@ -435,17 +436,15 @@ int stat_main(int argc, char **argv)
   struct sigaction sa = {.sa_handler = on_signal};
   int rc;
 
+  /* From the start: a Ctrl-C while a starting JVM is waited for ends the
+   * run too, and a SIGINT ignored by a parent shell does not outlive us. */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   rc = jt_alias ? stat_jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
   if (rc < 0) {
     pick_columns(&r);
-    if (open_targets(&r)) {
-      rc = 1;
-    } else {
-      sigaction(SIGINT, &sa, NULL);
-      sigaction(SIGTERM, &sa, NULL);
-      rc = sample(&r);
-      if (!rc) rc = jt_status;
-    }
+    if (open_targets(&r)) rc = stop_signal ? 128 + stop_signal : 1;
+    else if (!(rc = sample(&r))) rc = jt_status;
   }
   run_free(&r);
   return rc;
