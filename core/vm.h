@@ -60,6 +60,12 @@ void vm_free(struct vm *v);
 struct perfdata;
 int vm_open(const struct vm *v, struct perfdata *pd);
 
+/* Whether the JVM takes attach requests, as its sun.rt.jvmCapabilities
+ * counter says (its first character, as the JDK attach client reads it):
+ * 1 yes, 0 no (started with -XX:+DisableAttachMechanism), -errno when it
+ * cannot be told (file unreadable; -ENOENT: no such counter). */
+int vm_attachable(const struct vm *v);
+
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */
 int vm_flock_held(dev_t dev, ino_t ino);
