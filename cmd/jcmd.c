@@ -346,6 +346,7 @@ static int jdk_jcmd(int argc, char **argv)
   r.timeout_ms = 10000;
   if (command_words(argc - 2, argv + 2, &r, &err)) {
     fputs(jcmd_usage, stdout);
+    fflush(stdout);
     fprintf(stderr, "Error parsing arguments: %s\n\n", err.p);
     buf_free(&err);
     return 1;
