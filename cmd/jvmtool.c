@@ -36,9 +36,15 @@ static const struct command *find(const char *name, int by_alias)
 /* The message for a name that is no command, with the nearest one. */
 static int unknown_command(const char *name)
 {
+  const struct command *link = find(name, 1);
   const char *names[NCOMMANDS];
   int at, n = 0;
 
+  if (link && !link->name) {
+    error_msg("'%s' is a link name, not a command: ln -s jvmtool %s; "
+              "./%s ... (see 'jvmtool --help')", name, name, name);
+    return 127;
+  }
   for (int i = 0; i < NCOMMANDS; i++)
     if (commands[i].name) names[n++] = commands[i].name;
   at = nearest_name(name, names, n);
@@ -52,13 +58,23 @@ static int unknown_command(const char *name)
 
 static void usage(FILE *f)
 {
+  int links = 0, nlinks = 0;
+
+  for (int i = 0; i < NCOMMANDS; i++) nlinks += commands[i].alias != NULL;
   fprintf(f, "usage: jvmtool <command> [options] [arguments]\n"
              "       jvmtool --help | --version | help <command>\n\n"
              "commands:\n");
   for (int i = 0; i < NCOMMANDS; i++)
     if (commands[i].name)
       fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\nA JVM is named by its host pid, a PerfData file path or a "
+  fprintf(f, "\nLinked as");
+  for (int i = 0; i < NCOMMANDS; i++) {
+    if (!commands[i].alias) continue;
+    if (links++) fprintf(f, "%s", links == nlinks ? " or" : ",");
+    fprintf(f, " %s", commands[i].alias);
+  }
+  fprintf(f, ", it takes that JDK tool's\ncommand line.\n");
+  fprintf(f, "A JVM is named by its host pid, a PerfData file path or a "
              "file:// URI.\nRun 'jvmtool <command> --help' for a command's "
              "options.\n");
 }
