@@ -4,7 +4,8 @@
  * "<pid>:" and then the JVM's reply, as jcmd prints them ("Command executed
  * successfully" for an empty one); a failure's text goes to stderr and the
  * exit status is 1. The target is a pid, 0 for every JVM, or, as in jcmd, a
- * part of the main class (every JVM whose sun.rt.javaCommand contains it).
+ * part of the main class (every JVM whose main class, as jps -l shows it,
+ * contains it; not its arguments).
  * After the target, jcmd's words: "-f FILE" runs FILE's lines one by one
  * (until a line "stop"), PerfCounter.print is answered from the PerfData
  * file, as jcmd itself does. A JVM whose sun.rt.jvmCapabilities says it
@@ -79,12 +80,13 @@ static int list(void)
 }
 
 /* The JVMs a target names: a pid (core/vm's grammar), 0 for all, or every
- * JVM whose command contains it. Returns how many (*pids malloc'd), 0 for
- * none, -1 after a message for a target that names no process. */
+ * JVM whose main class (jps -l's: a jar's path, "module/class") contains
+ * it, as jcmd matches. Returns how many (*pids malloc'd), 0 for none, -1
+ * after a message for a target that names no process. */
 static int targets(const char *target, int **pids)
 {
   struct vm *vms;
-  struct buf cmd = {0};
+  struct buf cmd = {0}, cls = {0};
   char err[256], *path;
   size_t n;
   int pid, all, count = 0;
@@ -105,11 +107,14 @@ static int targets(const char *target, int **pids)
   if (vm_list(&vms, &n)) return 0;
   *pids = xmalloc((n + 1) * sizeof(int));
   for (size_t i = 0; i < n; i++) {
-    if (vms[i].pid == getpid() || vm_attachable(&vms[i]) != 1) continue;
+    if (vm_attachable(&vms[i]) != 1) continue;
     java_command(&vms[i], &cmd);
-    if (all || (*cmd.p && strstr(cmd.p, target)))
+    cls.len = 0;
+    vm_main_class(cmd.p, 1, &cls);
+    if (all || (*cls.p && strstr(cls.p, target)))
       (*pids)[count++] = vms[i].pid;
   }
+  buf_free(&cls);
   buf_free(&cmd);
   vm_list_free(vms, n);
   return count;

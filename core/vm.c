@@ -465,3 +465,20 @@ int vm_attachable(const struct vm *v)
   pd_close(&pd);
   return rc;
 }
+
+void vm_main_class(const char *cmd, int full, struct buf *out)
+{
+  const char *sp = strchr(cmd, ' ');
+  size_t n = sp && sp > cmd ? (size_t)(sp - cmd) : strlen(cmd);
+  char *s = xstrndup(cmd, n), *p = s, *slash, *dot;
+
+  if (!full) {
+    slash = strrchr(p, '/');
+    if (strrchr(p, '\\') > slash) slash = strrchr(p, '\\');
+    if (slash && slash > p) p = slash + 1;
+    dot = strrchr(p, '.');
+    if (dot && dot > p && strcmp(dot + 1, "jar")) p = dot + 1;
+  }
+  buf_adds(out, p);
+  free(s);
+}
