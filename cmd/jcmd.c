@@ -121,7 +121,8 @@ static int targets(const char *target, int **pids)
 }
 
 /* 0 when pid may be sent a request; 1 when its PerfData says attach is
- * off. No PerfData to ask (-XX:-UsePerfData) is no refusal: jcmd tries. */
+ * off (docs/attach-agent.md §1.3). No PerfData to ask (-XX:-UsePerfData)
+ * is no refusal: jcmd tries. */
 static int attach_off(int pid)
 {
   struct vm v;
@@ -224,12 +225,10 @@ static int perf_counters(int pid)
 /* A line that is "stop", blanks aside, ends -f's file, as in jcmd. */
 static int is_stop(const char *line)
 {
-  size_t n;
+  const char *blank = " \t\r\f\v";
 
-  line += strspn(line, " \t\r\f\v");
-  n = strcspn(line, " \t\r\f\v");
-  return n == 4 && !strncmp(line, "stop", 4) && !line[n + strspn(line + n,
-                                                        " \t\r\f\v")];
+  line += strspn(line, blank);
+  return !strncmp(line, "stop", 4) && !line[4 + strspn(line + 4, blank)];
 }
 
 /* "<pid>:", then the command, or each line of -f's file (ended by \n, \r
