@@ -1,5 +1,4 @@
-/* jcmd.c - diagnostic commands, thread dumps and heap histograms from a JVM,
- * like jcmd, jstack and jmap -histo, without a JDK
+/* jcmd.c - send a diagnostic command to a JVM, like jcmd, without a JDK
  *
  * "<pid>:" and then the JVM's reply, as jcmd prints them ("Command executed
  * successfully" for an empty one); a failure's text goes to stderr and the
@@ -13,12 +12,10 @@
  * and left out of -l, 0 and main-class targets, as jcmd does: no SIGQUIT,
  * which would print a thread dump into its log.
  *
- * Run as "jcmd", "jstack" or "jmap" (links), the JDK 17 tools' command
- * lines, help texts and argument messages; jstack sends jstack's
- * "threaddump" request, jmap -histo[:live|all] its "inspectheap".
- * Deviations: errors are one line, not a Java stack trace; jvmtool never
- * lists itself in -l; the jmap link knows only -histo; -J options are
- * taken and ignored.
+ * Run as "jcmd" (a link), jcmd 17's command line, help text and argument
+ * messages, -J options taken and ignored (the jstack and jmap links are
+ * cmd/jstack.c). Deviations: errors are one line, not a Java stack trace;
+ * -l is sorted by pid and jvmtool never lists itself.
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"
@@ -26,7 +23,8 @@
 #include "core/out.h"
 #include "core/perfdata.h"
 #include "core/vm.h"
-#include "jcmd_usage.inc" /* jcmd_usage[], jstack_usage[]: the JDK's help */
+#include "cmd/jcmd.h"
+#include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
 
 #define OPTS_FILE "specs/jcmd.opts"
 #include "core/opt_table.h"
@@ -79,11 +77,7 @@ static int list(void)
   return 0;
 }
 
-/* The JVMs a target names: a pid (core/vm's grammar), 0 for all, or every
- * JVM whose main class (jps -l's: a jar's path, "module/class") contains
- * it, as jcmd matches. Returns how many (*pids malloc'd), 0 for none, -1
- * after a message for a target that names no process. */
-static int targets(const char *target, int **pids)
+int jcmd_targets(const char *target, int **pids)
 {
   struct vm *vms;
   struct buf cmd = {0}, cls = {0};
@@ -136,32 +130,24 @@ static int attach_off(int pid)
   return rc;
 }
 
-/* Why a request was not sent or got no reply. */
-enum refusal { SENT, ATTACH_OFF, NO_PROCESS, FAILED };
-
-/* One request to one JVM (jstack's and jmap's too). Returns SENT with
- * *reply set (caller frees), or why not; FAILED puts attach's one-line
- * reason in err. */
-static enum refusal ask(int pid, const char *cmd, const char *const args[3],
-                        int timeout_ms, char **reply, char *err,
-                        size_t errlen)
+enum jcmd_refusal jcmd_ask(int pid, const char *cmd,
+                           const char *const args[3], int timeout_ms,
+                           char **reply, char *err, size_t errlen)
 {
   struct attach_target t;
 
   *reply = NULL;
-  if (attach_off(pid)) return ATTACH_OFF;
-  if (attach_target(&t, pid)) return NO_PROCESS;
+  if (attach_off(pid)) return JCMD_ATTACH_OFF;
+  if (attach_target(&t, pid)) return JCMD_NO_PROCESS;
   if (attach_send(&t, cmd, args, timeout_ms, reply, err, errlen)) {
     free(*reply);
     *reply = NULL;
-    return FAILED;
+    return JCMD_FAILED;
   }
-  return SENT;
+  return JCMD_SENT;
 }
 
-/* A reply's text to the user: the body on stdout when the status is 0
- * (returns 0), else on stderr (returns 1). */
-static int print_reply(int pid, const char *reply, const char *empty)
+int jcmd_print_reply(int pid, const char *reply, const char *empty)
 {
   const char *body;
   int status = attach_status(reply, &body);
@@ -182,16 +168,17 @@ static int jcmd_line(int pid, const char *line, int timeout_ms)
   char *reply, err[512];
   int rc;
 
-  switch (ask(pid, "jcmd", args, timeout_ms, &reply, err, sizeof(err))) {
-  case SENT: break;
-  case ATTACH_OFF:
+  switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err,
+                   sizeof(err))) {
+  case JCMD_SENT: break;
+  case JCMD_ATTACH_OFF:
     error_msg("pid %d takes no attach requests (started with "
               "-XX:+DisableAttachMechanism)", pid);
     return 1;
-  case NO_PROCESS: error_msg("no process %d", pid); return 1;
-  case FAILED: error_msg("%s", err); return 1;
+  case JCMD_NO_PROCESS: error_msg("no process %d", pid); return 1;
+  case JCMD_FAILED: error_msg("%s", err); return 1;
   }
-  rc = print_reply(pid, reply, "Command executed successfully");
+  rc = jcmd_print_reply(pid, reply, "Command executed successfully");
   free(reply);
   return rc;
 }
@@ -303,7 +290,7 @@ static int run_all(const struct request *r)
 {
   int n, rc = 0, *pids;
 
-  n = targets(r->target, &pids);
+  n = jcmd_targets(r->target, &pids);
   if (!n)
     fprintf(stderr, "Could not find any processes matching : '%s'\n",
             r->target);
@@ -312,8 +299,7 @@ static int run_all(const struct request *r)
   return n > 0 ? rc : 1;
 }
 
-/* Drop the JDK launcher's -J options: the tools take them anywhere. */
-static int drop_j(int argc, char **argv)
+int jcmd_drop_j(int argc, char **argv)
 {
   int k = 1;
 
@@ -323,7 +309,7 @@ static int drop_j(int argc, char **argv)
   return k;
 }
 
-static int is_help(const char *s)
+int jcmd_is_help(const char *s)
 {
   return !strcmp(s, "-h") || !strcmp(s, "-help") || !strcmp(s, "--help") ||
          !strcmp(s, "-?");
@@ -336,9 +322,9 @@ static int jdk_jcmd(int argc, char **argv)
   struct buf err = {0};
   int rc;
 
-  argc = drop_j(argc, argv);
+  argc = jcmd_drop_j(argc, argv);
   if (argc < 2 || !strcmp(argv[1], "-l")) return list();
-  if (is_help(argv[1])) {
+  if (jcmd_is_help(argv[1])) {
     fputs(jcmd_usage, stdout);
     return 0;
   }
@@ -384,117 +370,4 @@ int jcmd_main(int argc, char **argv)
   rc = run_all(&r);
   free(r.text);
   return rc;
-}
-
-/* jstack's and jmap's request to each JVM the target names, their reply
- * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
- * there are several; errors as "<pid>: <why>". */
-static int jdk_request(const char *target, const char *cmd,
-                       const char *const args[3], int timeout_ms)
-{
-  int n, rc = 0, *pids;
-
-  if (!(n = targets(target, &pids)))
-    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
-  for (int i = 0; i < n; i++) {
-    char *reply, err[512];
-
-    if (n > 1) printf("Pid:%d\n", pids[i]);
-    fflush(stdout);
-    switch (ask(pids[i], cmd, args, timeout_ms, &reply, err, sizeof(err))) {
-    case SENT:
-      rc |= print_reply(pids[i], reply, NULL);
-      free(reply);
-      continue;
-    case ATTACH_OFF:
-      fprintf(stderr, "%d: The VM does not support the attach mechanism\n",
-              pids[i]);
-      break;
-    case NO_PROCESS: fprintf(stderr, "%d: No such process\n", pids[i]); break;
-    case FAILED: fprintf(stderr, "%d: %s\n", pids[i], err); break;
-    }
-    rc = 1;
-  }
-  free(pids);
-  return n > 0 ? rc : 1;
-}
-
-/* jstack [-l] [-e] <pid>: jstack's "threaddump" request, its flags as one
- * argument ("-e -l", "-e ", "-l"), the dump without a "<pid>:" line;
- * "Pid:<pid>" before each when the target names several JVMs. */
-int jstack_main(int argc, char **argv)
-{
-  const char *target = NULL, *args[3] = {NULL, NULL, NULL};
-  int locks = 0, extended = 0;
-
-  argc = drop_j(argc, argv);
-  for (int i = 1; i < argc; i++) {
-    if (is_help(argv[i])) {
-      fputs(jstack_usage, stderr);
-      return 0;
-    }
-    if (!strcmp(argv[i], "-l") && !target) locks = 1;
-    else if (!strcmp(argv[i], "-e") && !target) extended = 1;
-    else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "-m")) && !target) {
-      fprintf(stderr, "Error: %s option used\nCannot connect to core dump or "
-              "remote debug server. Use jhsdb jstack instead\n", argv[i]);
-      return 1;
-    } else if (argv[i][0] == '-') {
-      fputs(jstack_usage, stderr);
-      return 1;
-    } else if (target) {
-      fputs("Error: More than one non-option argument\nCannot connect to "
-            "core dump or remote debug server. Use jhsdb jstack instead\n",
-            stderr);
-      return 1;
-    } else {
-      target = argv[i];
-    }
-  }
-  if (!target) {
-    fputs(jstack_usage, stderr);
-    return 1;
-  }
-  args[0] = extended ? (locks ? "-e -l" : "-e ") : locks ? "-l" : "";
-  return jdk_request(target, "threaddump", args, 10000);
-}
-
-/* jmap's -histo options: "live" wins over "all", the default. Returns
- * the request's argument, or NULL after jmap's message. */
-static const char *histo_mode(const char *opt)
-{
-  const char *mode = "-all", *p = opt + strlen("-histo");
-
-  if (*p == ':') p++;
-  while (*p) {
-    size_t n = strcspn(p, ",");
-
-    if (n == 4 && !strncmp(p, "live", 4)) mode = "-live";
-    else if (n != 3 || strncmp(p, "all", 3)) {
-      fprintf(stderr, "Fail: invalid option: '%.*s'%s\n", (int)n, p,
-              memchr(p, '=', n) ? " (jvmtool's jmap takes live or all)" : "");
-      return NULL;
-    }
-    p += n + (p[n] == ',');
-  }
-  return mode;
-}
-
-/* jmap -histo[:live|all] <pid>: jmap's "inspectheap" request ("-live" or
- * "-all", no file, the JVM's choice of threads); nothing else of jmap. */
-int jmap_main(int argc, char **argv)
-{
-  const char *args[3] = {NULL, "", ""}, *opt;
-
-  argc = drop_j(argc, argv);
-  opt = argc > 1 ? argv[1] : "";
-  if (argc != 3 || (strcmp(opt, "-histo") && !starts_with(opt, "-histo:"))) {
-    fputs("Usage:\n    jmap -histo[:live|all] <pid>\n        to connect to "
-          "running process and print histogram of java object heap\n"
-          "(jvmtool's jmap link knows only -histo)\n",
-          stderr);
-    return is_help(opt) ? 0 : 1;
-  }
-  if (!(args[0] = histo_mode(opt))) return 1;
-  return jdk_request(argv[2], "inspectheap", args, 60000);
 }
