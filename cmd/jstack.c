@@ -12,6 +12,10 @@
 #include "cmd/jcmd.h"
 #include "jstack_usage.inc" /* jstack_usage[]: jstack's help, byte for byte */
 
+/* What jstack says of the options that need the serviceability agent. */
+#define JHSDB "Cannot connect to core dump or remote debug server. Use " \
+              "jhsdb jstack instead\n"
+
 /* jstack's and jmap's request to each JVM the target names, their reply
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
  * there are several; errors as "<pid>: <why>". */
@@ -27,7 +31,8 @@ static int jdk_request(const char *target, const char *cmd,
 
     if (n > 1) printf("Pid:%d\n", pids[i]);
     fflush(stdout);
-    switch (jcmd_ask(pids[i], cmd, args, timeout_ms, &reply, err, sizeof(err))) {
+    switch (jcmd_ask(pids[i], cmd, args, timeout_ms, &reply, err,
+                     sizeof(err))) {
     case JCMD_SENT:
       rc |= jcmd_print_reply(pids[i], reply, NULL);
       free(reply);
@@ -36,7 +41,9 @@ static int jdk_request(const char *target, const char *cmd,
       fprintf(stderr, "%d: The VM does not support the attach mechanism\n",
               pids[i]);
       break;
-    case JCMD_NO_PROCESS: fprintf(stderr, "%d: No such process\n", pids[i]); break;
+    case JCMD_NO_PROCESS:
+      fprintf(stderr, "%d: No such process\n", pids[i]);
+      break;
     case JCMD_FAILED: fprintf(stderr, "%d: %s\n", pids[i], err); break;
     }
     rc = 1;
@@ -51,33 +58,36 @@ static int jdk_request(const char *target, const char *cmd,
 int jstack_main(int argc, char **argv)
 {
   const char *target = NULL, *args[3] = {NULL, NULL, NULL};
-  int locks = 0, extended = 0;
+  int locks = 0, extended = 0, bad = 0;
 
   argc = jcmd_drop_j(argc, argv);
-  for (int i = 1; i < argc; i++) {
-    if (jcmd_is_help(argv[i])) {
+  for (int i = 1; i < argc && !bad; i++) {
+    const char *a = argv[i];
+
+    if (jcmd_is_help(a)) {
       fputs(jstack_usage, stderr);
       return 0;
     }
-    if (!strcmp(argv[i], "-l") && !target) locks = 1;
-    else if (!strcmp(argv[i], "-e") && !target) extended = 1;
-    else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "-m")) && !target) {
-      fprintf(stderr, "Error: %s option used\nCannot connect to core dump or "
-              "remote debug server. Use jhsdb jstack instead\n", argv[i]);
-      return 1;
-    } else if (argv[i][0] == '-') {
-      fputs(jstack_usage, stderr);
-      return 1;
+    if (a[0] != '-') {
+      if (target) {
+        fputs("Error: More than one non-option argument\n" JHSDB, stderr);
+        return 1;
+      }
+      target = a;
     } else if (target) {
-      fputs("Error: More than one non-option argument\nCannot connect to "
-            "core dump or remote debug server. Use jhsdb jstack instead\n",
-            stderr);
+      bad = 1;  /* options come before the pid */
+    } else if (!strcmp(a, "-l")) {
+      locks = 1;
+    } else if (!strcmp(a, "-e")) {
+      extended = 1;
+    } else if (!strcmp(a, "-F") || !strcmp(a, "-m")) {
+      fprintf(stderr, "Error: %s option used\n" JHSDB, a);
       return 1;
     } else {
-      target = argv[i];
+      bad = 1;
     }
   }
-  if (!target) {
+  if (bad || !target) {
     fputs(jstack_usage, stderr);
     return 1;
   }
