@@ -18,6 +18,7 @@
  * mapped; musl's loader needs the file to recognise a second load).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/wfile.h"
 #include "agent/config.h"
 #include "agent/protocol.h"

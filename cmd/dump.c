@@ -9,6 +9,7 @@
  * escape everything, so any counter string keeps them well-formed.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
 #include "core/prom.h"

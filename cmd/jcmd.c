@@ -18,6 +18,7 @@
  * -l is sorted by pid and jvmtool never lists itself.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/attach.h"
 #include "core/format.h"
 #include "core/out.h"

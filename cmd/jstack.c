@@ -9,6 +9,7 @@
  * "<pid>: <why>", in jvmtool's words; jmap's other modes are not there.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "cmd/jcmd.h"
 #include "jstack_usage.inc" /* jstack_usage[]: jstack's help, byte for byte */
 

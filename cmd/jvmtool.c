@@ -7,6 +7,7 @@
  * reports a write error (a closed pipe is not an error worth a message).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 
 static const struct command {
   const char *name, *alias, *summary;

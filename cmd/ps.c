@@ -9,6 +9,7 @@
  * -J options ignored, only the local host.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
 #include "core/vm.h"

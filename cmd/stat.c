@@ -16,6 +16,7 @@
  * Facts used: docs/jvmstat.md §4 (jstat), §7 (its options), §8 (output).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/vm.h"
 #include "cmd/stat.h"

@@ -18,9 +18,6 @@ extern const char *jt_cmd;
 /* The exit status a command should return when it only reported errors:
  * error_msg() and perror_msg() set it to 1. */
 extern int jt_status;
-/* Set when the binary runs as a JDK tool's name ("jps", "jstat", "jcmd"):
- * the command then takes that tool's command line. NULL otherwise. */
-extern const char *jt_alias;
 
 /* Print "jvmtool <cmd>: <msg>" to stderr; set jt_status to 1. */
 void error_msg(const char *fmt, ...) PRINTF(1, 2);
