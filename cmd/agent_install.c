@@ -20,6 +20,7 @@
  * count); the lifetime recorder's lines are the survivors among them.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/vm.h"
 #include "core/wfile.h"
 #include "agent/config.h"
@@ -390,51 +391,6 @@ static int extract(const char *path, struct args *a)
   return 0;
 }
 
-/* --agent: any other agent; copied into the target when it cannot see it. */
-static int other_agent(struct target *t, const char *path, const char *args,
-                       int timeout)
-{
-  int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
-  char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];
-  uint64_t a, b;
-  size_t len;
-  int err, rc = 0;
-
-  if (!abs) {
-    perror_msg("cannot find '%s'", path);
-    return 1;
-  }
-  snprintf(lib, sizeof(lib), "%s", abs);
-  if (proc_ns_ino(t->pid, "mnt", &a) || proc_ns_ino(0, "mnt", &b) || a != b) {
-    const char *base = strrchr(abs, '/') + 1;
-    char prefix[64];
-
-    if ((err = read_file(AT_FDCWD, abs, O_NONBLOCK, (size_t)1 << 30, &data,
-                         &len))) {
-      errno_msg(err, "cannot read '%s'", abs);
-      free(abs);
-      return 1;
-    }
-    snprintf(prefix, sizeof(prefix), "jvmtool-%.40s-", base);
-    err = target_put(t, prefix, jar ? ".jar" : ".so", data, len, lib,
-                     sizeof(lib));
-    free(data);
-    if (err) {
-      free(abs);
-      return 1;
-    }
-  }
-  opts = jar ? xasprintf("%s%s%s", lib, args ? "=" : "", args ? args : "")
-             : xstrdup(args ? args : "");
-  if (target_load(t, jar ? "instrument" : lib, !jar, opts, &rc, timeout))
-    rc = -1;
-  else if (rc) error_msg("pid %d: agent '%s' returned %d", t->pid, path, rc);
-  else verbose_msg("pid %d: loaded '%s'", t->pid, lib);
-  free(abs);
-  free(opts);
-  return rc != 0;
-}
-
 /* --duration in core's time grammar (as stat's interval); a plain number
  * is seconds. 0, or -1 when it is no time from 1 ms to a year. */
 static int duration_ms(const char *s, long long *ms)
@@ -519,8 +475,8 @@ static int install(struct args *a)
     return 1;
   }
   if (a->val[OPT_agent])
-    rc = other_agent(&t, a->val[OPT_agent], a->val[OPT_agent_args],
-                     (int)timeout);
+    rc = target_load_other(&t, a->val[OPT_agent], a->val[OPT_agent_args],
+                           (int)timeout) != 0;
   else if (a->count[OPT_stop])
     rc = stop_and_collect(&t, &out, name, (int)timeout);
   else if (a->count[OPT_status])

@@ -9,12 +9,14 @@
 #define AGENT_INSTALL_H
 
 #include "core/proc.h"
+#include "core/root.h"
 #include "core/wfile.h"
 
 struct target {
   int pid, nspid;
   struct proc_status st;
-  int rootfd, tmpfd;        /* the target's / and /tmp (O_PATH) */
+  struct root root;         /* the target's / */
+  int tmpfd;                /* and its /tmp */
 };
 
 enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };
@@ -63,6 +65,13 @@ struct samples {
  * take is set and the name still leads to that file. 0 or -1 (reported). */
 int target_samples(struct target *t, const char *path, struct wfile *out,
                    int take, struct samples *s);
+
+/* --agent: load any other agent, a .so natively or a .jar through the
+ * JDK's instrument agent, copied into the target's /tmp when the target
+ * cannot see path (another mount namespace). 0, or -1 (reported, also a
+ * non-zero return code of the agent). */
+int target_load_other(struct target *t, const char *path, const char *args,
+                      int timeout);
 
 /* The target's JAVA_VERSION from its JDK's release file, or "?". */
 void target_java_version(struct target *t, char *out, size_t n);

@@ -1,7 +1,7 @@
 /* agent_target.c - agent-install's view of its target (agent_install.h)
  *
  * Everything here reaches into a process another user (or a container)
- * controls: its /tmp is opened inside its own root (core/attach.h), files
+ * controls: its /tmp is opened inside its own root (core/root.h), files
  * are created O_EXCL under random names, opened without following links
  * or blocking, checked (regular, the JVM's user, one link) before use,
  * copied through a fixed buffer and removed only while their name still
@@ -13,36 +13,42 @@
 #include "core/vm.h"
 #include "agent/protocol.h"
 #include "cmd/agent_install.h"
-#include <sys/random.h>
 
-static void random_hex(char out[17])
+/* The process in the pid namespace of host pid n whose own pid there is
+ * nspid, or 0. */
+static int pid_in_ns_of(int n, int nspid)
 {
-  unsigned char b[8];
-  uint64_t v = now_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+  uint64_t want, ino;
+  size_t np;
+  int *pids, found = 0;
 
-  if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b))
-    memcpy(&v, b, sizeof(v));
-  snprintf(out, 17, "%016llx", (unsigned long long)v);
+  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
+  for (size_t i = 0; i < np && !found; i++)
+    if (proc_nspid(pids[i]) == nspid &&
+        !proc_ns_ino(pids[i], "pid", &ino) && ino == want)
+      found = pids[i];
+  free(pids);
+  return found;
 }
 
-/* The host pid a PerfData path or URI names. 0 when it cannot tell. */
+/* The host pid a PerfData path or URI names: the file is named by the
+ * JVM's pid in its own namespace, which is n's for a path through
+ * /proc/<n>/root. */
 static int pid_of_path(const char *arg)
 {
+  const char *base;
   struct vm v;
   char why[256];
-  int pid;
+  int pid, n;
 
   if (vm_resolve(arg, &v, why, sizeof(why))) {
     error_msg("%s", why);
     return -1;
   }
-  pid = v.pid;
-  /* A PerfData file is named by the JVM's pid in its namespace; one seen
-   * through /proc/<pid>/root names the host pid in its path. */
-  if (!pid && (sscanf(v.path, "/proc/%d/root/", &pid) != 1 || pid <= 0) &&
-      parse_pid(strrchr(v.path, '/') ? strrchr(v.path, '/') + 1 : v.path,
-                &pid))
-    pid = 0;
+  base = strrchr(v.path, '/') ? strrchr(v.path, '/') + 1 : v.path;
+  if (!(pid = v.pid) && !parse_pid(base, &pid) &&
+      (n = root_pid_of(v.path)))
+    pid = pid_in_ns_of(n, pid);
   vm_free(&v);
   if (!pid) error_msg("cannot tell which process '%s' belongs to", arg);
   return pid ? pid : -1;
@@ -50,27 +56,26 @@ static int pid_of_path(const char *arg)
 
 int target_open(struct target *t, const char *arg)
 {
+  struct stat sb;
   char why[128];
   int err;
 
   memset(t, 0, sizeof(*t));
-  t->rootfd = t->tmpfd = -1;
+  t->root.fd = t->tmpfd = -1;
   /* A pid is taken as it is (attach needs no PerfData file). */
   if (parse_pid(arg, &t->pid) && (t->pid = pid_of_path(arg)) < 0) return -1;
   if ((err = proc_status(t->pid, &t->st))) {
     errno_msg(err, "no process %d", t->pid);
     return -1;
   }
-  t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : t->pid;
+  t->nspid = proc_innermost(&t->st, t->pid);
   if (proc_foreign_user(t->pid, why, sizeof(why))) {
     error_msg("%s", why);
     return -1;
   }
-  if ((t->rootfd = attach_root(t->pid)) < 0 ||
-      (t->tmpfd = attach_in_root(t->rootfd, "/tmp", O_PATH | O_DIRECTORY,
-                                 0)) < 0) {
-    errno_msg(t->rootfd < 0 ? t->rootfd : t->tmpfd,
-              "cannot open the /tmp of pid %d", t->pid);
+  if ((err = root_open(t->pid, &t->root)) ||
+      (err = root_tmp(&t->root, &t->tmpfd, &sb))) {
+    errno_msg(err, "cannot open the /tmp of pid %d", t->pid);
     return -1;
   }
   return 0;
@@ -79,8 +84,8 @@ int target_open(struct target *t, const char *arg)
 void target_close(struct target *t)
 {
   if (t->tmpfd >= 0) close(t->tmpfd);
-  if (t->rootfd >= 0) close(t->rootfd);
-  t->rootfd = t->tmpfd = -1;
+  root_close(&t->root);
+  t->tmpfd = -1;
 }
 
 int target_load(struct target *t, const char *lib, int absolute,
@@ -117,44 +122,18 @@ int target_load(struct target *t, const char *lib, int absolute,
   return 0;
 }
 
-static int write_all(int fd, const void *data, size_t n)
-{
-  const char *p = data;
-
-  while (n) {
-    ssize_t w = write(fd, p, n);
-
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return -errno;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 int target_put(struct target *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen)
 {
-  char hex[17], name[AGENT_PATH_MAX];
-  int fd = -1, err = 0;
+  char name[AGENT_PATH_MAX];
+  int uid = geteuid() ? -1 : (int)t->st.euid, gid = uid < 0 ? -1
+                                                   : (int)t->st.egid;
+  int err = root_put(t->tmpfd, prefix, suffix, data, n, 0644, uid, gid, name,
+                     sizeof(name));
 
-  for (int i = 0; i < 8 && fd < 0; i++) {
-    random_hex(hex);
-    snprintf(name, sizeof(name), "%s%s%s", prefix, hex, suffix);
-    fd = openat(t->tmpfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                O_NONBLOCK | O_CLOEXEC, 0644);
-    err = fd < 0 ? -errno : 0;
-    if (err != -EEXIST) break;
-  }
-  if (fd >= 0) {
-    err = write_all(fd, data, n);
-    if (!err && geteuid() == 0 && fchown(fd, t->st.euid, t->st.egid))
-      err = -errno;
-    if (close(fd) && !err) err = -errno;
-    if (err) unlinkat(t->tmpfd, name, 0);
-  }
   if (err) {
-    errno_msg(err, "cannot write '/tmp/%s' for pid %d", name, t->pid);
+    errno_msg(err, "cannot write a file '%s...%s' into the /tmp of pid %d",
+              prefix, suffix, t->pid);
     return -1;
   }
   snprintf(path, pathlen, "/tmp/%s", name);
@@ -280,17 +259,14 @@ int target_samples(struct target *t, const char *path, struct wfile *out,
   static char chunk[65536];
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   struct scan sc = {.bol = 1};
-  struct stat sb, now;
+  struct stat sb;
   ssize_t n;
   int fd, err;
 
   memset(s, 0, sizeof(*s));
-  fd = openat(t->tmpfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-              O_NOCTTY | O_CLOEXEC);
-  err = fd < 0 ? -errno : fstat(fd, &sb) ? -errno : 0;
-  if (!err && (!S_ISREG(sb.st_mode) || sb.st_uid != t->st.euid ||
-               sb.st_nlink != 1))
-    err = -EPERM;
+  err = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
+                          t->st.euid, &fd, &sb);
+  if (err == -EINVAL || err == -EMLINK || err == -ELOOP) err = -EPERM;
   while (!err && (n = read(fd, chunk, sizeof(chunk))) != 0) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) err = -errno;
@@ -310,9 +286,7 @@ int target_samples(struct target *t, const char *path, struct wfile *out,
               err == -EPERM ? " (not a regular file of the JVM's user)" : "");
     return -1;
   }
-  if (take && !fstatat(t->tmpfd, name, &now, AT_SYMLINK_NOFOLLOW) &&
-      now.st_dev == sb.st_dev && now.st_ino == sb.st_ino)
-    unlinkat(t->tmpfd, name, 0);
+  if (take) root_unlink(t->tmpfd, name, &sb, 0);
   return 0;
 }
 
@@ -321,29 +295,57 @@ void target_java_version(struct target *t, char *out, size_t n)
   char link[64], exe[PATH_MAX], *data, *p, *e;
   size_t dlen;
   ssize_t len;
-  struct stat sb;
-  int fd;
 
   snprintf(out, n, "?");
   snprintf(link, sizeof(link), "/proc/%d/exe", t->pid);
-  if ((len = readlink(link, exe, sizeof(exe) - 16)) <= 0) return;
+  if ((len = readlink(link, exe, sizeof(exe) - 1)) <= 0) return;
   exe[len] = 0;
-  /* <home>/bin/java, or <home>/jre/bin/java on JDK 8: drop "/java", then
-   * look next to "bin", then next to "jre". */
-  for (int i = 0; i < 3 && (p = strrchr(exe, '/')); i++) {
-    *p = 0;
-    if (!i) continue;
-    memcpy(p, "/release", 9);
-    fd = attach_in_root(t->rootfd, exe, O_RDONLY | O_NONBLOCK, 0);
-    *p = 0;
-    if (fd < 0) continue;
-    if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
-        !read_fd(fd, 65536, &data, &dlen)) {
-      if ((p = strstr(data, "JAVA_VERSION=\"")) && (e = strchr(p + 14, '"')))
-        snprintf(out, n, "%.*s", (int)(e - p - 14), p + 14);
-      free(data);
-    }
-    close(fd);
-    if (strcmp(out, "?")) return;
+  if (root_release(&t->root, exe, &data, &dlen)) return;
+  if ((p = strstr(data, "JAVA_VERSION=\"")) && (e = strchr(p + 14, '"')))
+    snprintf(out, n, "%.*s", (int)(e - p - 14), p + 14);
+  free(data);
+}
+
+int target_load_other(struct target *t, const char *path, const char *args,
+                      int timeout)
+{
+  int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
+  char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];
+  uint64_t a, b;
+  size_t len;
+  int err, rc = 0;
+
+  if (!abs) {
+    perror_msg("cannot find '%s'", path);
+    return -1;
   }
+  snprintf(lib, sizeof(lib), "%s", abs);
+  if (proc_ns_ino(t->pid, "mnt", &a) || proc_ns_ino(0, "mnt", &b) || a != b) {
+    const char *base = strrchr(abs, '/') + 1;
+    char prefix[64];
+
+    if ((err = read_file(AT_FDCWD, abs, O_NONBLOCK, (size_t)1 << 30, &data,
+                         &len))) {
+      errno_msg(err, "cannot read '%s'", abs);
+      free(abs);
+      return -1;
+    }
+    snprintf(prefix, sizeof(prefix), "jvmtool-%.40s-", base);
+    err = target_put(t, prefix, jar ? ".jar" : ".so", data, len, lib,
+                     sizeof(lib));
+    free(data);
+    if (err) {
+      free(abs);
+      return -1;
+    }
+  }
+  opts = jar ? xasprintf("%s%s%s", lib, args ? "=" : "", args ? args : "")
+             : xstrdup(args ? args : "");
+  if (target_load(t, jar ? "instrument" : lib, !jar, opts, &rc, timeout))
+    rc = -1;
+  else if (rc) error_msg("pid %d: agent '%s' returned %d", t->pid, path, rc);
+  else verbose_msg("pid %d: loaded '%s'", t->pid, lib);
+  free(abs);
+  free(opts);
+  return rc ? -1 : 0;
 }

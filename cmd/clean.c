@@ -14,6 +14,7 @@
  * Deviation from the JVM: other files in the folder are left alone.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/root.h"
 #include "core/vm.h"
 

@@ -13,6 +13,7 @@
  * at all, or only stacks the filters drop, is an error (exit 1).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/wfile.h"
 #include "core/flame.h"
 #include "core/fold.h"

@@ -9,6 +9,7 @@
  * escape everything, so any counter string keeps them well-formed.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
 #include "core/prom.h"
@@ -141,7 +142,8 @@ int dump_main(int argc, char **argv)
     else {
       out.len = 0;
       pd_snap_line(&pd, c, a.count[OPT_verbose], utf8, &out);
-      fwrite(out.p, 1, out.len, stdout);
+      term_write(stdout, out.p, out.len - 1, 0);  /* escaped on a tty */
+      fputc('\n', stdout);
     }
     first = 0;
   }

@@ -1,20 +1,43 @@
 /* jcmd.c - send a diagnostic command to a JVM, like jcmd, without a JDK
  *
- * "<pid>:" and then the JVM's reply, as jcmd prints them; a failure's text
- * goes to stderr and the exit status is 1. The target is a pid, or, as in
- * jcmd, a part of the main class (every JVM whose sun.rt.javaCommand
- * contains it). PerfCounter.print is answered from the PerfData file, as
- * jcmd itself does. Deviations: no -f file; errors are one line, not a Java
- * stack trace; jvmtool never lists itself in -l.
+ * "<pid>:" and then the JVM's reply, as jcmd prints them ("Command executed
+ * successfully" for an empty one); a failure's text goes to stderr and the
+ * exit status is 1. The target is a pid, 0 for every JVM, or, as in jcmd, a
+ * part of the main class (every JVM whose main class, as jps -l shows it,
+ * contains it; not its arguments).
+ * After the target, jcmd's words: "-f FILE" runs FILE's lines one by one
+ * (until a line "stop"), PerfCounter.print is answered from the PerfData
+ * file, as jcmd itself does. A JVM whose sun.rt.jvmCapabilities says it
+ * takes no attach requests (-XX:+DisableAttachMechanism) is refused at once
+ * and left out of -l, 0 and main-class targets, as jcmd does: no SIGQUIT,
+ * which would print a thread dump into its log.
+ *
+ * Run as "jcmd" (a link), jcmd 17's command line, help text and argument
+ * messages, -J options taken and ignored (the jstack and jmap links are
+ * cmd/jstack.c). Deviations: errors are one line, not a Java stack trace;
+ * -l is sorted by pid and jvmtool never lists itself.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/attach.h"
 #include "core/format.h"
+#include "core/out.h"
 #include "core/perfdata.h"
 #include "core/vm.h"
+#include "cmd/jcmd.h"
+#include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
 
 #define OPTS_FILE "specs/jcmd.opts"
 #include "core/opt_table.h"
+
+/* What to send, from either command line. */
+struct request {
+  const char *target;  /* a pid, 0, or a part of a main class */
+  char *text;          /* the command, or -f FILE's lines (malloc'd) */
+  int from_file;       /* text is a file: each line is one command */
+  int counters;        /* PerfCounter.print: read from PerfData */
+  int timeout_ms;
+};
 
 /* The JVM's sun.rt.javaCommand, or "" when it cannot be read. */
 static void java_command(const struct vm *v, struct buf *b)
@@ -34,6 +57,8 @@ static void java_command(const struct vm *v, struct buf *b)
   pd_close(&pd);
 }
 
+/* jcmd lists, and picks by main class, only the JVMs that say they take
+ * attach requests. */
 static int list(void)
 {
   struct vm *vms;
@@ -42,12 +67,121 @@ static int list(void)
 
   if (vm_list(&vms, &n)) return 1;
   for (size_t i = 0; i < n; i++) {
+    if (vm_attachable(&vms[i]) != 1) continue;
     java_command(&vms[i], &cmd);
-    printf("%d %s\n", vms[i].pid, cmd.p);
+    printf("%d ", vms[i].pid);
+    term_write(stdout, cmd.p, cmd.len, 0);
+    putchar('\n');
   }
   buf_free(&cmd);
   vm_list_free(vms, n);
   return 0;
+}
+
+int jcmd_targets(const char *target, int **pids)
+{
+  struct vm *vms;
+  struct buf cmd = {0}, cls = {0};
+  char err[256], *path;
+  size_t n;
+  int pid, all, count = 0;
+
+  *pids = NULL;
+  all = *target && !target[strspn(target, "0")];
+  if (!all && !vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err,
+                               sizeof(err))) {
+    if (path) {
+      error_msg("'%s' is a PerfData file: attach needs a pid", target);
+      free(path);
+      return -1;
+    }
+    *pids = xmalloc(sizeof(int));
+    (*pids)[0] = pid;
+    return 1;
+  }
+  if (vm_list(&vms, &n)) return 0;
+  *pids = xmalloc((n + 1) * sizeof(int));
+  for (size_t i = 0; i < n; i++) {
+    if (vm_attachable(&vms[i]) != 1) continue;
+    java_command(&vms[i], &cmd);
+    cls.len = 0;
+    vm_main_class(cmd.p, 1, &cls);
+    if (all || (*cls.p && strstr(cls.p, target)))
+      (*pids)[count++] = vms[i].pid;
+  }
+  buf_free(&cls);
+  buf_free(&cmd);
+  vm_list_free(vms, n);
+  return count;
+}
+
+/* 0 when pid may be sent a request; 1 when its PerfData says attach is
+ * off (docs/attach-agent.md §1.3). No PerfData to ask (-XX:-UsePerfData)
+ * is no refusal: jcmd tries. */
+static int attach_off(int pid)
+{
+  struct vm v;
+  char err[256], arg[16];
+  int rc;
+
+  snprintf(arg, sizeof(arg), "%d", pid);
+  if (vm_resolve(arg, &v, err, sizeof(err))) return 0;
+  rc = vm_attachable(&v) == 0;
+  vm_free(&v);
+  return rc;
+}
+
+enum jcmd_refusal jcmd_ask(int pid, const char *cmd,
+                           const char *const args[3], int timeout_ms,
+                           char **reply, char *err, size_t errlen)
+{
+  struct attach_target t;
+
+  *reply = NULL;
+  if (attach_off(pid)) return JCMD_ATTACH_OFF;
+  if (attach_target(&t, pid)) return JCMD_NO_PROCESS;
+  if (attach_send(&t, cmd, args, timeout_ms, reply, err, errlen)) {
+    free(*reply);
+    *reply = NULL;
+    return JCMD_FAILED;
+  }
+  return JCMD_SENT;
+}
+
+int jcmd_print_reply(int pid, const char *reply, const char *empty)
+{
+  const char *body;
+  int status = attach_status(reply, &body);
+  size_t n = strlen(body);
+
+  if (status == 0 && n) term_write(stdout, body, n, 1);
+  else if (status == 0 && empty) puts(empty);
+  else if (n) {
+    term_write(stderr, body, n, 1);
+    if (body[n - 1] != '\n') fputc('\n', stderr);
+  } else if (status) error_msg("pid %d answered status %d", pid, status);
+  return status != 0;
+}
+
+static int jcmd_line(int pid, const char *line, int timeout_ms)
+{
+  const char *args[3] = {line, NULL, NULL};
+  char *reply, err[512];
+  int rc;
+
+  switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err,
+                   sizeof(err))) {
+  case JCMD_SENT: break;
+  case JCMD_ATTACH_OFF:
+    error_msg("pid %d takes no attach requests (started with "
+              "-XX:+DisableAttachMechanism)", pid);
+    return 1;
+  case JCMD_NO_PROCESS: error_msg("no process %d", pid); return 1;
+  case JCMD_FAILED: error_msg("%s", err); return 1;
+  }
+  rc = jcmd_print_reply(pid, reply, "Command executed successfully");
+  free(reply);
+  return rc;
 }
 
 static int perf_counters(int pid)
@@ -69,102 +203,172 @@ static int perf_counters(int pid)
   }
   for (size_t i = 0; i < pd.n; i++)
     pd_snap_line(&pd, pd.counters[i], 0, fmt_locale_utf8(), &out);
-  fwrite(out.p, 1, out.len, stdout);
+  term_write(stdout, out.p, out.len, 1);
   buf_free(&out);
   pd_close(&pd);
   vm_free(&v);
   return 0;
 }
 
-/* One command to one JVM: "<pid>:", then the reply. */
-static int run(int pid, const char *line, int timeout_ms)
+/* A line that is "stop", blanks aside, ends -f's file, as in jcmd. */
+static int is_stop(const char *line)
 {
-  struct attach_target t;
-  const char *args[3] = {line, NULL, NULL}, *body;
-  char *reply, err[512];
-  int status;
+  const char *blank = " \t\r\f\v";
+
+  line += strspn(line, blank);
+  return !strncmp(line, "stop", 4) && !line[4 + strspn(line + 4, blank)];
+}
+
+/* "<pid>:", then the command, or each line of -f's file (ended by \n, \r
+ * or \r\n; the empty ones at its end dropped) until "stop", as jcmd sends
+ * them: comments and blank lines too (the JVM skips them). The first
+ * failure ends the file, as in jcmd. */
+static int run(int pid, const struct request *r)
+{
+  char *line, *next, *text, *end;
+  int rc = 0;
 
   printf("%d:\n", pid);
   fflush(stdout);
-  if (starts_with(line, "PerfCounter.print")) return perf_counters(pid);
-  if (attach_target(&t, pid)) {
-    error_msg("no process %d", pid);
-    return 1;
+  if (r->counters) return perf_counters(pid);
+  if (!r->from_file) return jcmd_line(pid, r->text, r->timeout_ms);
+  text = xstrdup(r->text);
+  end = text + strlen(text);
+  while (end > text && (end[-1] == '\n' || end[-1] == '\r')) *--end = 0;
+  for (line = text; line && !rc; line = next) {
+    next = line + strcspn(line, "\r\n");
+    if (*next) {
+      int cr = *next == '\r';
+
+      *next++ = 0;
+      if (cr && *next == '\n') next++;
+    } else {
+      next = NULL;
+    }
+    if (is_stop(line)) break;
+    rc = jcmd_line(pid, line, r->timeout_ms);
   }
-  if (attach_send(&t, "jcmd", args, timeout_ms, &reply, err, sizeof(err))) {
-    error_msg("%s", err);
-    return 1;
-  }
-  status = attach_status(reply, &body);
-  if (status == 0) fputs(body, stdout);
-  else if (*body) fprintf(stderr, "%s%s", body,
-                          body[strlen(body) - 1] == '\n' ? "" : "\n");
-  else error_msg("pid %d answered status %d", pid, status);
-  free(reply);
-  return status != 0;
+  free(text);
+  return rc;
 }
 
-/* The JVMs a target names: a pid, or every JVM whose command contains it. */
-static int targets(const char *target, int **pids)
+/* The words after the target, as jcmd reads them: "-f FILE" (last) takes
+ * the commands from FILE, PerfCounter.print anywhere prints the counters,
+ * the other words are joined by spaces, none means "help". Returns 0, or
+ * -1 with jcmd's message in err. */
+static int command_words(int argc, char **argv, struct request *r,
+                         struct buf *err)
 {
-  struct vm *vms;
-  struct buf cmd = {0};
-  size_t n;
-  int pid, count = 0;
+  struct buf line = {0};
+  size_t len;
 
-  *pids = NULL;
-  if (!parse_pid(target, &pid)) {
-    *pids = xmalloc(sizeof(int));
-    (*pids)[0] = pid;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "-f")) {
+      if (i + 1 == argc) {
+        buf_adds(err, "No file specified for parameter -f");
+      } else if (i + 2 < argc) {
+        buf_adds(err, "Options after -f are not allowed");
+      } else if (read_file(AT_FDCWD, argv[i + 1], 0, 16 << 20, &r->text,
+                           &len)) {
+        buf_printf(err, "Could not read from file specified with -f "
+                   "option: %s", argv[i + 1]);
+      } else {
+        r->from_file = 1;
+      }
+      buf_free(&line);
+      return err->len ? -1 : 0;
+    }
+    if (!strcmp(argv[i], "PerfCounter.print")) r->counters = 1;
+    else buf_printf(&line, "%s%s", line.len ? " " : "", argv[i]);
+  }
+  if (!line.len) buf_adds(&line, "help");
+  r->text = xstrdup(line.p);
+  buf_free(&line);
+  return 0;
+}
+
+static int run_all(const struct request *r)
+{
+  int n, rc = 0, *pids;
+
+  n = jcmd_targets(r->target, &pids);
+  if (!n)
+    fprintf(stderr, "Could not find any processes matching : '%s'\n",
+            r->target);
+  for (int i = 0; i < n; i++) rc |= run(pids[i], r);
+  free(pids);
+  return n > 0 ? rc : 1;
+}
+
+int jcmd_drop_j(int argc, char **argv)
+{
+  int k = 1;
+
+  for (int i = 1; i < argc; i++)
+    if (!starts_with(argv[i], "-J")) argv[k++] = argv[i];
+  argv[k] = NULL;
+  return k;
+}
+
+int jcmd_is_help(const char *s)
+{
+  return !strcmp(s, "-h") || !strcmp(s, "-help") || !strcmp(s, "--help") ||
+         !strcmp(s, "-?");
+}
+
+/* jcmd's own command line (the jcmd link). */
+static int jdk_jcmd(int argc, char **argv)
+{
+  struct request r = {0};
+  struct buf err = {0};
+  int rc;
+
+  argc = jcmd_drop_j(argc, argv);
+  if (argc < 2 || !strcmp(argv[1], "-l")) return list();
+  if (jcmd_is_help(argv[1])) {
+    fputs(jcmd_usage, stdout);
+    return 0;
+  }
+  if (!*argv[1] || argv[1][0] == '-') {
+    fprintf(stderr, "Invalid pid '%s' specified\n", argv[1]);
     return 1;
   }
-  if (vm_list(&vms, &n)) return 0;
-  *pids = xmalloc((n + 1) * sizeof(int));
-  for (size_t i = 0; i < n; i++) {
-    java_command(&vms[i], &cmd);
-    if (*cmd.p && strstr(cmd.p, target)) (*pids)[count++] = vms[i].pid;
+  r.target = argv[1];
+  r.timeout_ms = 10000;
+  if (command_words(argc - 2, argv + 2, &r, &err)) {
+    fputs(jcmd_usage, stdout);
+    fflush(stdout);
+    fprintf(stderr, "Error parsing arguments: %s\n\n", err.p);
+    buf_free(&err);
+    return 1;
   }
-  buf_free(&cmd);
-  vm_list_free(vms, n);
-  return count;
+  rc = run_all(&r);
+  free(r.text);
+  return rc;
 }
 
 int jcmd_main(int argc, char **argv)
 {
+  struct request r = {0};
   struct args a;
-  struct buf line = {0};
+  struct buf err = {0};
   long long secs = 10;
-  int rc, n, *pids;
+  int rc;
 
-  /* jcmd's own help words, when run as "jcmd" */
-  if (jt_alias && argc == 2 && (!strcmp(argv[1], "-h") ||
-                                !strcmp(argv[1], "-help"))) {
-    opt_help(opt_rows, opt_usage, stdout);
-    return 0;
-  }
+  if (jt_alias) return jdk_jcmd(argc, argv);
   if ((rc = opt_parse(opt_rows, opt_usage, OPTS_IN_ORDER, argc, argv, &a)) >= 0)
     return rc;
   if (a.val[OPT_timeout] && parse_long(a.val[OPT_timeout], 1, 86400, &secs))
     return usage_error("--timeout takes seconds from 1 to 86400");
-  if (a.count[OPT_list] || !a.argc) {
-    return list();
+  if (a.count[OPT_list] || !a.argc) return list();
+  r.target = a.argv[0];
+  r.timeout_ms = (int)secs * 1000;
+  if (command_words(a.argc - 1, a.argv + 1, &r, &err)) {
+    rc = usage_error("%s", err.p);
+    buf_free(&err);
+    return rc;
   }
-  /* jcmd joins the words of the command into one line for the JVM. */
-  for (int i = 1; i < a.argc; i++)
-    buf_printf(&line, "%s%s", i > 1 ? " " : "", a.argv[i]);
-  if (a.argc < 2) buf_adds(&line, "help");
-  n = targets(a.argv[0], &pids);
-  if (!n) {
-    if (parse_pid(a.argv[0], &rc)) {
-      fprintf(stderr, "Could not find any processes matching : '%s'\n",
-              a.argv[0]);
-    }
-    rc = 1;
-  } else {
-    rc = 0;
-    for (int i = 0; i < n; i++) rc |= run(pids[i], line.p, (int)secs * 1000);
-  }
-  free(pids);
-  buf_free(&line);
+  rc = run_all(&r);
+  free(r.text);
   return rc;
 }

@@ -2,10 +2,12 @@
  *
  * "jvmtool <command> ..." runs a command; so does a link named after a
  * command's alias (jps, jstat, jcmd), busybox-style, or "jvmtool-<command>".
+ * A row with no name (jstack, jmap) is reached through its link only.
  * One exit path: a command returns its status, main flushes stdout and
  * reports a write error (a closed pipe is not an error worth a message).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 
 static const struct command {
   const char *name, *alias, *summary;
@@ -35,11 +37,18 @@ static const struct command *find(const char *name, int by_alias)
 /* The message for a name that is no command, with the nearest one. */
 static int unknown_command(const char *name)
 {
+  const struct command *link = find(name, 1);
   const char *names[NCOMMANDS];
-  int at;
+  int at, n = 0;
 
-  for (int i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
-  at = nearest_name(name, names, NCOMMANDS);
+  if (link && !link->name) {
+    error_msg("'%s' is a link name, not a command: ln -s jvmtool %s; "
+              "./%s ... (see 'jvmtool --help')", name, name, name);
+    return 127;
+  }
+  for (int i = 0; i < NCOMMANDS; i++)
+    if (commands[i].name) names[n++] = commands[i].name;
+  at = nearest_name(name, names, n);
   if (at >= 0)
     error_msg("unknown command '%s': did you mean '%s'? (see 'jvmtool "
               "--help')", name, names[at]);
@@ -50,12 +59,23 @@ static int unknown_command(const char *name)
 
 static void usage(FILE *f)
 {
+  int links = 0, nlinks = 0;
+
+  for (int i = 0; i < NCOMMANDS; i++) nlinks += commands[i].alias != NULL;
   fprintf(f, "usage: jvmtool <command> [options] [arguments]\n"
              "       jvmtool --help | --version | help <command>\n\n"
              "commands:\n");
   for (int i = 0; i < NCOMMANDS; i++)
-    fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\nA JVM is named by its host pid, a PerfData file path or a "
+    if (commands[i].name)
+      fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\nLinked as");
+  for (int i = 0; i < NCOMMANDS; i++) {
+    if (!commands[i].alias) continue;
+    if (links++) fprintf(f, "%s", links == nlinks ? " or" : ",");
+    fprintf(f, " %s", commands[i].alias);
+  }
+  fprintf(f, ", it takes that JDK tool's\ncommand line.\n");
+  fprintf(f, "A JVM is named by its host pid, a PerfData file path or a "
              "file:// URI.\nRun 'jvmtool <command> --help' for a command's "
              "options.\n");
 }
@@ -64,7 +84,7 @@ static int run(const struct command *c, int argc, char **argv)
 {
   int rc;
 
-  jt_cmd = c->name;
+  jt_cmd = c->name ? c->name : c->alias;
   rc = c->main(argc, argv);
   if (fflush(stdout) || ferror(stdout)) {
     if (errno != EPIPE) perror_msg("write error on standard output");

@@ -12,6 +12,7 @@
  * stop), no file.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/attach.h"
 #include "core/flame.h"
 #include "core/fold.h"

@@ -9,6 +9,7 @@
  * -J options ignored, only the local host.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
 #include "core/vm.h"
@@ -44,25 +45,6 @@ static void text(const struct perfdata *pd, const char *name, struct buf *b)
   }
   n = pd_string(pd, c, &s);
   out_java_text(b, s, n, fmt_locale_utf8());
-}
-
-/* jps's main class (§3.3): the command up to its first space; without -l
- * the file or class name alone, a jar keeping its ".jar". */
-static void main_class(const char *cmd, int full, struct buf *out)
-{
-  const char *sp = strchr(cmd, ' ');
-  size_t n = sp && sp > cmd ? (size_t)(sp - cmd) : strlen(cmd);
-  char *s = xstrndup(cmd, n), *p = s, *slash, *dot;
-
-  if (!full) {
-    slash = strrchr(p, '/');
-    if (strrchr(p, '\\') > slash) slash = strrchr(p, '\\');
-    if (slash && slash > p) p = slash + 1;
-    dot = strrchr(p, '.');
-    if (dot && dot > p && strcmp(dot + 1, "jar")) p = dot + 1;
-  }
-  buf_adds(out, p);
-  free(s);
 }
 
 /* The args part (§3.3): after the first space (not at index 0), or
@@ -137,7 +119,7 @@ static void line(const struct vm *v, const int *flags)
     goto done;
   }
   text(&pd, "sun.rt.javaCommand", &cmd);
-  main_class(cmd.p, flags[OPT_long], &out);
+  vm_main_class(cmd.p, flags[OPT_long], &out);
   if (flags[OPT_args] && (args = main_args(cmd.p)) && *args)
     buf_printf(&out, " %s", args);
   if (flags[OPT_jvm_args]) {
@@ -184,7 +166,7 @@ static void json_vm(const struct vm *v, int first)
          v->locked > 0 ? "true" : v->locked ? "null" : "false");
   if (ok) {
     text(&pd, "sun.rt.javaCommand", &cmd);
-    main_class(cmd.p, 1, &cls);
+    vm_main_class(cmd.p, 1, &cls);
     text(&pd, "java.rt.vmArgs", &a);
     text(&pd, "java.rt.vmFlags", &f);
     text(&pd, "java.property.java.version", &ver);

@@ -10,6 +10,7 @@
  * count, not with the clients (at most MAX_RESP live responses).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/http.h"
 #include "core/perfdata.h"
 #include "core/prom.h"

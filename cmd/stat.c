@@ -16,6 +16,7 @@
  * Facts used: docs/jvmstat.md §4 (jstat), §7 (its options), §8 (output).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/vm.h"
 #include "cmd/stat.h"
@@ -162,7 +163,8 @@ static int open_targets(struct run *r)
       continue;
     }
     t->opened = 1;
-    while (t->pid && !pd_accessible(&t->pd) && now_ms() < until) {
+    while (t->pid && !pd_accessible(&t->pd) && now_ms() < until &&
+           !stop_signal) {
       struct timespec ts = {0, 20 * 1000000};
 
       nanosleep(&ts, NULL);
@@ -304,7 +306,7 @@ static void put_row(struct run *r, struct target *t)
     /* jstat prints strings as they are; numbers scaled, then formatted */
     cell.len = 0;
     if (!str) v /= col->scale;
-    if (str) buf_adds(&cell, str);
+    if (str) term_buf(&cell, str, strlen(str), 0);  /* escaped on a tty */
     else if (r->mode != JSON || isfinite(v)) fmt_number(&cell, v,
                                                         &col->pattern,
                                                         r->utf8);
@@ -435,17 +437,15 @@ int stat_main(int argc, char **argv)
   struct sigaction sa = {.sa_handler = on_signal};
   int rc;
 
+  /* From the start: a Ctrl-C while a starting JVM is waited for ends the
+   * run too, and a SIGINT ignored by a parent shell does not outlive us. */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   rc = jt_alias ? stat_jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
   if (rc < 0) {
     pick_columns(&r);
-    if (open_targets(&r)) {
-      rc = 1;
-    } else {
-      sigaction(SIGINT, &sa, NULL);
-      sigaction(SIGTERM, &sa, NULL);
-      rc = sample(&r);
-      if (!rc) rc = jt_status;
-    }
+    if (open_targets(&r)) rc = stop_signal ? 128 + stop_signal : 1;
+    else if (!(rc = sample(&r))) rc = jt_status;
   }
   run_free(&r);
   return rc;

@@ -15,10 +15,10 @@
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"
+#include "core/root.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 
 static int fail(char *err, size_t n, int code, const char *fmt, ...)
@@ -40,51 +40,6 @@ int attach_target(struct attach_target *t, int pid)
   if (proc_status(pid, &t->st)) return ATTACH_NOPROC;
   t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : pid;
   return 0;
-}
-
-/* ---- paths inside the target's root (to move to core/root.c) ---------- */
-
-/* /proc/<pid>/<what> (a magic link the kernel resolves for that process)
- * as an O_PATH directory fd, or -errno. */
-static int proc_dir(int pid, const char *what)
-{
-  char path[32];
-  int dfd, fd;
-
-  snprintf(path, sizeof(path), "/proc/%d", pid);
-  if ((dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -errno;
-  fd = openat(dfd, what, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fd = -errno;
-  close(dfd);
-  return fd;
-}
-
-int attach_root(int pid)
-{
-  return proc_dir(pid, "root");
-}
-
-struct jt_open_how {
-  uint64_t flags, mode, resolve;
-};
-
-int attach_in_root(int rootfd, const char *path, int flags, mode_t mode)
-{
-  /* RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 (linux/openat2.h) */
-  /* openat2 refuses O_PATH with any flag but these three. */
-  int add = flags & O_PATH ? O_NOFOLLOW | O_CLOEXEC
-                           : O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
-  struct jt_open_how how = {
-    .flags = (uint64_t)(flags | add),
-    .mode = flags & O_CREAT ? mode : 0,
-    .resolve = 0x02 | 0x10,
-  };
-  long fd;
-
-  while (*path == '/') path++;
-  if (!*path) path = ".";
-  fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-  return fd < 0 ? -errno : (int)fd;
 }
 
 /* ---- acting as the target's user ------------------------------------- */
@@ -130,8 +85,7 @@ static int restore_ids(struct saved_ids *s)
 
 struct trigger {
   int dirfd;               /* the folder it was made in, or -1 */
-  dev_t dev;
-  ino_t ino;
+  struct stat sb;          /* what was made, for its removal */
   char name[32];
 };
 
@@ -139,33 +93,28 @@ struct trigger {
  * FIFO) owned by us. Returns 0, or -errno. */
 static int make_trigger(struct trigger *tr, int dirfd)
 {
-  struct stat sb;
-  int fd = openat(dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                  O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+  struct stat sb = {0};
+  int fd, rc = root_openat(NULL, dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL,
+                           0600, &fd);
 
-  if (fd < 0) return -errno;
-  if (fstat(fd, &sb)) sb.st_uid = (uid_t)-1;
+  if (rc) return rc;
+  rc = root_check(fd, S_IFREG, geteuid(), &sb);
   close(fd);
   /* Some file systems map owners: the JVM ignores a trigger not its own. */
-  if (sb.st_uid != geteuid()) {
-    unlinkat(dirfd, tr->name, 0);
-    return -EPERM;
+  if (rc) {
+    if (sb.st_ino) root_unlink(dirfd, tr->name, &sb, 0);
+    return rc;
   }
   tr->dirfd = dirfd;
-  tr->dev = sb.st_dev;
-  tr->ino = sb.st_ino;
+  tr->sb = sb;
   return 0;
 }
 
 /* Remove the trigger if the name still leads to the file we made. */
 static void drop_trigger(struct trigger *tr)
 {
-  struct stat sb;
-
   if (tr->dirfd < 0) return;
-  if (!fstatat(tr->dirfd, tr->name, &sb, AT_SYMLINK_NOFOLLOW) &&
-      sb.st_dev == tr->dev && sb.st_ino == tr->ino)
-    unlinkat(tr->dirfd, tr->name, 0);
+  root_unlink(tr->dirfd, tr->name, &tr->sb, 0);
   tr->dirfd = -1;
 }
 
@@ -186,29 +135,22 @@ static int trigger(const struct attach_target *t, int cwdfd, int tmpfd,
 
 /* The socket /tmp/.java_pid<N> inside the root as an O_PATH fd: returns
  * the fd, 0 while it does not exist, or an attach_error. */
-static int find_socket(const struct attach_target *t, int rootfd, char *err,
-                       size_t errlen)
+static int find_socket(const struct attach_target *t, const struct root *r,
+                       char *err, size_t errlen)
 {
   char path[40];
-  struct stat sb;
-  int fd;
+  int fd, rc;
 
   snprintf(path, sizeof(path), "/tmp/.java_pid%d", t->nspid);
-  fd = attach_in_root(rootfd, path, O_PATH, 0);
-  if (fd == -ENOENT) return 0;
-  if (fd == -ENOSYS)
-    return fail(err, errlen, ATTACH_UNSAFE, "this kernel has no openat2 "
-                "(Linux 5.6+): cannot resolve '%s' of pid %d safely", path,
-                t->pid);
-  if (fd < 0)
-    return fail(err, errlen, ATTACH_PERM, "cannot open '%s' of pid %d: %s",
-                path, t->pid, strerror(-fd));
-  if (fstat(fd, &sb) || !S_ISSOCK(sb.st_mode) || sb.st_uid != t->st.euid) {
-    close(fd);
+  rc = root_open_checked(r, -1, path, O_PATH, S_IFSOCK, t->st.euid, &fd, NULL);
+  if (rc == -ENOENT) return 0;
+  if (rc == -EINVAL || rc == -EPERM || rc == -ELOOP)
     return fail(err, errlen, ATTACH_UNSAFE, "'%s' of pid %d is not a socket "
                 "owned by uid %d (a link, or planted): refused", path, t->pid,
                 (int)t->st.euid);
-  }
+  if (rc)
+    return fail(err, errlen, ATTACH_PERM, "cannot open '%s' of pid %d: %s",
+                path, t->pid, strerror(-rc));
   return fd;
 }
 
@@ -223,7 +165,7 @@ static int connect_inode(const struct attach_target *t, int pathfd,
   socklen_t len = sizeof(cred);
   int fd, rc;
 
-  snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pathfd);
+  root_fd_path(pathfd, sa.sun_path, sizeof(sa.sun_path));
   fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0)
     return fail(err, errlen, ATTACH_IO, "socket: %s", strerror(errno));
@@ -250,14 +192,15 @@ static int connect_inode(const struct attach_target *t, int pathfd,
 
 /* Wait for the listener, starting it if needed; connect. Runs as the
  * target's user. Returns the socket or an attach_error. */
-static int connect_jvm(const struct attach_target *t, int rootfd, int cwdfd,
-                       uint64_t end, int timeout_ms, char *err,
+static int connect_jvm(const struct attach_target *t, const struct root *r,
+                       int cwdfd, uint64_t end, int timeout_ms, char *err,
                        size_t errlen)
 {
   struct trigger tr = {.dirfd = -1};
+  struct stat sb;
   int tmpfd = -1, sock, fd, delay = 10;
 
-  while (!(sock = find_socket(t, rootfd, err, errlen))) {
+  while (!(sock = find_socket(t, r, err, errlen))) {
     if (tr.dirfd < 0) {
       /* SIGQUIT's default action kills: only a JVM that catches it. */
       if (!(t->st.sigcgt & (1u << (SIGQUIT - 1)))) {
@@ -266,7 +209,7 @@ static int connect_jvm(const struct attach_target *t, int rootfd, int cwdfd,
                     "still starting", t->pid);
         break;
       }
-      tmpfd = attach_in_root(rootfd, "/tmp", O_PATH | O_DIRECTORY, 0);
+      if (root_tmp(r, &tmpfd, &sb)) tmpfd = -1;
       if ((fd = trigger(t, cwdfd, tmpfd, &tr))) {
         sock = fail(err, errlen, ATTACH_PERM, "cannot create the trigger "
                     "file of pid %d: %s", t->pid, strerror(-fd));
@@ -348,7 +291,8 @@ int attach_send(const struct attach_target *t, const char *cmd,
   struct buf req = {0}, rep = {0};
   struct saved_ids ids;
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
-  int fd, rc, rootfd, cwdfd;
+  struct root root;
+  int fd, rc, cwdfd;
 
   *reply = NULL;
   /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
@@ -361,19 +305,18 @@ int attach_send(const struct attach_target *t, const char *cmd,
                   "argument longer than the 1024 bytes the JVM reads");
   if (proc_foreign_user(t->pid, err, errlen)) return ATTACH_PERM;
   /* Opened with our own rights; what they lead to is checked later. */
-  if ((rootfd = attach_root(t->pid)) < 0)
-    return fail(err, errlen, rootfd == -ENOENT ? ATTACH_NOPROC : ATTACH_PERM,
-                "cannot open the root of pid %d: %s", t->pid,
-                strerror(-rootfd));
-  cwdfd = proc_dir(t->pid, "cwd");
+  if ((rc = root_open(t->pid, &root)))
+    return fail(err, errlen, rc == -ENOENT ? ATTACH_NOPROC : ATTACH_PERM,
+                "cannot open the root of pid %d: %s", t->pid, strerror(-rc));
+  if (root_cwd(&root, &cwdfd)) cwdfd = -1;
   if ((rc = become(t, &ids))) {
-    close(rootfd);
+    root_close(&root);
     if (cwdfd >= 0) close(cwdfd);
     return fail(err, errlen, ATTACH_PERM, "cannot become uid %d gid %d: %s",
                 (int)t->st.euid, (int)t->st.egid, strerror(-rc));
   }
-  fd = connect_jvm(t, rootfd, cwdfd, end, timeout_ms, err, errlen);
-  close(rootfd);
+  fd = connect_jvm(t, &root, cwdfd, end, timeout_ms, err, errlen);
+  root_close(&root);
   if (cwdfd >= 0) close(cwdfd);
   if (restore_ids(&ids)) {
     if (fd >= 0) close(fd);

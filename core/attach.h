@@ -55,14 +55,4 @@ int attach_status(const char *reply, const char **body);
  * Returns 0 and sets *rc, or -1 when the reply has none (a failed load). */
 int attach_load_code(const char *reply, int *rc);
 
-/* Until core/root.c lands, the one place that resolves a path inside a
- * process's root: attach_root(pid) opens /proc/<pid>/root (O_PATH), and
- * attach_in_root opens path (as the process sees it; absolute links and
- * ".." stay inside) relative to it with openat2 RESOLVE_IN_ROOT |
- * RESOLVE_NO_MAGICLINKS, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC (the
- * last component is never followed). Both return an fd or -errno
- * (-ENOSYS on kernels before 5.6: refused, no unsafe fallback). */
-int attach_root(int pid);
-int attach_in_root(int rootfd, const char *path, int flags, mode_t mode);
-
 #endif

@@ -1,6 +1,7 @@
-/* jfr_int.h - what core/jfr.c (chunks, metadata, records), jfr_wire.c
- * (varints, strings, values), jfr_pool.c (constant pools, names) and
- * jfr_events.c (folding) share; nothing outside core/jfr*.c includes it.
+/* jfr_int.h - what core/jfr.c (chunks, records), jfr_meta.c (the type
+ * system from the metadata), jfr_wire.c (varints, strings, values),
+ * jfr_pool.c (constant pools, names) and jfr_events.c (folding) share;
+ * nothing outside core/jfr*.c includes it.
  */
 #ifndef JFR_INT_H
 #define JFR_INT_H
@@ -135,6 +136,15 @@ void jfr_dec_type(struct jfr *j, struct cur *c, int32_t t, struct val *v,
                   int depth);
 /* Append a captured string as UTF-8 (at most 64 KiB of it). */
 void jfr_str_utf8(const struct val *v, struct buf *out);
+
+/* The record at chunk offset pos as a cursor over its whole bytes (after
+ * its size). Returns 0, or -1 when it overruns the chunk or is unreadable. */
+int jfr_record(struct jfr *j, uint64_t pos, struct cur *c, uint64_t *size);
+
+/* Parse the current chunk's metadata record into types and fields (kept
+ * as they are when it repeats the last one). Returns 0, or -1 with err
+ * set. */
+int jfr_metadata(struct jfr *j, char *err, size_t errlen);
 
 /* Decode the checkpoint record at c (after its type id); keeps the pools
  * this reader uses. Returns 0 or -1 (the rest of the record is lost). */

@@ -32,11 +32,6 @@
 #define JVMTOOL_VERSION "unknown"  /* build.sh passes git describe */
 #endif
 
-/* Every command's entry point, from the rows of specs/commands.def. */
-#define CMD(id, name, alias, summary) int id##_main(int argc, char **argv);
-#include "specs/commands.def"
-#undef CMD
-
 #include "core/banned.h"
 
 #endif

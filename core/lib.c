@@ -1,5 +1,6 @@
 /* lib.c - errors, allocation, numbers, growable buffers, whole-file reads */
 #include "core/jvmtool.h"
+#include <sys/random.h>
 
 const char *jt_cmd;
 int jt_status;
@@ -315,4 +316,14 @@ int parse_time(const char *s, long long *n, long long *unit_ms,
     return 0;
   }
   return -EINVAL;
+}
+
+void random_hex(char out[17])
+{
+  unsigned char b[8];
+  uint64_t v = now_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+
+  if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b))
+    memcpy(&v, b, sizeof(v));
+  snprintf(out, 17, "%016llx", (unsigned long long)v);
 }

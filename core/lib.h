@@ -18,9 +18,6 @@ extern const char *jt_cmd;
 /* The exit status a command should return when it only reported errors:
  * error_msg() and perror_msg() set it to 1. */
 extern int jt_status;
-/* Set when the binary runs as a JDK tool's name ("jps", "jstat", "jcmd"):
- * the command then takes that tool's command line. NULL otherwise. */
-extern const char *jt_alias;
 
 /* Print "jvmtool <cmd>: <msg>" to stderr; set jt_status to 1. */
 void error_msg(const char *fmt, ...) PRINTF(1, 2);
@@ -67,6 +64,10 @@ int parse_time(const char *s, long long *n, long long *unit_ms,
                const char **unit);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
+
+/* 16 hex digits from the kernel's random source (mixed from the clock and
+ * our pid where it has none yet), for names others must not guess. */
+void random_hex(char out[17]);
 
 /* A growable byte string, always NUL-terminated once anything was added. */
 struct buf {

@@ -17,9 +17,6 @@
 #ifndef SYS_openat2
 #define SYS_openat2 437  /* the same number on every architecture */
 #endif
-#ifndef SYS_getrandom
-#define SYS_getrandom 318  /* x86_64; every libc we build with has it */
-#endif
 
 /* linux/openat2.h, spelled out: musl's headers need not have it. */
 struct open_how_ {
@@ -336,12 +333,11 @@ int root_create(int dirfd, const char *prefix, const char *suffix,
 
   *fd = -1;
   for (int tries = 0; tries < 8 && rc == -EEXIST; tries++) {
-    uint64_t rnd;
+    char hex[17];
 
-    if (syscall(SYS_getrandom, &rnd, sizeof(rnd), 0) != sizeof(rnd))
-      return -errno;
-    if ((size_t)snprintf(name, namelen, "%s%016llx%s", prefix,
-                         (unsigned long long)rnd, suffix) >= namelen)
+    random_hex(hex);
+    if ((size_t)snprintf(name, namelen, "%s%s%s", prefix, hex, suffix) >=
+        namelen)
       return -ENAMETOOLONG;
     *fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
                  O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
@@ -456,4 +452,14 @@ char *root_name(const struct root *r, const char *path)
 void root_fd_path(int fd, char *buf, size_t n)
 {
   snprintf(buf, n, "/proc/self/fd/%d", fd);
+}
+
+int root_pid_of(const char *path)
+{
+  int n, end = 0;
+
+  if (sscanf(path, "/proc/%d/root%n", &n, &end) != 1 || !end || n <= 0 ||
+      (path[end] && path[end] != '/'))
+    return 0;
+  return n;
 }

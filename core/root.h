@@ -132,6 +132,10 @@ int root_release(const struct root *r, const char *exe, char **data,
  * itself for root_open(0) and root_open_dir. Caller frees. */
 char *root_name(const struct root *r, const char *path);
 
+/* n when path names a place inside another process's root as
+ * root_name spells it ("/proc/<n>/root/..."), else 0. */
+int root_pid_of(const char *path);
+
 /* The path that reaches an open fd through /proc/self/fd (for connect(2)
  * on a socket opened with O_PATH). Writes it into buf. */
 void root_fd_path(int fd, char *buf, size_t n);

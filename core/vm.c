@@ -447,3 +447,38 @@ int vm_open(const struct vm *v, struct perfdata *pd)
            : rc == -EMLINK ? "has more than one link" : strerror(-rc));
   return rc;
 }
+
+int vm_attachable(const struct vm *v)
+{
+  struct perfdata pd;
+  const struct pd_counter *c;
+  const char *s;
+  int rc;
+
+  if ((rc = vm_open(v, &pd))) return rc;
+  /* A string of '0'/'1', one per capability; the first is attach. */
+  if (!(c = pd_find(&pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
+      !pd_string(&pd, c, &s))
+    rc = -ENOENT;
+  else
+    rc = s[0] == '1';
+  pd_close(&pd);
+  return rc;
+}
+
+void vm_main_class(const char *cmd, int full, struct buf *out)
+{
+  const char *sp = strchr(cmd, ' ');
+  size_t n = sp && sp > cmd ? (size_t)(sp - cmd) : strlen(cmd);
+  char *s = xstrndup(cmd, n), *p = s, *slash, *dot;
+
+  if (!full) {
+    slash = strrchr(p, '/');
+    if (strrchr(p, '\\') > slash) slash = strrchr(p, '\\');
+    if (slash && slash > p) p = slash + 1;
+    dot = strrchr(p, '.');
+    if (dot && dot > p && strcmp(dot + 1, "jar")) p = dot + 1;
+  }
+  buf_adds(out, p);
+  free(s);
+}

@@ -1,18 +1,6 @@
 /* wfile.c - output files that replace their name (wfile.h) */
 #include "core/jvmtool.h"
 #include "core/wfile.h"
-#include <sys/random.h>
-
-/* 16 hex digits from the kernel's random source (a clock mix without). */
-static void random_hex(char out[17])
-{
-  unsigned char b[8];
-  uint64_t v = now_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-
-  if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b))
-    memcpy(&v, b, sizeof(v));
-  snprintf(out, 17, "%016llx", (unsigned long long)v);
-}
 
 /* Write through path itself (no rename at commit). */
 static int direct(struct wfile *w, const char *path)

@@ -2,9 +2,10 @@
  * (test/unit/pdwriter_lib.c) as a command. test/run.sh builds it as
  * dist/unit/mkperf; tests call it as "$MKPERF" (see test/testing.sh).
  *
- *   mkperf [-b] [-j] [-s SIZE] FILE [ENTRY...]
+ *   mkperf [-b] [-j] [-n] [-s SIZE] FILE [ENTRY...]
  *
  *   -b       big-endian (default little-endian)
+ *   -n       leave the accessible byte 0 (a JVM still starting)
  *   -j       start with a small realistic JVM's counters (pdw_sample_jvm)
  *   -s SIZE  the file's size (default: the bytes the entries use, plus 64)
  *   ENTRY    TYPE:UNITS:VAR[:LEN]:NAME=VALUE, TYPE J (a long; VALUE in C
@@ -15,7 +16,7 @@
  *              B:5:3:81:sun.gc.cause=No GC
  *
  * Entries are laid out in argument order as HotSpot lays them out; the
- * accessible byte is set. Exit 0, or 1 with a message on stderr.
+ * accessible byte is set unless -n. Exit 0, or 1 with a message on stderr.
  */
 #include "core/jvmtool.h"
 #include "pdwriter.h"
@@ -24,7 +25,7 @@
 
 static int usage(const char *why)
 {
-  fprintf(stderr, "mkperf: %s\nusage: mkperf [-b] [-j] [-s SIZE] FILE "
+  fprintf(stderr, "mkperf: %s\nusage: mkperf [-b] [-j] [-n] [-s SIZE] FILE "
           "[TYPE:UNITS:VAR[:LEN]:NAME=VALUE...]\n", why);
   return 1;
 }
@@ -73,13 +74,14 @@ static int add(struct pdw *w, const char *arg)
 int main(int argc, char **argv)
 {
   struct pdw w;
-  int be = 0, jvm = 0, c;
+  int be = 0, jvm = 0, ready = 1, c;
   long size = 0;
   char *end;
 
-  while ((c = getopt(argc, argv, "bjs:")) != -1) {
+  while ((c = getopt(argc, argv, "bjns:")) != -1) {
     if (c == 'b') be = 1;
     else if (c == 'j') jvm = 1;
+    else if (c == 'n') ready = 0;
     else if (c == 's' && (size = strtol(optarg, &end, 0)) > 0 && !*end) ;
     else return usage("bad option");
   }
@@ -98,6 +100,7 @@ int main(int argc, char **argv)
     if (rc) return usage("entries do not fit");
   }
   pdw_finish(&w);
+  if (!ready) w.p[7] = 0;   /* the prologue's accessible byte */
   if (!size) size = (long)w.used + 64;
   if ((size_t)size < w.used || size > CAP) return usage("bad size");
   w.size = (size_t)size;

@@ -25,10 +25,14 @@ pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1"; }
 skip() { echo "SKIP: $1 $2 ($3)"; _skipnext=; }
 
-skipnot() { eval "$@" >/dev/null 2>&1 || _skipnext="needs: $*"; }
+# One argument is shell code (eval'd); several are a command run as they
+# are, so `skipnot test -n "$X"` keeps its empty argument (through eval it
+# would become `test -n`, which is true).
+_holds() { if [ $# = 1 ]; then eval "$1"; else "$@"; fi >/dev/null 2>&1; }
+skipnot() { _holds "$@" || _skipnext="needs: $*"; }
 
 section() {
-  if eval "$@" >/dev/null 2>&1; then _skipsection=; else _skipsection="needs: $*"; fi
+  if _holds "$@"; then _skipsection=; else _skipsection="needs: $*"; fi
 }
 end_section() { _skipsection=; }
 

@@ -1,7 +1,9 @@
-/* vm.c - unit tests of core/vm: lock state, target resolution, listing */
+/* vm.c - unit tests of core/vm: lock state, target resolution, listing,
+ * the attach capability, the main class */
 #include "core/jvmtool.h"
 #include "core/vm.h"
 #include "check.h"
+#include "pdwriter.h"
 
 static void test_flock(const char *dir)
 {
@@ -73,6 +75,72 @@ static void test_list(void)
   vm_list_free(v, n);
 }
 
+/* A PerfData file with this sun.rt.jvmCapabilities (NULL: none), as the
+ * user names it (a path). */
+static int attachable(const char *dir, const char *caps)
+{
+  char *path = xasprintf("%s/caps", dir), err[256];
+  struct pdw w;
+  struct vm v;
+  int rc;
+
+  pdw_init(&w, 4096, 0);
+  pdw_long(&w, "sun.os.hrt.frequency", 6, 1, 1000000000);
+  if (caps) pdw_string(&w, "sun.rt.jvmCapabilities", 1, caps, 65);
+  pdw_finish(&w);
+  pdw_save(&w, path);
+  free(w.p);
+  rc = vm_resolve(path, &v, err, sizeof(err));
+  if (!rc) rc = vm_attachable(&v);
+  vm_free(&v);
+  unlink(path);
+  free(path);
+  return rc;
+}
+
+static void test_attachable(const char *dir)
+{
+  char on[65], off[65];
+
+  memset(on, '0', 64);
+  on[64] = 0;
+  memcpy(off, on, sizeof(on));
+  on[0] = on[1] = '1';
+  off[1] = '1';
+  CHECK_INT(attachable(dir, on), 1, "vm-4.1 '1100...': attach on");
+  CHECK_INT(attachable(dir, off), 0,
+            "vm-4.2 '0100...': -XX:+DisableAttachMechanism");
+  CHECK_INT(attachable(dir, NULL), -ENOENT, "vm-4.3 no counter: cannot tell");
+  CHECK_INT(attachable(dir, ""), -ENOENT, "vm-4.4 an empty one neither");
+}
+
+static void test_main_class(void)
+{
+  static const char *const cases[][3] = {
+    /* sun.rt.javaCommand, jps's, jps -l's (docs/jvmstat.md §3.3) */
+    {"com.example.Main a1 b 2", "Main", "com.example.Main"},
+    {"/srv/app.jar x y", "app.jar", "/srv/app.jar"},
+    {"hello/com.ex.M m1", "M", "hello/com.ex.M"},
+    {"/app.jar x", "/app.jar", "/app.jar"},
+    {" lead", " lead", " lead"},
+    {"", "", ""},
+  };
+
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct buf b = {0};
+
+    buf_add(&b, "", 0);
+    vm_main_class(cases[i][0], 0, &b);
+    CHECK_STR(b.p, cases[i][1], "vm-5.%zu main class of '%s'", 2 * i + 1,
+              cases[i][0]);
+    b.len = 0;
+    vm_main_class(cases[i][0], 1, &b);
+    CHECK_STR(b.p, cases[i][2], "vm-5.%zu full main class of '%s'", 2 * i + 2,
+              cases[i][0]);
+    buf_free(&b);
+  }
+}
+
 int main(void)
 {
   char dir[] = "/tmp/jvmtool-vm.XXXXXX";
@@ -81,6 +149,8 @@ int main(void)
   test_flock(dir);
   test_resolve(dir);
   test_list();
+  test_attachable(dir);
+  test_main_class();
   rmdir(dir);
   return check_failures != 0;
 }

@@ -1,0 +1,31 @@
+# container.sh - hostile containers for the security tests (sourced)
+#
+# ct_run DIR CHROOT-ARGS...: `chroot CHROOT-ARGS` (options, DIR, command)
+# in a new pid + mount namespace, with the host's /usr read-only, /dev and
+# a /proc of its own under DIR; sets CPID, the command's host pid.
+ct_run() {
+  _d=$1
+  shift
+  mkdir -p "$_d/usr" "$_d/proc" "$_d/dev" "$_d/etc"
+  for _l in bin lib lib64 sbin; do
+    [ -e "$_d/$_l" ] || [ -L "$_d/$_l" ] || ln -s "usr/$_l" "$_d/$_l"
+  done
+  unshare --pid --mount --fork sh -c 'd=$1; shift
+    mount --bind /usr "$d/usr" && mount -o remount,bind,ro "$d/usr" &&
+    mount --rbind /dev "$d/dev" && mount -t proc proc "$d/proc" &&
+    exec chroot "$@"' sh "$_d" "$@" > "$_d.log" 2>&1 &
+  _u=$!
+  track $_u
+  CPID=
+  for _i in $(seq 200); do
+    CPID=$(pgrep -P $_u | head -1)
+    [ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/root" 2>/dev/null)" = "$_d" ] &&
+      break
+    CPID=
+    sleep 0.1
+  done
+  [ -n "$CPID" ] && track "$CPID"
+  [ -n "$CPID" ]
+}
+# ct DIR CMD...: CMD as root in a container at DIR
+ct() { ct_run "$1" "$@"; }
