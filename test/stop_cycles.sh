@@ -24,7 +24,8 @@ W=$(mktemp -d /tmp/jvmtool-cycles.XXXXXX)
 chmod 755 "$W"
 JVM=
 so=
-trap '[ -n "$JVM" ] && kill $JVM 2>/dev/null; rm -rf "$W" $so' EXIT INT TERM
+trap '[ -n "$JVM" ] && kill $JVM 2>/dev/null; rm -rf "$W" $so' EXIT
+trap 'exit 1' INT TERM
 javac -d "$W/classes" test/java/AllocStress.java || exit 1
 printf 'recorder=lifetime\nsample.interval.bytes=65536\n' > "$W/p2"
 
