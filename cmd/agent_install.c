@@ -391,20 +391,6 @@ static int extract(const char *path, struct args *a)
   return 0;
 }
 
-/* --duration in core's time grammar (as stat's interval); a plain number
- * is seconds. 0, or -1 when it is no time from 1 ms to a year. */
-static int duration_ms(const char *s, long long *ms)
-{
-  long long n, unit;
-  const char *u;
-
-  if (parse_time(s, &n, &unit, &u) || n < 1 ||
-      n > 86400000LL * 365 / (unit ? unit : 1000))
-    return -1;
-  *ms = n * (unit ? unit : 1000);
-  return 0;
-}
-
 /* The target in core/vm's one grammar (a pid, a PerfData path, a file:
  * URI); a path that is not there is named, as every command names it.
  * 0, or 1 (reported). */
@@ -448,7 +434,7 @@ static int install(struct args *a)
                                         &timeout))
     return usage_error("bad timeout '%s' (1..3600 seconds)",
                        a->val[OPT_timeout]);
-  if (a->val[OPT_duration] && duration_ms(a->val[OPT_duration], &ms))
+  if (a->val[OPT_duration] && parse_duration(a->val[OPT_duration], &ms))
     return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
                        a->val[OPT_duration]);
   if (ms && (a->count[OPT_stop] || a->count[OPT_status] || a->val[OPT_agent]))

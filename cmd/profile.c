@@ -19,7 +19,6 @@
 #include "core/jfr.h"
 #include "core/root.h"
 #include "core/wfile.h"
-#include <sys/random.h>
 
 #define OPTS_FILE "specs/profile.opts"
 #include "core/opt_table.h"
@@ -320,9 +319,8 @@ int profile_main(int argc, char **argv)
   struct sigaction sa = {.sa_handler = on_signal};
   const char *event;
   int64_t duration = 30000000000LL, interval = 10000000;
-  long long secs;
-  unsigned char rnd[12];
-  char hex[25];
+  long long secs, ms;
+  char hex[17];
   struct args a;
   struct outs outs = {0};
   int rc, pid;
@@ -335,9 +333,12 @@ int profile_main(int argc, char **argv)
   if (!valid_event(event))
     return usage_error("unknown --event '%s' (cpu, cputime, native, alloc, "
                        "lock or an event type such as jdk.SocketRead)", event);
-  if (a.val[OPT_duration] &&
-      (jfr_parse_span(a.val[OPT_duration], &duration) || duration < 1000000))
-    return usage_error("--duration takes a time such as 30s or 2m");
+  if (a.val[OPT_duration]) {
+    if (parse_duration(a.val[OPT_duration], &ms))
+      return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
+                         a.val[OPT_duration]);
+    duration = ms * 1000000;
+  }
   if (a.val[OPT_interval] &&
       (jfr_parse_span(a.val[OPT_interval], &interval) || interval < 1000))
     return usage_error("--interval takes a time such as 10ms (1us at least)");
@@ -350,11 +351,7 @@ int profile_main(int argc, char **argv)
     error_msg("no process %d", pid);
     return 1;
   }
-  if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-    perror_msg("no random bytes for the recording's name");
-    return 1;
-  }
-  for (int i = 0; i < 12; i++) snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+  random_hex(hex);
   snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
   snprintf(p.file, sizeof(p.file), "/tmp/jvmtool-%s.jfr", hex);
   sigaction(SIGINT, &sa, NULL);

@@ -318,6 +318,18 @@ int parse_time(const char *s, long long *n, long long *unit_ms,
   return -EINVAL;
 }
 
+int parse_duration(const char *s, long long *ms)
+{
+  long long n, unit;
+  const char *u;
+
+  if (parse_time(s, &n, &unit, &u) || n < 1 ||
+      n > 86400000LL * 365 / (unit ? unit : 1000))
+    return -EINVAL;
+  *ms = n * (unit ? unit : 1000);
+  return 0;
+}
+
 void random_hex(char out[17])
 {
   unsigned char b[8];

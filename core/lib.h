@@ -62,6 +62,9 @@ int parse_long(const char *s, long long min, long long max, long long *out);
  * NULL for a bad number, or set to the unknown unit (*n set too). */
 int parse_time(const char *s, long long *n, long long *unit_ms,
                const char **unit);
+/* A --duration: parse_time's grammar, a plain number being seconds, from
+ * 1 ms to a year. Returns 0 with *ms, or -EINVAL. */
+int parse_duration(const char *s, long long *ms);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 
