@@ -13,6 +13,7 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
+#include "cmd/jcmd.h"
 #include "core/attach.h"
 #include "core/flame.h"
 #include "core/fold.h"
@@ -305,6 +306,22 @@ static void wait_for(const struct prof *p, int64_t ns)
   if (interrupted) verbose_msg("interrupted: collecting what was recorded");
 }
 
+/* The one JVM a target names: a pid, or a main class as jcmd matches it
+ * (cmd/jcmd.h; "0", every JVM, is no one JVM). Returns its pid, or -1
+ * (reported). */
+static int one_target(const char *target)
+{
+  int *pids = NULL, n = 0, pid = -1;
+
+  if (target[strspn(target, "0")])
+    n = jcmd_targets(target, &pids);
+  if (n == 1) pid = pids[0];
+  else if (n == 0) error_msg("no JVM matches '%s'", target);
+  else if (n > 1) error_msg("'%s' names %d JVMs: give one pid", target, n);
+  free(pids);
+  return pid;
+}
+
 static int valid_event(const char *e)
 {
   if (jfr_event_word(e)) return 1;
@@ -328,8 +345,8 @@ int profile_main(int argc, char **argv)
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
   event = a.val[OPT_event] ? a.val[OPT_event] : "cpu";
-  if (a.argc != 1 || parse_pid(a.argv[0], &pid))
-    return usage_error("give the pid of one JVM");
+  if (a.argc != 1)
+    return usage_error("give the pid or main class of one JVM");
   if (!valid_event(event))
     return usage_error("unknown --event '%s' (cpu, cputime, native, alloc, "
                        "lock or an event type such as jdk.SocketRead)", event);
@@ -347,6 +364,7 @@ int profile_main(int argc, char **argv)
       return usage_error("--timeout takes seconds from 1 to 86400");
     p.timeout_ms = (int)secs * 1000;
   }
+  if ((pid = one_target(a.argv[0])) < 0) return 1;
   if (attach_target(&p.t, pid)) {
     error_msg("no process %d", pid);
     return 1;
