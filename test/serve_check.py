@@ -25,6 +25,8 @@ def samples(text):
 
 def compare(prom, mx, pid):
     s = [x for x in samples(open(prom).read()) if x[1].get('pid') == pid]
+    if not s:
+        raise SystemExit('pid %r: no series' % pid)
     pools, gcs = {}, {}
     for line in open(mx):
         f = line.rstrip('\n').split('\t')
@@ -32,6 +34,8 @@ def compare(prom, mx, pid):
             pools[f[1]] = (int(f[3]), int(f[4]), int(f[5]))
         elif f[0] == 'gc':
             gcs[f[1]] = (int(f[2]), int(f[3]))
+    if not pools or not gcs:
+        raise SystemExit('%s: no MXBean pools or collectors' % mx)
     ours_p = {x[1]['pool'] for x in s if x[0] == 'jvm_memory_pool_used_bytes'}
     ours_g = {x[1]['gc'] for x in s
               if x[0] == 'jvm_gc_collection_seconds_count'}
