@@ -18,8 +18,10 @@
 #include "core/jvmtool.h"
 #include "core/jfr_int.h"
 
+/* WIN: the event window; 128 KiB stays in the L2 cache between the
+ * kernel's copy and the walk (1 MiB took a tenth longer). */
 enum {
-  HDR = 68, WIN = 1 << 20, EVENT_MAX = 16 << 20, REC_MAX = 1 << 30,
+  HDR = 68, WIN = 1 << 17, EVENT_MAX = 16 << 20, REC_MAX = 1 << 30,
   PIPE_MAX = 1 << 30
 };
 
@@ -259,9 +261,13 @@ static int event(struct jfr *j, const uint8_t *p, uint64_t size, uint32_t ti,
   jfr_varint(&c);
   j->budget = 64 * (int64_t)size + 65536;
   for (uint32_t i = 0; i < t->nf && !c.bad; i++) {
-    memset(&j->cap[i], 0, sizeof(j->cap[i]));
-    jfr_dec_field(j, &c, &j->fields[t->f0 + i], &j->cap[i], 1);
-    j->vals[i] = j->cap[i].u;
+    struct val *v = &j->cap[i];
+
+    /* field by field: a memset here compiles (-Os) to rep stos, which
+     * cost a third of the time spent on wanted events */
+    v->u = 0, v->s = NULL, v->n = v->bytes = 0, v->tag = 0;
+    jfr_dec_field(j, &c, &j->fields[t->f0 + i], v, 1);
+    j->vals[i] = v->u;
   }
   if (c.bad || t->kind != K_STRUCT) {
     j->st.bad_records++;
