@@ -18,7 +18,7 @@ echo $jp >> "$JT_TMP/pids"
 sleep 2
 jcmd $jp JFR.start name=b settings=profile duration=20s filename="$JT_TMP/one.jfr" > /dev/null
 for i in $(seq 400); do [ -s "$JT_TMP/one.jfr" ] && ! jcmd $jp JFR.check | grep -q name=b && break; sleep 0.1; done
-kill $jp
+kill $jp; wait $jp 2>/dev/null  # a JVM still exiting competes with what is measured
 for i in $(seq 20); do cat "$JT_TMP/one.jfr"; done > "$JT_TMP/x.jfr"
 mb=$(awk -v b="$(wc -c < "$JT_TMP/x.jfr")" 'BEGIN { printf "%.1f", b / 1048576 }')
 ev=$(jfr summary "$JT_TMP/x.jfr" | awk '$1 == "jdk.ExecutionSample" { print $2 }')
@@ -26,9 +26,19 @@ set -- $($M 7 "$JT" collapse "$JT_TMP/x.jfr" -o /dev/null) \
   $($M 3 jfr print --json --events jdk.ExecutionSample "$JT_TMP/x.jfr") \
   $($M 7 sh -c "cat '$JT_TMP/x.jfr' > /dev/null") \
   $($M 7 "$JT" collapse --event alloc "$JT_TMP/x.jfr" -o /dev/null)
+c=$1
 awk -v mb="$mb" -v ev="$ev" -v c="$1" -v cr="$2" -v j="$3" -v jr="$4" -v r="$5" -v a="$7" 'BEGIN {
   printf "collapse x.jfr %s MB (%d cpu samples): %.1f ms, %.0f MB/s, %d KiB | jfr print --json %.0f ms, %.1f MB/s, %d KiB | %.0fx jfr print | cat %.1f ms (%.1fx) | --event alloc %.1f ms\n",
     mb, ev, c, mb * 1000 / c, cr, j, mb * 1000 / j, jr, j / c, r, c / r, a }'
+
+# async-profiler's converter, when one is at hand: AP_CONVERTER names the
+# classes compiled from its src/converter (javac -d DIR $(find src/converter
+# -name '*.java')); its default on a JDK recording folds the CPU samples
+if [ -n "${AP_CONVERTER:-}" ]; then
+  set -- $($M 3 java -cp "$AP_CONVERTER" one.convert.Main -o collapsed "$JT_TMP/x.jfr" "$JT_TMP/ap.txt") $c
+  awk -v mb="$mb" -v a="$1" -v ar="$2" -v c="$3" 'BEGIN {
+    printf "async-profiler converter (-o collapsed) %.0f ms, %.1f MB/s, %d KiB | collapse x.jfr %.0fx faster\n", a, mb * 1000 / a, ar, a / c }'
+fi
 
 # profile's overhead on the burner
 java -cp "$JT_TMP/classes" JfrWork rate 45 > "$JT_TMP/rate" 2>&1 &
