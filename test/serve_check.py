@@ -71,15 +71,19 @@ def compare(prom, mx, pid):
         raise SystemExit('pid %s: ' % pid + '; '.join(bad))
 
 
-def request(host, port, data, timeout=30):
-    c = socket.create_connection((host, port), timeout=timeout)
-    c.sendall(data)
+def read_all(c):
     got = b''
     while True:
         b = c.recv(65536)
         if not b:
-            break
+            return got
         got += b
+
+
+def request(host, port, data, timeout=30):
+    c = socket.create_connection((host, port), timeout=timeout)
+    c.sendall(data)
+    got = read_all(c)
     c.close()
     return got
 
@@ -141,12 +145,8 @@ def load(host, port, pid):
     c = socket.create_connection((host, port), timeout=30)
     c.sendall(b'GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nConnection: close'
               b'\r\n\r\n')
-    got = b''
-    while True:
-        b = c.recv(65536)
-        if not b:
-            break
-        got += b
+    got = read_all(c)
+    c.close()
     if got.count(b'HTTP/1.1 200 OK') != 2:
         errors.append('keep-alive: %r' % got[:80])
     for s in idle:
