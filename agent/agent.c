@@ -616,7 +616,7 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
       (*j)->Allocate(j, (jlong)sizeof(*frames) * g.cfg.depth,
                      (unsigned char **)&frames))
     return;
-  if ((*j)->GetStackTrace(j, 0, 0, g.cfg.depth, frames, &n)) n = 0;
+  if ((*j)->GetStackTrace(j, 0, 0, (jint)g.cfg.depth, frames, &n)) n = 0;
   /* Leaf first, each frame put in front: root first in the line; a stack
    * too long for the line loses its outermost frames, like max.stack.depth. */
   for (i = 0; i < n; i++) {

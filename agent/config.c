@@ -97,50 +97,66 @@ static int word(const char *v, size_t n, const char *list)
   return -1;
 }
 
+/* The options (output.file aside): each an int64_t of struct config, a
+ * number in [min, max] or, with words, the index of one of its words
+ * (NUL-separated, an empty word ends them; in the order of config.h's
+ * enums). */
+static const struct key {
+  const char *name;
+  size_t off;
+  const char *words;
+  int64_t min, max;
+} keys[] = {
+  {"sample.strategy", offsetof(struct config, strategy),
+   "bytes\0time\0allocationCount\0", 0, 0},
+  {"sample.interval.bytes", offsetof(struct config, interval_bytes), NULL,
+   0, 0x7fffffff},
+  {"sample.interval.ms", offsetof(struct config, interval_ms), NULL,
+   1, 86400000},
+  {"sample.rate", offsetof(struct config, rate), NULL, 1, 1000000000},
+  {"sample.delay.secs", offsetof(struct config, delay_secs), NULL,
+   0, 86400 * 365},
+  {"record.size", offsetof(struct config, record_size), "false\0true\0", 0, 0},
+  {"record.weight", offsetof(struct config, weight), "estimate\0size\0", 0, 0},
+  {"stack.trace.verbosity", offsetof(struct config, verbosity),
+   "methodName\0methodClassName\0methodClassLineNumber\0", 0, 0},
+  {"recorder", offsetof(struct config, lifetime), "flame\0lifetime\0", 0, 0},
+  {"max.stack.depth", offsetof(struct config, depth), NULL, 1, MAX_DEPTH},
+};
+
+static int64_t *field(struct config *c, const struct key *k)
+{
+  return (int64_t *)(void *)((char *)c + k->off);
+}
+
+static int64_t value(const struct config *c, const struct key *k)
+{
+  return *(const int64_t *)(const void *)((const char *)c + k->off);
+}
+
 /* Apply key=value to c. Returns 0, 1 for an unknown key, -1 for a bad
  * value. */
 static int set(struct config *c, const char *k, size_t kn, const char *v,
                size_t vn)
 {
-  int64_t x;
-  int w;
+  size_t i;
 
-  if (eq(k, kn, "sample.strategy")) {
-    if ((w = word(v, vn, "bytes\0time\0allocationCount\0")) < 0) return -1;
-    c->strategy = w;
-  } else if (eq(k, kn, "sample.interval.bytes")) {
-    if (parse_num(v, vn, 0, 0x7fffffff, &c->interval_bytes)) return -1;
-  } else if (eq(k, kn, "sample.interval.ms")) {
-    if (parse_num(v, vn, 1, 86400000, &c->interval_ms)) return -1;
-  } else if (eq(k, kn, "sample.rate")) {
-    if (parse_num(v, vn, 1, 1000000000, &c->rate)) return -1;
-  } else if (eq(k, kn, "sample.delay.secs")) {
-    if (parse_num(v, vn, 0, 86400 * 365, &c->delay_secs)) return -1;
-  } else if (eq(k, kn, "record.size")) {
-    if ((w = word(v, vn, "false\0true\0")) < 0) return -1;
-    c->record_size = w;
-  } else if (eq(k, kn, "record.weight")) {
-    if ((w = word(v, vn, "estimate\0size\0")) < 0) return -1;
-    c->weight = w;
-  } else if (eq(k, kn, "stack.trace.verbosity")) {
-    w = word(v, vn, "methodName\0methodClassName\0methodClassLineNumber\0");
-    if (w < 0) return -1;
-    c->verbosity = w;
-  } else if (eq(k, kn, "output.file")) {
-    if (!vn || vn >= sizeof(c->output)) return -1;
-    for (x = 0; x < (int64_t)vn; x++)
-      if (!v[x]) return -1;  /* a NUL (from a file) would cut the path */
-    memcpy(c->output, v, vn);
-    c->output[vn] = 0;
-  } else if (eq(k, kn, "recorder")) {
-    if ((w = word(v, vn, "flame\0lifetime\0")) < 0) return -1;
-    c->lifetime = w;
-  } else if (eq(k, kn, "max.stack.depth")) {
-    if (parse_num(v, vn, 1, MAX_DEPTH, &x)) return -1;
-    c->depth = (int)x;
-  } else {
-    return 1;
+  for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    const struct key *o = &keys[i];
+    int w;
+
+    if (!eq(k, kn, o->name)) continue;
+    if (!o->words) return parse_num(v, vn, o->min, o->max, field(c, o));
+    if ((w = word(v, vn, o->words)) < 0) return -1;
+    *field(c, o) = w;
+    return 0;
   }
+  if (!eq(k, kn, "output.file")) return 1;
+  if (!vn || vn >= sizeof(c->output)) return -1;
+  for (i = 0; i < vn; i++)
+    if (!v[i]) return -1;  /* a NUL (from a file) would cut the path */
+  memcpy(c->output, v, vn);
+  c->output[vn] = 0;
   return 0;
 }
 
@@ -219,11 +235,6 @@ int config_apply(struct config *c, const char *s, size_t n, char sep,
 
 int config_format(const struct config *c, char *out, size_t n)
 {
-  static const char *const strategies[] = { "bytes", "time",
-                                            "allocationCount" };
-  static const char *const verbosities[] = {
-    "methodName", "methodClassName", "methodClassLineNumber"
-  };
   struct config d;
   struct msg m = { out, 0, n };
   size_t i;
@@ -231,53 +242,27 @@ int config_format(const struct config *c, char *out, size_t n)
   if (!n) return -1;
   out[0] = 0;
   config_defaults(&d);
-#define PAIR(key) msg_str(&m, m.len ? "," key "=" : key "=")
-  if (c->strategy != d.strategy) {
-    PAIR("sample.strategy");
-    msg_str(&m, strategies[c->strategy]);
-  }
-  if (c->interval_bytes != d.interval_bytes) {
-    PAIR("sample.interval.bytes");
-    msg_num(&m, c->interval_bytes);
-  }
-  if (c->interval_ms != d.interval_ms) {
-    PAIR("sample.interval.ms");
-    msg_num(&m, c->interval_ms);
-  }
-  if (c->rate != d.rate) {
-    PAIR("sample.rate");
-    msg_num(&m, c->rate);
-  }
-  if (c->delay_secs != d.delay_secs) {
-    PAIR("sample.delay.secs");
-    msg_num(&m, c->delay_secs);
-  }
-  if (c->record_size != d.record_size) {
-    PAIR("record.size");
-    msg_str(&m, c->record_size ? "true" : "false");
-  }
-  if (c->weight != d.weight) {
-    PAIR("record.weight");
-    msg_str(&m, c->weight == W_SIZE ? "size" : "estimate");
-  }
-  if (c->verbosity != d.verbosity) {
-    PAIR("stack.trace.verbosity");
-    msg_str(&m, verbosities[c->verbosity]);
-  }
-  if (c->lifetime != d.lifetime) {
-    PAIR("recorder");
-    msg_str(&m, c->lifetime ? "lifetime" : "flame");
-  }
-  if (c->depth != d.depth) {
-    PAIR("max.stack.depth");
-    msg_num(&m, c->depth);
+  for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    const struct key *o = &keys[i];
+    int64_t v = value(c, o);
+    const char *w = o->words;
+
+    if (v == value(&d, o)) continue;
+    msg_str(&m, m.len ? "," : "");
+    msg_str(&m, o->name);
+    msg_str(&m, "=");
+    if (!w) {
+      msg_num(&m, v);
+      continue;
+    }
+    while (v-- > 0 && *w) w += slen(w) + 1;
+    msg_str(&m, w);
   }
   for (i = 0; c->output[i]; i++)
     if (c->output[i] == ',') return -1;
   if (!eq(c->output, slen(c->output), d.output)) {
-    PAIR("output.file");
+    msg_str(&m, m.len ? ",output.file=" : "output.file=");
     msg_str(&m, c->output);
   }
-#undef PAIR
   return m.len + 1 >= n ? -1 : (int)m.len;
 }

@@ -20,8 +20,8 @@ enum verbosity { V_METHOD, V_CLASS, V_LINE };
 enum weight { W_ESTIMATE, W_SIZE };
 enum { MAX_DEPTH = 1024, CONFIG_PATH_MAX = 1024 };
 
-struct config {
-  int strategy, verbosity, lifetime, record_size, weight, depth;
+struct config {             /* numbers all int64_t: config.c's table */
+  int64_t strategy, verbosity, lifetime, record_size, weight, depth;
   int64_t interval_bytes, interval_ms, rate, delay_secs;
   char output[CONFIG_PATH_MAX];
 };
