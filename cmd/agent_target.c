@@ -266,15 +266,23 @@ int target_samples(struct target *t, const char *path, struct wfile *out,
   memset(s, 0, sizeof(*s));
   err = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
                           t->st.euid, &fd, &sb);
-  if (err == -EINVAL || err == -EMLINK || err == -ELOOP) err = -EPERM;
-  while (!err && (n = read(fd, chunk, sizeof(chunk))) != 0) {
+  /* up to the size it had when opened (the JVM's side may still write);
+   * text only: a NUL is not the agent's (a sparse file, planted) */
+  for (off_t left = err ? 0 : sb.st_size; left > 0 && !err;) {
+    n = read(fd, chunk, left < (off_t)sizeof(chunk) ? (size_t)left
+             : sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) err = -errno;
-    else {
-      scan(&sc, s, chunk, (size_t)n);
-      if (out && fwrite(chunk, 1, (size_t)n, out->f) != (size_t)n)
-        err = -EIO;
+    if (n <= 0) {  /* shrank: what there is */
+      err = n ? -errno : 0;
+      break;
     }
+    if (memchr(chunk, 0, (size_t)n)) {
+      err = -EILSEQ;
+      break;
+    }
+    scan(&sc, s, chunk, (size_t)n);
+    if (out && fwrite(chunk, 1, (size_t)n, out->f) != (size_t)n) err = -EIO;
+    left -= n;
   }
   if (fd >= 0) close(fd);
   if (err == -EIO) {
@@ -282,8 +290,9 @@ int target_samples(struct target *t, const char *path, struct wfile *out,
     return -1;
   }
   if (err) {
-    errno_msg(err, "cannot read the samples '%s' of pid %d%s", path, t->pid,
-              err == -EPERM ? " (not a regular file of the JVM's user)" : "");
+    error_msg("cannot read the samples '%s' of pid %d: %s", path, t->pid,
+              err == -EILSEQ ? "a NUL byte: not a samples file"
+              : root_check_msg(err, S_IFREG));
     return -1;
   }
   if (take) root_unlink(t->tmpfd, name, &sb, 0);

@@ -167,7 +167,8 @@ static int take_file(const struct prof *p, int quiet)
       (rc = root_open_checked(&r, dir, name, O_RDONLY, S_IFREG,
                               p->t.st.euid, &fd, &sb))) {
     if (!quiet || rc != -ENOENT)
-      errno_msg(rc, "pid %d: cannot take its '%s'", p->t.pid, p->file);
+      error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
+                root_check_msg(rc, S_IFREG));
     fd = -1;
   } else if ((rc = root_unlink(dir, name, &sb, 0))) {
     errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
@@ -227,19 +228,23 @@ static int outs_close(struct outs *o, int failed)
   return rc;
 }
 
-/* Copy the recording (--jfr). Returns 0, or 1 after a read error. */
-static int keep_jfr(int fd, FILE *out)
+/* Copy the recording (--jfr): its first len bytes, the chunks the fold
+ * read whole. The target still holds the file and may change it: what
+ * grew after is not copied, a file that shrank fails. Returns 0 or 1. */
+static int keep_jfr(int fd, uint64_t len, FILE *out)
 {
   char b[1 << 16];
-  off_t at = 0;
-  ssize_t n;
+  uint64_t at = 0;
+  ssize_t n = 1;
 
-  while ((n = pread(fd, b, sizeof(b), at)) > 0) {
+  while (at < len && (n = pread(fd, b, len - at < sizeof(b) ? len - at
+                                : sizeof(b), (off_t)at)) > 0) {
     fwrite(b, 1, (size_t)n, out);
-    at += n;
+    at += (uint64_t)n;
   }
   if (n < 0) perror_msg("cannot read the recording");
-  return n < 0;
+  else if (at < len) error_msg("the recording shrank while it was copied");
+  return at < len;
 }
 
 static void write_result(struct outs *o, struct args *a, struct fold *f,
@@ -274,10 +279,11 @@ static int collect(struct prof *p, struct args *a, struct outs *o,
   int fd = take_file(p, 0), rc = fd < 0;
 
   if (fd >= 0) {
-    if (o->path[OUT_JFR]) rc = keep_jfr(fd, o->w[OUT_JFR].f);
     if (jfr_fold_fd(jf, fd, p->file, err, sizeof(err))) {
       error_msg("pid %d: its recording: %s", p->t.pid, err);
       rc = 1;
+    } else if (o->path[OUT_JFR]) {
+      rc = keep_jfr(fd, jfr_fold_stats(jf)->end, o->w[OUT_JFR].f);
     }
     close(fd);
     if (!(chosen = jfr_fold_finish(jf, &unit))) {

@@ -227,6 +227,7 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   }
   checkpoints(j);
   j->st.chunks++;
+  j->st.end = j->off + j->limit;
   j->done = j->gen != 0;
   return 1;
 }

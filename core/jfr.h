@@ -38,6 +38,7 @@ struct jfr_stats {
   uint64_t bad_records;    /* records that did not decode (skipped) */
   uint64_t bad_pools;      /* checkpoint records that did not decode */
   uint64_t missing;        /* references to pool keys that were not there */
+  uint64_t end;            /* offset after the last chunk read whole */
   int live;                /* the last chunk was still being written */
   int truncated;           /* the file ends inside a finished chunk */
 };
@@ -133,6 +134,7 @@ struct jfr_fold_opts {
 struct jfr_fold_stats {
   uint64_t chunks, events, no_stack, unknown_frames, bad;
   uint64_t used;           /* events in the result (after finish) */
+  uint64_t end;            /* the last recording's bytes read (chunks whole) */
   int truncated, live;     /* some recording was cut short / being written */
 };
 

@@ -324,6 +324,7 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
   jf->st.events += s->events;
   jf->st.bad += s->bad_records + s->bad_pools;
   jf->st.truncated |= s->truncated;
+  jf->st.end = s->end;
   jf->st.live |= s->live;
   jfr_close(jf->j);
   jf->j = NULL;

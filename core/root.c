@@ -264,6 +264,19 @@ int root_check(int fd, mode_t type, long long uid, struct stat *sb)
   return 0;
 }
 
+const char *root_check_msg(int rc, mode_t type)
+{
+  switch (rc) {
+  case -ELOOP: return "a symbolic link";  /* the last name: not followed */
+  case -EINVAL:
+    return type == S_IFSOCK ? "not a socket" : type == S_IFDIR
+           ? "not a folder" : "not a regular file";
+  case -EPERM: return "owned by another user";
+  case -EMLINK: return "a file with a second hard link";
+  default: return strerror(-rc);
+  }
+}
+
 int root_open_checked(const struct root *r, int dirfd, const char *path,
                       int flags, mode_t type, long long uid, int *fd,
                       struct stat *sb)

@@ -69,6 +69,9 @@ int root_stat(const struct root *r, const char *path, struct stat *sb);
  * the owner (-1: any); a regular file must have exactly one link. Fills
  * *sb when not NULL. Returns 0, -EINVAL, -EPERM or -EMLINK. */
 int root_check(int fd, mode_t type, long long uid, struct stat *sb);
+/* root_check's or root_open_checked's failure rc in words ("a symbolic
+ * link", "not a regular file", ...; strerror for the others). */
+const char *root_check_msg(int rc, mode_t type);
 
 /* root_openat (flags O_RDONLY, or with O_PATH for a socket) followed by
  * root_check; on failure nothing stays open. */

@@ -441,10 +441,7 @@ int vm_open(const struct vm *v, struct perfdata *pd)
                            (long long)v->uid, &fd, NULL);
   root_close(&r);
   if (!rc) return pd_open_fd(pd, fd, v->path);
-  snprintf(pd->err, sizeof(pd->err), "%s",
-           rc == -EINVAL ? "not a regular file"
-           : rc == -EPERM ? "its owner changed"
-           : rc == -EMLINK ? "has more than one link" : strerror(-rc));
+  snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
   return rc;
 }
 
