@@ -417,7 +417,8 @@ static int install(struct args *a)
   struct config c;
   struct wfile out = {.dirfd = -1};
   const char *name = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";
-  long long timeout = 10, ms = 0;
+  int timeout = (int)(a->num[OPT_timeout] / 1000000);  /* ms */
+  long long ms = a->num[OPT_duration] / 1000000;
   int rc, collects, err;
 
   jt_verbose |= a->count[OPT_verbose] > 0;
@@ -430,13 +431,6 @@ static int install(struct args *a)
     return usage_error("--stop, --status and --agent exclude each other");
   if (a->val[OPT_agent_args] && !a->val[OPT_agent])
     return usage_error("--agent-args needs --agent");
-  if (a->val[OPT_timeout] && parse_long(a->val[OPT_timeout], 1, 3600,
-                                        &timeout))
-    return usage_error("bad timeout '%s' (1..3600 seconds)",
-                       a->val[OPT_timeout]);
-  if (a->val[OPT_duration] && parse_duration(a->val[OPT_duration], &ms))
-    return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
-                       a->val[OPT_duration]);
   if (ms && (a->count[OPT_stop] || a->count[OPT_status] || a->val[OPT_agent]))
     return usage_error("--duration is how long the sampler it starts runs: "
                        "not with --stop, --status or --agent");
@@ -462,13 +456,13 @@ static int install(struct args *a)
   }
   if (a->val[OPT_agent])
     rc = target_load_other(&t, a->val[OPT_agent], a->val[OPT_agent_args],
-                           (int)timeout) != 0;
+                           timeout) != 0;
   else if (a->count[OPT_stop])
-    rc = stop_and_collect(&t, &out, name, (int)timeout);
+    rc = stop_and_collect(&t, &out, name, timeout);
   else if (a->count[OPT_status])
-    rc = status(&t, (int)timeout);
+    rc = status(&t, timeout);
   else
-    rc = sample(&t, &c, ms, &out, name, (int)timeout);
+    rc = sample(&t, &c, ms, &out, name, timeout);
   wfile_abort(&out);
   target_close(&t);
   return rc;

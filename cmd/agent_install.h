@@ -26,9 +26,10 @@ int target_open(struct target *t, const char *arg);
 void target_close(struct target *t);
 
 /* attach "load" lib with opts: 0 and the agent's return code in *rc, or -1
- * (reported). A JVM still starting is asked again until the timeout. */
+ * (reported). A JVM still starting is asked again until timeout_ms ends;
+ * each answer is awaited that long too. */
 int target_load(struct target *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout);
+                const char *opts, int *rc, int timeout_ms);
 
 /* Write data into the target's /tmp under prefix<16 random hex>suffix
  * (O_EXCL, owned by the JVM's user); its path as the target sees it goes
@@ -71,7 +72,7 @@ int target_samples(struct target *t, const char *path, struct wfile *out,
  * cannot see path (another mount namespace). 0, or -1 (reported, also a
  * non-zero return code of the agent). */
 int target_load_other(struct target *t, const char *path, const char *args,
-                      int timeout);
+                      int timeout_ms);
 
 /* The target's JAVA_VERSION from its JDK's release file, or "?". */
 void target_java_version(struct target *t, char *out, size_t n);

@@ -89,11 +89,11 @@ void target_close(struct target *t)
 }
 
 int target_load(struct target *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout)
+                const char *opts, int *rc, int timeout_ms)
 {
   const char *args[3] = { lib, absolute ? "true" : "false", opts }, *body;
   struct attach_target at;
-  uint64_t end = now_ms() + (uint64_t)timeout * 1000;
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
   char *reply = NULL, err[512];
   int e;
 
@@ -101,7 +101,7 @@ int target_load(struct target *t, const char *lib, int absolute,
     error_msg("no process %d", t->pid);
     return -1;
   }
-  while ((e = attach_send(&at, "load", args, timeout * 1000, &reply, err,
+  while ((e = attach_send(&at, "load", args, timeout_ms, &reply, err,
                           sizeof(err))) == ATTACH_NOTJVM && now_ms() < end) {
     nanosleep(&(struct timespec){0, 100000000}, NULL);
     attach_target(&at, t->pid);
@@ -316,7 +316,7 @@ void target_java_version(struct target *t, char *out, size_t n)
 }
 
 int target_load_other(struct target *t, const char *path, const char *args,
-                      int timeout)
+                      int timeout_ms)
 {
   int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
   char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];
@@ -350,7 +350,7 @@ int target_load_other(struct target *t, const char *path, const char *args,
   }
   opts = jar ? xasprintf("%s%s%s", lib, args ? "=" : "", args ? args : "")
              : xstrdup(args ? args : "");
-  if (target_load(t, jar ? "instrument" : lib, !jar, opts, &rc, timeout))
+  if (target_load(t, jar ? "instrument" : lib, !jar, opts, &rc, timeout_ms))
     rc = -1;
   else if (rc) error_msg("pid %d: agent '%s' returned %d", t->pid, path, rc);
   else verbose_msg("pid %d: loaded '%s'", t->pid, lib);

@@ -69,23 +69,14 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
                           1200, 0.1, a->count[OPT_reverse],
                           a->count[OPT_inverted]};
   struct wfile w;
-  long long width;
-  char *end;
   int rc;
 
   if (unit) fo.unit = unit;
   if (!fo.title) fo.title = (a->count[OPT_samples] || strcmp(fo.unit, "bytes"))
                             && !a->count[OPT_type_frames]
                               ? "Flame Graph" : "Allocation Flame Graph";
-  if (a->val[OPT_width]) {
-    if (parse_long(a->val[OPT_width], 100, 100000, &width))
-      return usage_error("--width takes 100 to 100000 pixels");
-    fo.width = (int)width;
-  }
-  if (a->val[OPT_minwidth]) {
-    fo.minwidth = strtod(a->val[OPT_minwidth], &end);
-    if (*end || fo.minwidth < 0) return usage_error("bad --minwidth");
-  }
+  fo.width = (int)a->num[OPT_width];
+  fo.minwidth = a->real[OPT_minwidth];
   if ((rc = wfile_open(&w, path))) {
     errno_msg(rc, "cannot write '%s'", path);
     return 1;
@@ -108,10 +99,10 @@ static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
   *jo = (struct jfr_fold_opts){a->val[OPT_event], a->val[OPT_value],
                                a->count[OPT_lines], a->count[OPT_thread_frames],
                                a->count[OPT_samples], -1, -1};
-  if (a->val[OPT_from] && jfr_parse_span(a->val[OPT_from], &jo->from_ns))
-    return usage_error("--from takes a time such as 10s or 500ms");
-  if (a->val[OPT_to] && jfr_parse_span(a->val[OPT_to], &jo->to_ns))
-    return usage_error("--to takes a time such as 10s or 500ms");
+  if (jo->event && !jfr_event_valid(jo->event))
+    return jfr_event_error(jo->event);
+  if (a->val[OPT_from]) jo->from_ns = a->num[OPT_from];
+  if (a->val[OPT_to]) jo->to_ns = a->num[OPT_to];
   return 0;
 }
 
@@ -181,6 +172,12 @@ static int report(const struct fold_stats *s, const struct fold_opts *o,
   return 1;
 }
 
+/* --format's words, in specs/collapse.opts' order (jfr: read as a recording,
+ * whatever it looks like). */
+static const enum fold_format formats[] = {
+  FOLD_STACKS, FOLD_FOLDED, FOLD_JSTACK, FOLD_AUTO
+};
+
 int collapse_main(int argc, char **argv)
 {
   struct jfr_fold_opts jo;
@@ -207,14 +204,7 @@ int collapse_main(int argc, char **argv)
   o.thread_frames = a.count[OPT_thread_frames];
   if (a.val[OPT_gc] && gc_range(a.val[OPT_gc], &o))
     return usage_error("--gc takes N or N-M");
-  if (a.val[OPT_format]) {
-    const char *fm = a.val[OPT_format];
-
-    if (!strcmp(fm, "stacks")) o.format = FOLD_STACKS;
-    else if (!strcmp(fm, "folded")) o.format = FOLD_FOLDED;
-    else if (!strcmp(fm, "jstack")) o.format = FOLD_JSTACK;
-    else if (strcmp(fm, "jfr")) return usage_error("unknown --format '%s'", fm);
-  }
+  if (a.word[OPT_format] >= 0) o.format = formats[a.word[OPT_format]];
   if ((rc = jfr_setup(&a, &jo))) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
   /* "collapse stacks.txt protobuf grpc", as FlameCollapse took its filter:
@@ -240,10 +230,11 @@ int collapse_main(int argc, char **argv)
       n_rev = n;
       rev = fold_reverse(st, &n_rev, &arena);
     }
-    if (!a.val[OPT_svg] || a.val[OPT_output])
-      rc |= rev ? write_folded(a.val[OPT_output], rev, n_rev, 0)
-                : write_folded(a.val[OPT_output], st, n, a.count[OPT_seed_compat]);
-    if (a.val[OPT_svg]) rc |= write_svg(a.val[OPT_svg], st, n, &a, unit);
+    if ((!a.val[OPT_svg] || a.val[OPT_output]) &&
+        (rev ? write_folded(a.val[OPT_output], rev, n_rev, 0)
+             : write_folded(a.val[OPT_output], st, n, a.count[OPT_seed_compat])))
+      rc = 1;
+    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit)) rc = 1;
   }
   free(rev);
   free(filters);

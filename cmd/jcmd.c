@@ -352,17 +352,14 @@ int jcmd_main(int argc, char **argv)
   struct request r = {0};
   struct args a;
   struct buf err = {0};
-  long long secs = 10;
   int rc;
 
   if (jt_alias) return jdk_jcmd(argc, argv);
   if ((rc = opt_parse(opt_rows, opt_usage, OPTS_IN_ORDER, argc, argv, &a)) >= 0)
     return rc;
-  if (a.val[OPT_timeout] && parse_long(a.val[OPT_timeout], 1, 86400, &secs))
-    return usage_error("--timeout takes seconds from 1 to 86400");
   if (a.count[OPT_list] || !a.argc) return list();
   r.target = a.argv[0];
-  r.timeout_ms = (int)secs * 1000;
+  r.timeout_ms = (int)(a.num[OPT_timeout] / 1000000);
   if (command_words(a.argc - 1, a.argv + 1, &r, &err)) {
     rc = usage_error("%s", err.p);
     buf_free(&err);

@@ -328,21 +328,11 @@ static int one_target(const char *target)
   return pid;
 }
 
-static int valid_event(const char *e)
-{
-  if (jfr_event_word(e)) return 1;
-  for (const char *c = e; *c; c++)
-    if (!isalnum((unsigned char)*c) && !strchr("._$", *c)) return 0;
-  return strchr(e, '.') != NULL;
-}
-
 int profile_main(int argc, char **argv)
 {
-  struct prof p = {.timeout_ms = 30000};
+  struct prof p = {0};
   struct sigaction sa = {.sa_handler = on_signal};
   const char *event;
-  int64_t duration = 30000000000LL, interval = 10000000;
-  long long secs, ms;
   char hex[17];
   struct args a;
   struct outs outs = {0};
@@ -353,23 +343,8 @@ int profile_main(int argc, char **argv)
   event = a.val[OPT_event] ? a.val[OPT_event] : "cpu";
   if (a.argc != 1)
     return usage_error("give the pid or main class of one JVM");
-  if (!valid_event(event))
-    return usage_error("unknown --event '%s' (cpu, cputime, native, alloc, "
-                       "lock or an event type such as jdk.SocketRead)", event);
-  if (a.val[OPT_duration]) {
-    if (parse_duration(a.val[OPT_duration], &ms))
-      return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
-                         a.val[OPT_duration]);
-    duration = ms * 1000000;
-  }
-  if (a.val[OPT_interval] &&
-      (jfr_parse_span(a.val[OPT_interval], &interval) || interval < 1000))
-    return usage_error("--interval takes a time such as 10ms (1us at least)");
-  if (a.val[OPT_timeout]) {
-    if (parse_long(a.val[OPT_timeout], 1, 86400, &secs))
-      return usage_error("--timeout takes seconds from 1 to 86400");
-    p.timeout_ms = (int)secs * 1000;
-  }
+  if (!jfr_event_valid(event)) return jfr_event_error(event);
+  p.timeout_ms = (int)(a.num[OPT_timeout] / 1000000);
   if ((pid = one_target(a.argv[0])) < 0) return 1;
   if (attach_target(&p.t, pid)) {
     error_msg("no process %d", pid);
@@ -382,8 +357,8 @@ int profile_main(int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   if (outs_open(&outs, &a)) return 1;
-  if (start(&p, event, interval)) return outs_close(&outs, 1);
-  wait_for(&p, duration);
+  if (start(&p, event, a.num[OPT_interval])) return outs_close(&outs, 1);
+  wait_for(&p, a.num[OPT_duration]);
   if (!proc_alive(p.t.pid)) {
     error_msg("pid %d exited during the profile: nothing to collect", pid);
     return outs_close(&outs, 1);

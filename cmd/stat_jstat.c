@@ -237,13 +237,29 @@ static int take_targets(struct run *r, const char *list)
   return rc;
 }
 
+/* -<option> is none of the spec's: name the nearest one. Returns 2. */
+static int unknown_option(const struct run *r)
+{
+  const char **names = xzalloc((r->spec.nopts + 1) * sizeof(*names));
+  int at, rc;
+
+  for (int i = 0; i < r->spec.nopts; i++) names[i] = r->spec.opts[i].name;
+  at = nearest_name(r->option, names, r->spec.nopts);
+  if (at >= 0)
+    rc = usage_error("unknown option '-%s': did you mean '-%s'?", r->option,
+                     names[at]);
+  else
+    rc = usage_error("unknown option '-%s'; -options lists them", r->option);
+  free(names);
+  return rc;
+}
+
 /* jvmtool's command line: specs/stat.opts, where jstat's -<option> is a
  * dash word. Returns -1 to go on, or a status. */
 int stat_args(struct run *r, int argc, char **argv)
 {
   struct args a;
   char *why = NULL;
-  long long v;
   int rc = opt_parse(opt_rows, opt_usage, OPTS_DASH_WORDS, argc, argv, &a);
 
   if (rc >= 0) return rc;
@@ -252,11 +268,7 @@ int stat_args(struct run *r, int argc, char **argv)
                        a.words[1]);
   if (a.count[OPT_json] && a.count[OPT_csv])
     return usage_error("--json or --csv, not both");
-  if (a.val[OPT_header_every] &&
-      parse_long(a.val[OPT_header_every], 0, INT_MAX, &v))
-    return usage_error("-h needs a number of rows, not '%s'",
-                       a.val[OPT_header_every]);
-  r->header_every = a.val[OPT_header_every] ? (int)v : 0;
+  r->header_every = (int)a.num[OPT_header_every];
   r->timestamp = a.count[OPT_timestamp] > 0;
   r->option = a.nwords ? a.words[0] : NULL;
   r->mode = a.count[OPT_json] ? JSON : a.count[OPT_csv] ? CSV : TEXT;
@@ -265,8 +277,7 @@ int stat_args(struct run *r, int argc, char **argv)
   if (a.count[OPT_options]) return stat_list_options(r);
   if (!r->option)
     return usage_error("which option? -gcutil, -gc, ... (see -options)");
-  if (!expr_spec_find(&r->spec, r->option))
-    return usage_error("unknown option '-%s'; -options lists them", r->option);
+  if (!expr_spec_find(&r->spec, r->option)) return unknown_option(r);
   if (a.argc < 1 || a.argc > 3)
     return usage_error(a.argc ? "too many operands" : "no target given");
   if (stat_timing(r, a.argv + 1, a.argc - 1, &why)) {

@@ -357,24 +357,6 @@ int jfr_detect(int fd)
          jfr_magic(m, 4);
 }
 
-int jfr_parse_span(const char *s, int64_t *ns)
-{
-  static const struct { const char *u; double k; } units[] = {
-    {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9},
-    {"", 1e9}};
-  char *end;
-  double v = strtod(s, &end);
-
-  if (end == s || !(v >= 0)) return -1;
-  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-    if (!strcmp(end, units[i].u)) {
-      if (v * units[i].k > 9e18) return -1;
-      *ns = (int64_t)(v * units[i].k + 0.5);
-      return 0;
-    }
-  return -1;
-}
-
 int64_t jfr_time_ns(const struct jfr *j, uint64_t ticks)
 {
   __int128 d = (__int128)(int64_t)(ticks - j->start_ticks) * 1000000000 /

@@ -54,9 +54,6 @@ int jfr_magic(const void *p, size_t n);
 /* 1 if fd is a regular file that starts with a chunk (read with pread, so
  * the file offset stays). */
 int jfr_detect(int fd);
-/* Parse a time span: a number with ns, us, ms, s, m or h (bare: seconds),
- * e.g. "10ms", "1.5s". Returns 0 and *ns, or -1. */
-int jfr_parse_span(const char *s, int64_t *ns);
 
 /* Load the next chunk. Returns 1 (a chunk is ready), 0 (no more chunks),
  * or -1 with a one-line reason in err; chunks before it stay counted, and
@@ -119,8 +116,11 @@ struct jfr_event_row {
 };
 extern const struct jfr_event_row jfr_event_rows[];
 extern const int jfr_event_nrows;
-/* 1 if word is one of the rows' words. */
-int jfr_event_word(const char *word);
+/* 1 if e is what --event takes: a word of specs/jfr_events.def or an event
+ * type's name (letters, digits, '.', '_', '$', with a '.'), else 0. */
+int jfr_event_valid(const char *e);
+/* A usage error for a bad --event e, naming the nearest word. Returns 2. */
+int jfr_event_error(const char *e);
 
 struct jfr_fold_opts {
   const char *event;       /* a row word or an event type; NULL: default */

@@ -55,11 +55,25 @@ struct jfr_fold {
   struct jfr_fold_stats st;
 };
 
-int jfr_event_word(const char *word)
+int jfr_event_valid(const char *e)
 {
   for (int i = 0; i < jfr_event_nrows; i++)
-    if (!strcmp(jfr_event_rows[i].word, word)) return 1;
-  return 0;
+    if (!strcmp(jfr_event_rows[i].word, e)) return 1;
+  for (const char *c = e; *c; c++)
+    if (!isalnum((unsigned char)*c) && !strchr("._$", *c)) return 0;
+  return strchr(e, '.') != NULL;
+}
+
+int jfr_event_error(const char *e)
+{
+  const char *names[32] = {0};
+  int n = 0;
+
+  for (int i = 0; i < jfr_event_nrows && n < 32; i++)
+    if (!n || strcmp(names[n - 1], jfr_event_rows[i].word))
+      names[n++] = jfr_event_rows[i].word;
+  return opt_bad_word("--event", e, names, n, "cpu, cputime, native, alloc, "
+                      "lock or an event type such as jdk.SocketRead");
 }
 
 struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)

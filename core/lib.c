@@ -318,16 +318,38 @@ int parse_time(const char *s, long long *n, long long *unit_ms,
   return -EINVAL;
 }
 
-int parse_duration(const char *s, long long *ms)
-{
-  long long n, unit;
-  const char *u;
+static const struct { const char *unit; long long ns; } span_units[] = {
+  {"d", 86400000000000LL}, {"h", 3600000000000LL}, {"m", 60000000000LL},
+  {"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}, {"", 1000000000},
+};
 
-  if (parse_time(s, &n, &unit, &u) || n < 1 ||
-      n > 86400000LL * 365 / (unit ? unit : 1000))
-    return -EINVAL;
-  *ms = n * (unit ? unit : 1000);
-  return 0;
+int parse_span(const char *s, long long *ns)
+{
+  size_t whole = strspn(s, "0123456789"), frac = 0;
+  const char *u = s + whole;
+  long double v;
+
+  if (*u == '.') frac = strspn(u + 1, "0123456789") + 1;
+  if (!whole && frac < 2) return -EINVAL;
+  if (whole > 20 || frac > 20) return -EINVAL;
+  v = strtold(s, NULL);  /* only digits and one '.': no sign, no exponent */
+  u += frac;
+  for (size_t i = 0; i < sizeof(span_units) / sizeof(span_units[0]); i++) {
+    if (strcmp(u, span_units[i].unit)) continue;
+    v *= span_units[i].ns;
+    if (v > 3155760000000000000.0L) return -EINVAL;  /* 100 years */
+    *ns = (long long)(v + 0.5L);
+    return 0;
+  }
+  return -EINVAL;
+}
+
+void span_text(struct buf *b, long long ns)
+{
+  size_t i = 0;
+
+  while (span_units[i].ns > 1 && (ns % span_units[i].ns || !ns)) i++;
+  buf_printf(b, "%lld%s", ns / span_units[i].ns, span_units[i].unit);
 }
 
 void random_hex(char out[17])

@@ -54,17 +54,24 @@ char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
 /* Parse a whole decimal number in [min, max]. Returns 0, or -EINVAL (not a
  * number, trailing junk, empty) or -ERANGE (outside the bounds). */
 int parse_long(const char *s, long long min, long long max, long long *out);
-/* Parse a time as jstat's interval is written, the one time grammar of
- * every command: a whole number (Java's int: optional sign, 32 bits) and a
- * unit, "ms", "s", "m" or none. Returns 0 with the number in *n, the
- * unit's milliseconds in *unit_ms (0: none; the caller says what a plain
- * number means) and the unit in *unit (NULL: none), or -EINVAL with *unit
- * NULL for a bad number, or set to the unknown unit (*n set too). */
+/* Parse a time as jstat's interval is written (stat's <interval> operand
+ * only; every option takes parse_span): a whole number (Java's int:
+ * optional sign, 32 bits) and a unit, "ms", "s", "m" or none. Returns 0
+ * with the number in *n, the unit's milliseconds in *unit_ms (0: none; the
+ * caller says what a plain number means) and the unit in *unit (NULL:
+ * none), or -EINVAL with *unit NULL for a bad number, or set to the unknown
+ * unit (*n set too). */
 int parse_time(const char *s, long long *n, long long *unit_ms,
                const char **unit);
-/* A --duration: parse_time's grammar, a plain number being seconds, from
- * 1 ms to a year. Returns 0 with *ms, or -EINVAL. */
-int parse_duration(const char *s, long long *ms);
+/* The time grammar of every option (--timeout, --duration, --interval,
+ * --from, ...): a decimal number, a fraction allowed ("1.5s"), then "ns",
+ * "us", "ms", "s", "m", "h", "d" or nothing, which means seconds. Returns 0
+ * with *ns, or -EINVAL (no number, a sign, an unknown unit, over 100 years). */
+int parse_span(const char *s, long long *ns);
+/* Append ns as parse_span reads it back, in its largest whole unit
+ * ("30s", "1d", "500ms", "1500ms"). */
+struct buf;
+void span_text(struct buf *b, long long ns);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 

@@ -47,12 +47,118 @@ void opt_help(const struct opt *rows, const char *usage, FILE *f)
     if (o->lname)
       n += snprintf(left + n, sizeof(left) - n, "%s--%s",
                     o->sname ? ", " : "  ", o->lname);
-    if (o->arg == REQ)
+    if (o->kind != OPTS_FLAG)
       n += snprintf(left + n, sizeof(left) - n, "%c%s", o->lname ? '=' : ' ',
                     o->metavar);
-    if (n > 24) fprintf(f, "  %s\n  %-24s  %s\n", left, "", o->help);
-    else fprintf(f, "  %-24s  %s\n", left, o->help);
+    if (n > 24) fprintf(f, "  %s\n  %-24s  %s", left, "", o->help);
+    else fprintf(f, "  %-24s  %s", left, o->help);
+    if (o->lo) fprintf(f, " (%s to %s", o->lo, o->hi);
+    if (o->lo && strcmp(o->def, "-")) fprintf(f, ", default %s", o->def);
+    fputs(o->lo ? ")\n" : "\n", f);
   }
+}
+
+int opt_bad_word(const char *option, const char *value,
+                 const char *const *names, int n, const char *expected)
+{
+  int at = nearest_name(value, names, n);
+
+  if (at >= 0)
+    return usage_error("unknown %s '%s': did you mean '%s'?", option, value,
+                       names[at]);
+  return usage_error("unknown %s '%s' (%s)", option, value, expected);
+}
+
+/* The words of a WORD row, split at '|' into names (at most max). */
+static int split_words(const char *list, char *copy, size_t size,
+                       const char **names, int max)
+{
+  int n = 0;
+
+  snprintf(copy, size, "%s", list);
+  for (char *w = copy; w && n < max; n++) {
+    names[n] = w;
+    if ((w = strchr(w, '|'))) *w++ = 0;
+  }
+  return n;
+}
+
+/* Check v against row o and store it at i: 0, or -1 when it does not fit
+ * (value_error says why). */
+static int take_value(const struct opt *o, const char *v, int i,
+                      struct args *out)
+{
+  const char *names[32];
+  char copy[512];
+  long long lo, hi;
+  char *end;
+  int n;
+
+  switch (o->kind) {
+  case OPTS_INT:
+    return parse_long(o->lo, LLONG_MIN, LLONG_MAX, &lo) ||
+           parse_long(o->hi, lo, LLONG_MAX, &hi) ||
+           parse_long(v, lo, hi, &out->num[i]) ? -1 : 0;
+  case OPTS_REAL:
+    out->real[i] = strtod(v, &end);
+    return end == v || *end || !(out->real[i] >= strtod(o->lo, NULL) &&
+                                 out->real[i] <= strtod(o->hi, NULL)) ? -1 : 0;
+  case OPTS_TIME:
+    return parse_span(o->lo, &lo) || parse_span(o->hi, &hi) ||
+           parse_span(v, &out->num[i]) || out->num[i] < lo ||
+           out->num[i] > hi ? -1 : 0;
+  case OPTS_WORD:
+    n = split_words(o->words, copy, sizeof(copy), names, 32);
+    for (out->word[i] = 0; out->word[i] < n; out->word[i]++)
+      if (!strcmp(v, names[out->word[i]])) return 0;
+    out->word[i] = -1;
+    return -1;
+  default:
+    return 0;
+  }
+}
+
+/* The usage error for a value v that row o does not take. Returns 2. */
+static int value_error(const struct opt *o, const char *v)
+{
+  const char *names[32];
+  char copy[512], opt[64];
+  struct buf list = {0};
+  int n, rc;
+
+  if (o->lname) snprintf(opt, sizeof(opt), "--%s", o->lname);
+  else snprintf(opt, sizeof(opt), "-%c", o->sname);
+  switch (o->kind) {
+  case OPTS_INT:
+    return usage_error("%s takes a whole number from %s to %s, not '%s'",
+                       opt, o->lo, o->hi, v);
+  case OPTS_REAL:
+    return usage_error("%s takes a number from %s to %s, not '%s'", opt,
+                       o->lo, o->hi, v);
+  case OPTS_TIME:
+    return usage_error("%s takes a time from %s to %s (e.g. 30, 1.5s, 500ms, "
+                       "1m), not '%s'", opt, o->lo, o->hi, v);
+  default:
+    n = split_words(o->words, copy, sizeof(copy), names, 32);
+    for (int i = 0; i < n; i++) buf_printf(&list, "%s%s", i ? ", " : "", names[i]);
+    rc = opt_bad_word(opt, v, names, n, list.p);
+    buf_free(&list);
+    return rc;
+  }
+}
+
+/* Every row's default, before the arguments are read: 0, or 2 after
+ * saying which row's default its own range refuses (a spec mistake, shown
+ * by any run of the command). */
+static int defaults(const struct opt *rows, int n, struct args *out)
+{
+  for (int i = 0; i < n; i++) {
+    out->word[i] = -1;
+    if (strcmp(rows[i].def, "-") && take_value(&rows[i], rows[i].def, i, out))
+      return usage_error("the spec's default for option %d, '%s', does not "
+                         "fit its kind", i + 1, rows[i].def);
+  }
+  return 0;
 }
 
 /* The arrays handed out by the last opt_parse call (see struct args). */
@@ -60,7 +166,7 @@ static char **operands, **dashed;
 static int ndashed;
 
 /* How many of the arguments after argv[i] the option word argv[i] takes:
- * 1 when it is a REQ option whose value is the next argument. */
+ * 1 when it is an option that takes a value whose value is the next argument. */
 static int takes_next(const struct opt *rows, int n, const char *s)
 {
   int i;
@@ -68,10 +174,10 @@ static int takes_next(const struct opt *rows, int n, const char *s)
   if (starts_with(s, "--"))
     return !strchr(s, '=') &&
            (i = find_long(rows, n, s + 2, strlen(s + 2))) >= 0 &&
-           rows[i].arg == REQ;
+           rows[i].kind != OPTS_FLAG;
   for (s++; *s; s++) {
     if ((i = find_short(rows, n, *s)) < 0) return 0;
-    if (rows[i].arg == REQ) return !s[1];
+    if (rows[i].kind != OPTS_FLAG) return !s[1];
   }
   return 0;
 }
@@ -153,17 +259,21 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
   int rc = -1;
 
   memset(out, 0, sizeof(*out));
+  if (defaults(rows, n, out)) {
+    rc = 2;
+    goto done;
+  }
   *s++ = (flags & OPTS_IN_ORDER) ? '+' : '-';
   *s++ = ':';
   if (own_h) *s++ = 'h';
   for (int i = 0; i < n; i++) {
     if (rows[i].sname) {
       *s++ = (char)rows[i].sname;
-      if (rows[i].arg == REQ) *s++ = ':';
+      if (rows[i].kind != OPTS_FLAG) *s++ = ':';
     }
     if (rows[i].lname)
       longs[l++] = (struct option){rows[i].lname,
-                                   rows[i].arg == REQ ? required_argument
+                                   rows[i].kind != OPTS_FLAG ? required_argument
                                                       : no_argument,
                                    NULL, VAL_ROW + i};
   }
@@ -214,7 +324,12 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
     if (c >= VAL_ROW) i = c - VAL_ROW;
     else i = find_short(rows, n, c);
     out->count[i]++;
-    if (rows[i].arg == REQ) out->val[i] = optarg;
+    if (rows[i].kind == OPTS_FLAG) continue;
+    out->val[i] = optarg;
+    if (take_value(&rows[i], optarg, i, out)) {
+      rc = value_error(&rows[i], optarg);
+      goto done;
+    }
   }
   while (optind < argc) out->argv[out->argc++] = av[optind++];
 done:

@@ -1,12 +1,13 @@
 /* opt_table.h - turn the spec rows in OPTS_FILE into this file's tables.
  * Include once, after defining OPTS_FILE (e.g. "specs/ps.opts"). Each row's
- * id becomes OPT_<id>; OPTS_NROWS counts the rows. */
+ * id becomes OPT_<id>; OPTS_NROWS counts the rows. The kinds (core/opt.h)
+ * are macros here only. */
 #ifndef OPTS_FILE
 #error "define OPTS_FILE before including core/opt_table.h"
 #endif
 
 #define USAGE(text)
-#define OPT(id, s, l, a, m, h) OPT_##id,
+#define OPT(id, s, l, k, m, h) OPT_##id,
 enum {
 #include OPTS_FILE
   OPTS_NROWS
@@ -14,17 +15,29 @@ enum {
 #undef OPT
 #undef USAGE
 
+#define FLAG OPTS_FLAG, NULL, NULL, "-", NULL
+#define TEXT OPTS_TEXT, NULL, NULL, "-", NULL
+#define INT(lo, hi, def) OPTS_INT, #lo, #hi, #def, NULL
+#define REAL(lo, hi, def) OPTS_REAL, #lo, #hi, #def, NULL
+#define TIME(lo, hi, def) OPTS_TIME, #lo, #hi, #def, NULL
+#define WORD(words, def) OPTS_WORD, NULL, NULL, #def, words
 #define USAGE(text)
-#define OPT(id, s, l, a, m, h) {s, l, a, m, h},
+#define OPT(id, s, l, k, m, h) {s, l, k, m, h},
 static const struct opt opt_rows[] = {
 #include OPTS_FILE
-  {0, NULL, NONE, NULL, NULL}
+  {0, NULL, OPTS_FLAG, NULL, NULL, NULL, NULL, NULL, NULL}
 };
 #undef OPT
 #undef USAGE
+#undef FLAG
+#undef TEXT
+#undef INT
+#undef REAL
+#undef TIME
+#undef WORD
 
 #define USAGE(text) text
-#define OPT(id, s, l, a, m, h)
+#define OPT(id, s, l, k, m, h)
 static const char opt_usage[] =
 #include OPTS_FILE
 ;

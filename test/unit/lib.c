@@ -116,7 +116,7 @@ static void test_opt(void)
 
   CHECK_INT(parse_quiet(0, 3, human, &a), -1, "lib-5.1 -H is an option");
   CHECK_INT(a.count[OPT_H], 1, "lib-5.2 -H counted under OPT_H, not help");
-  CHECK_INT(OPTS_NROWS, 3, "lib-5.3 an option may be called count");
+  CHECK_INT(OPTS_NROWS, 7, "lib-5.3 an option may be called count");
   CHECK_INT(parse_quiet(0, 2, help, &a), 0, "lib-5.4 --help: help, exit 0");
   CHECK_INT(parse_quiet(0, 2, h, &a), 0, "lib-5.5 -h alone: help");
   CHECK_INT(parse_quiet(OPTS_DASH_WORDS, 7, words, &a), -1,
@@ -128,6 +128,73 @@ static void test_opt(void)
   CHECK_INT(a.count[OPT_H], 1, "lib-5.11 -Hc: a cluster of short options");
   CHECK_INT(a.argc, 2, "lib-5.12 operands x and -3");
   CHECK_STR(a.argc > 1 ? a.argv[1] : "", "-3", "lib-5.13 a negative number is an operand");
+}
+
+/* Typed rows: defaults, ranges, words; every refusal is a usage error. */
+static void test_typed(void)
+{
+  char *none[] = {"letters", NULL};
+  char *good[] = {"letters", "--wait", "1.5s", "--width=100", "--kind", "lock",
+                  "--ratio", "0", NULL};
+  static const struct { const char *opt, *val; } bad[] = {
+    {"--wait", "0"}, {"--wait", "2d"}, {"--wait", "1.5x"}, {"--width", "99"},
+    {"--width", "1e3"}, {"--kind", "allocs"}, {"--kind", "x"},
+    {"--ratio", "1.5"}, {"--ratio", "nan"},
+  };
+  char name[80];
+  struct args a;
+
+  CHECK_INT(parse_quiet(0, 1, none, &a), -1, "lib-8.1 no options");
+  CHECK(a.num[OPT_width] == 1200 && a.num[OPT_wait] == 30000000000LL &&
+        a.word[OPT_kind] == 0 && a.real[OPT_ratio] == 0.5 && !a.val[OPT_wait],
+        "lib-8.2 defaults, and no value given");
+  CHECK_INT(parse_quiet(0, 8, good, &a), -1, "lib-8.3 values in range");
+  CHECK(a.num[OPT_wait] == 1500000000LL && a.num[OPT_width] == 100 &&
+        a.word[OPT_kind] == 2 && a.real[OPT_ratio] == 0,
+        "lib-8.4 values stored: 1.5s in ns, the word's index");
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char *argv[] = {"letters", (char *)bad[i].opt, (char *)bad[i].val, NULL};
+
+    snprintf(name, sizeof(name), "lib-8.%zu %s %s: usage error", 5 + i,
+             bad[i].opt, bad[i].val);
+    CHECK_INT(parse_quiet(0, 3, argv, &a), 2, name);
+  }
+}
+
+/* parse_span: the time grammar of every option; span_text reads back. */
+static void test_spans(void)
+{
+  static const struct { const char *s; int rc; long long ns; } t[] = {
+    {"30", 0, 30000000000LL}, {"1.5s", 0, 1500000000LL},
+    {"500ms", 0, 500000000LL}, {"1m", 0, 60000000000LL},
+    {"2h", 0, 7200000000000LL}, {"1d", 0, 86400000000000LL},
+    {"2us", 0, 2000}, {"7ns", 0, 7}, {".5s", 0, 500000000LL},
+    {"0", 0, 0}, {"", -EINVAL, 0}, {"s", -EINVAL, 0}, {".", -EINVAL, 0},
+    {"-1s", -EINVAL, 0}, {"+1s", -EINVAL, 0}, {"1e3", -EINVAL, 0},
+    {"0x10", -EINVAL, 0}, {"1 s", -EINVAL, 0}, {"1.5x", -EINVAL, 0},
+    {"99999999d", -EINVAL, 0}, {"1..5s", -EINVAL, 0},
+  };
+  static const struct { long long ns; const char *s; } back[] = {
+    {30000000000LL, "30s"}, {1500000000LL, "1500ms"},
+    {86400000000000LL, "1d"}, {60000000000LL, "1m"}, {0, "0ns"}, {1001, "1001ns"},
+  };
+  char name[64];
+
+  for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+    long long ns = 0;
+    int rc = parse_span(t[i].s, &ns);
+
+    snprintf(name, sizeof(name), "lib-9.%zu parse_span '%s'", 1 + i, t[i].s);
+    CHECK(rc == t[i].rc && (rc || ns == t[i].ns), name);
+  }
+  for (size_t i = 0; i < sizeof(back) / sizeof(back[0]); i++) {
+    struct buf b = {0};
+
+    span_text(&b, back[i].ns);
+    snprintf(name, sizeof(name), "lib-9.%zu span_text %s", 30 + i, back[i].s);
+    CHECK_STR(b.p, back[i].s, name);
+    buf_free(&b);
+  }
 }
 
 static void test_nearest(void)
@@ -143,6 +210,8 @@ static void test_nearest(void)
 int main(void)
 {
   test_opt();
+  test_typed();
+  test_spans();
   test_nearest();
   test_numbers();
   test_times();
