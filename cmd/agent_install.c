@@ -417,7 +417,7 @@ static int install(struct args *a)
   struct config c;
   struct wfile out = {.dirfd = -1};
   const char *name = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";
-  int timeout = (int)(a->num[OPT_timeout] / 1000000);  /* ms */
+  int timeout = (int)(a->num[OPT_timeout] / 1000000); /* ms */
   long long ms = a->num[OPT_duration] / 1000000;
   int rc, collects, err;
 

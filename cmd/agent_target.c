@@ -102,7 +102,8 @@ int target_load(struct target *t, const char *lib, int absolute,
     return -1;
   }
   while ((e = attach_send(&at, "load", args, timeout_ms, &reply, err,
-                          sizeof(err))) == ATTACH_NOTJVM && now_ms() < end) {
+                          sizeof(err))) == ATTACH_NOTJVM &&
+         now_ms() < end) {
     nanosleep(&(struct timespec){0, 100000000}, NULL);
     attach_target(&at, t->pid);
   }

@@ -174,9 +174,8 @@ static int report(const struct fold_stats *s, const struct fold_opts *o,
 
 /* --format's words, in specs/collapse.opts' order (jfr: read as a recording,
  * whatever it looks like). */
-static const enum fold_format formats[] = {
-  FOLD_STACKS, FOLD_FOLDED, FOLD_JSTACK, FOLD_AUTO
-};
+static const enum fold_format formats[] = {FOLD_STACKS, FOLD_FOLDED,
+                                           FOLD_JSTACK, FOLD_AUTO};
 
 int collapse_main(int argc, char **argv)
 {
@@ -232,7 +231,8 @@ int collapse_main(int argc, char **argv)
     }
     if ((!a.val[OPT_svg] || a.val[OPT_output]) &&
         (rev ? write_folded(a.val[OPT_output], rev, n_rev, 0)
-             : write_folded(a.val[OPT_output], st, n, a.count[OPT_seed_compat])))
+             : write_folded(a.val[OPT_output], st, n,
+                            a.count[OPT_seed_compat])))
       rc = 1;
     if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit)) rc = 1;
   }

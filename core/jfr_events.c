@@ -72,7 +72,8 @@ int jfr_event_error(const char *e)
   for (int i = 0; i < jfr_event_nrows && n < 32; i++)
     if (!n || strcmp(names[n - 1], jfr_event_rows[i].word))
       names[n++] = jfr_event_rows[i].word;
-  return opt_bad_word("--event", e, names, n, "cpu, cputime, native, alloc, "
+  return opt_bad_word("--event", e, names, n,
+                      "cpu, cputime, native, alloc, "
                       "lock or an event type such as jdk.SocketRead");
 }
 

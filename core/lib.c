@@ -318,9 +318,18 @@ int parse_time(const char *s, long long *n, long long *unit_ms,
   return -EINVAL;
 }
 
-static const struct { const char *unit; long long ns; } span_units[] = {
-  {"d", 86400000000000LL}, {"h", 3600000000000LL}, {"m", 60000000000LL},
-  {"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}, {"", 1000000000},
+static const struct {
+  const char *unit;
+  long long ns;
+} span_units[] = {
+    {"d", 86400000000000LL},
+    {"h", 3600000000000LL},
+    {"m", 60000000000LL},
+    {"s", 1000000000},
+    {"ms", 1000000},
+    {"us", 1000},
+    {"ns", 1},
+    {"", 1000000000},
 };
 
 int parse_span(const char *s, long long *ns)
@@ -332,12 +341,12 @@ int parse_span(const char *s, long long *ns)
   if (*u == '.') frac = strspn(u + 1, "0123456789") + 1;
   if (!whole && frac < 2) return -EINVAL;
   if (whole > 20 || frac > 20) return -EINVAL;
-  v = strtold(s, NULL);  /* only digits and one '.': no sign, no exponent */
+  v = strtold(s, NULL); /* only digits and one '.': no sign, no exponent */
   u += frac;
   for (size_t i = 0; i < sizeof(span_units) / sizeof(span_units[0]); i++) {
     if (strcmp(u, span_units[i].unit)) continue;
     v *= span_units[i].ns;
-    if (v > 3155760000000000000.0L) return -EINVAL;  /* 100 years */
+    if (v > 3155760000000000000.0L) return -EINVAL; /* 100 years */
     *ns = (long long)(v + 0.5L);
     return 0;
   }

@@ -50,8 +50,10 @@ void opt_help(const struct opt *rows, const char *usage, FILE *f)
     if (o->kind != OPTS_FLAG)
       n += snprintf(left + n, sizeof(left) - n, "%c%s", o->lname ? '=' : ' ',
                     o->metavar);
-    if (n > 24) fprintf(f, "  %s\n  %-24s  %s", left, "", o->help);
-    else fprintf(f, "  %-24s  %s", left, o->help);
+    if (n > 24)
+      fprintf(f, "  %s\n  %-24s  %s", left, "", o->help);
+    else
+      fprintf(f, "  %-24s  %s", left, o->help);
     if (o->lo) fprintf(f, " (%s to %s", o->lo, o->hi);
     if (o->lo && strcmp(o->def, "-")) fprintf(f, ", default %s", o->def);
     fputs(o->lo ? ")\n" : "\n", f);
@@ -96,17 +98,20 @@ static int take_value(const struct opt *o, const char *v, int i,
 
   switch (o->kind) {
   case OPTS_INT:
-    return parse_long(o->lo, LLONG_MIN, LLONG_MAX, &lo) ||
-           parse_long(o->hi, lo, LLONG_MAX, &hi) ||
-           parse_long(v, lo, hi, &out->num[i]) ? -1 : 0;
+    if (parse_long(o->lo, LLONG_MIN, LLONG_MAX, &lo) ||
+        parse_long(o->hi, lo, LLONG_MAX, &hi))
+      return -1;
+    return parse_long(v, lo, hi, &out->num[i]) ? -1 : 0;
   case OPTS_REAL:
     out->real[i] = strtod(v, &end);
-    return end == v || *end || !(out->real[i] >= strtod(o->lo, NULL) &&
-                                 out->real[i] <= strtod(o->hi, NULL)) ? -1 : 0;
+    if (end == v || *end) return -1;
+    if (out->real[i] < strtod(o->lo, NULL)) return -1;
+    return out->real[i] <= strtod(o->hi, NULL) ? 0 : -1; /* NaN too */
   case OPTS_TIME:
-    return parse_span(o->lo, &lo) || parse_span(o->hi, &hi) ||
-           parse_span(v, &out->num[i]) || out->num[i] < lo ||
-           out->num[i] > hi ? -1 : 0;
+    if (parse_span(o->lo, &lo) || parse_span(o->hi, &hi) ||
+        parse_span(v, &out->num[i]))
+      return -1;
+    return out->num[i] >= lo && out->num[i] <= hi ? 0 : -1;
   case OPTS_WORD:
     n = split_words(o->words, copy, sizeof(copy), names, 32);
     for (out->word[i] = 0; out->word[i] < n; out->word[i]++)
@@ -126,21 +131,25 @@ static int value_error(const struct opt *o, const char *v)
   struct buf list = {0};
   int n, rc;
 
-  if (o->lname) snprintf(opt, sizeof(opt), "--%s", o->lname);
-  else snprintf(opt, sizeof(opt), "-%c", o->sname);
+  if (o->lname)
+    snprintf(opt, sizeof(opt), "--%s", o->lname);
+  else
+    snprintf(opt, sizeof(opt), "-%c", o->sname);
   switch (o->kind) {
   case OPTS_INT:
-    return usage_error("%s takes a whole number from %s to %s, not '%s'",
-                       opt, o->lo, o->hi, v);
-  case OPTS_REAL:
-    return usage_error("%s takes a number from %s to %s, not '%s'", opt,
+    return usage_error("%s takes a whole number from %s to %s, not '%s'", opt,
                        o->lo, o->hi, v);
+  case OPTS_REAL:
+    return usage_error("%s takes a number from %s to %s, not '%s'", opt, o->lo,
+                       o->hi, v);
   case OPTS_TIME:
     return usage_error("%s takes a time from %s to %s (e.g. 30, 1.5s, 500ms, "
-                       "1m), not '%s'", opt, o->lo, o->hi, v);
+                       "1m), not '%s'",
+                       opt, o->lo, o->hi, v);
   default:
     n = split_words(o->words, copy, sizeof(copy), names, 32);
-    for (int i = 0; i < n; i++) buf_printf(&list, "%s%s", i ? ", " : "", names[i]);
+    for (int i = 0; i < n; i++)
+      buf_printf(&list, "%s%s", i ? ", " : "", names[i]);
     rc = opt_bad_word(opt, v, names, n, list.p);
     buf_free(&list);
     return rc;
@@ -156,7 +165,8 @@ static int defaults(const struct opt *rows, int n, struct args *out)
     out->word[i] = -1;
     if (strcmp(rows[i].def, "-") && take_value(&rows[i], rows[i].def, i, out))
       return usage_error("the spec's default for option %d, '%s', does not "
-                         "fit its kind", i + 1, rows[i].def);
+                         "fit its kind",
+                         i + 1, rows[i].def);
   }
   return 0;
 }
@@ -274,7 +284,7 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
     if (rows[i].lname)
       longs[l++] = (struct option){rows[i].lname,
                                    rows[i].kind != OPTS_FLAG ? required_argument
-                                                      : no_argument,
+                                                             : no_argument,
                                    NULL, VAL_ROW + i};
   }
   longs[l] = (struct option){"help", no_argument, NULL, VAL_HELP};

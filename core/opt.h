@@ -22,17 +22,22 @@
 #define JVMTOOL_OPT_H
 
 enum opt_kind {
-  OPTS_FLAG, OPTS_TEXT, OPTS_INT, OPTS_REAL, OPTS_TIME, OPTS_WORD
+  OPTS_FLAG,
+  OPTS_TEXT,
+  OPTS_INT,
+  OPTS_REAL,
+  OPTS_TIME,
+  OPTS_WORD
 };
 
 struct opt {
   int sname;            /* short option letter, or 0 */
   const char *lname;    /* long option name, or NULL */
   enum opt_kind kind;
-  const char *lo, *hi;  /* INT, REAL, TIME: the range as written */
-  const char *def;      /* the default as written, or "-" */
-  const char *words;    /* WORD: "a|b|c" */
-  const char *metavar;  /* shown in help for options that take a value */
+  const char *lo, *hi; /* INT, REAL, TIME: the range as written */
+  const char *def;     /* the default as written, or "-" */
+  const char *words;   /* WORD: "a|b|c" */
+  const char *metavar; /* shown in help for options that take a value */
   const char *help;
 };
 

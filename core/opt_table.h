@@ -25,8 +25,7 @@ enum {
 #define OPT(id, s, l, k, m, h) {s, l, k, m, h},
 static const struct opt opt_rows[] = {
 #include OPTS_FILE
-  {0, NULL, OPTS_FLAG, NULL, NULL, NULL, NULL, NULL, NULL}
-};
+    {0, NULL, OPTS_FLAG, NULL, NULL, NULL, NULL, NULL, NULL}};
 #undef OPT
 #undef USAGE
 #undef FLAG

@@ -90,17 +90,21 @@ static void test_read_file(void)
   unlink("lib-test-file");
 }
 
-/* opt_parse with stdout (where --help goes) sent to /dev/null. */
+/* opt_parse with stdout (where --help goes) and stderr (usage errors)
+ * sent to /dev/null. */
 static int parse_quiet(int flags, int argc, char **argv, struct args *a)
 {
-  int saved = dup(1), null = open("/dev/null", O_WRONLY), rc;
+  int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY), rc;
 
   fflush(stdout);
   dup2(null, 1);
+  dup2(null, 2);
   rc = opt_parse(opt_rows, opt_usage, flags, argc, argv, a);
   fflush(stdout);
-  dup2(saved, 1);
-  close(saved);
+  dup2(out, 1);
+  dup2(err, 2);
+  close(out);
+  close(err);
   close(null);
   return rc;
 }
