@@ -7,11 +7,20 @@
 # Every test prints PASS:/FAIL:/SKIP: lines; this script counts them and ends
 # with "N passed, N failed, N skipped". A test file that dies without saying
 # FAIL counts as one failure. JT_TMP is a fresh folder, removed at the end.
+#
+# The test files run JOBS at a time (default: the number of CPUs plus one;
+# JOBS=1 runs them one after the other). As root, each runs in a sandbox of
+# its own: new pid, mount and network namespaces, a private /proc, /tmp and
+# loopback, so JVMs, PerfData files, attach sockets, stale files and ports of
+# one file are invisible to the others (and everything a file started ends
+# with it). Without root (no unshare) the files share the machine and run
+# one at a time. The ten slowest files are listed at the end.
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
 JT="${JT:-$TOP/dist/jvmtool}"   # JT=/other/jvmtool: test another build
-JT_TMP=$(mktemp -d /tmp/jvmtool-test.XXXXXX)
+# Not under /tmp: a sandbox puts its own /tmp over the machine's.
+JT_TMP=$(mktemp -d /var/tmp/jvmtool-test.XXXXXX)
 chmod 755 "$JT_TMP"
 export TOP JT JT_TMP
 trap 'rm -rf "$JT_TMP"' EXIT INT TERM
@@ -54,10 +63,10 @@ for src in test/unit/*.c; do
     cat "$JT_TMP/cc.err"
     continue
   fi
-  ( cd "$JT_TMP" && "$TOP/$bin" ) > "$JT_TMP/out" 2>&1
+  ( cd "$JT_TMP" && "$TOP/$bin" ) > "$JT_TMP/unit.out" 2>&1
   rc=$?
-  cat "$JT_TMP/out" | tee -a "$log" | grep -v '^PASS:' || true
-  grep -q '^FAIL:' "$JT_TMP/out" ||
+  cat "$JT_TMP/unit.out" | tee -a "$log" | grep -v '^PASS:' || true
+  grep -q '^FAIL:' "$JT_TMP/unit.out" ||
     [ $rc = 0 ] || echo "FAIL: unit/$name: exit $rc" | tee -a "$log"
 done
 
@@ -68,16 +77,79 @@ if command -v javac >/dev/null 2>&1; then
   export JT_CLASSES="$JT_TMP/classes"
 fi
 
+# The sandbox of one test file (see the header): its /tmp a folder of its
+# own in JT_TMP (not a tmpfs: jps tells /tmp folders apart by inode, and a
+# container's tmpfs root has the same one as another tmpfs root), with the
+# checkout and $JT bound back in where they live under the machine's /tmp
+# (a clone in /tmp, JT=/tmp/old/dist/jvmtool).
+sandboxed() { # name
+  mkdir -p "$JT_TMP/tmp/$1" && chmod 1777 "$JT_TMP/tmp/$1" || return 1
+  unshare --pid --mount --fork --mount-proc --net sh -c '
+    ip link set lo up || exit 1
+    mkdir -p "$JT_TMP/host-tmp" && mount --bind /tmp "$JT_TMP/host-tmp" &&
+      mount --bind "$JT_TMP/tmp/$2" /tmp || exit 1
+    for p in "$TOP" "$(dirname "$JT")"; do
+      case $p in /tmp/*)
+        mkdir -p "$p" && mount --bind "$JT_TMP/host-tmp/${p#/tmp/}" "$p" ||
+          exit 1 ;;
+      esac
+    done
+    umount -l "$JT_TMP/host-tmp"
+    cd "$JT_TMP" && exec sh "$1"' sh "$TOP/test/$1.test" "$1"
+}
+isolate=
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
+   unshare --pid --mount --fork --mount-proc --net true 2>/dev/null; then
+  isolate=1
+fi
+jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 1) + 1 ))}
+[ -n "$isolate" ] || jobs=1
+
+# One test file: its output in out/NAME, its seconds in times; the
+# results go to the log when it ends (a line each: no interleaving).
+run_one() { # name
+  _start=$(date +%s)
+  if [ -n "$isolate" ]; then sandboxed "$1"
+  else ( cd "$JT_TMP" && sh "$TOP/test/$1.test" ); fi > "$JT_TMP/out/$1" 2>&1
+  _rc=$?
+  grep -q '^FAIL:' "$JT_TMP/out/$1" || [ $_rc = 0 ] ||
+    echo "FAIL: $1.test: exit $_rc" >> "$JT_TMP/out/$1"
+  echo "$(( $(date +%s) - _start )) $1" >> "$JT_TMP/times"
+  grep -v '^PASS:' "$JT_TMP/out/$1"
+  grep '^\(PASS\|FAIL\|SKIP\):' "$JT_TMP/out/$1" >> "$log"
+}
+
+# The slowest files first (as the last run measured them, dist/test-times),
+# so the longest does not start last; JOBS tokens in a FIFO bound how many
+# run at once.
+mkdir -p "$JT_TMP/out"
+: > "$JT_TMP/times"
+names=
 for t in test/*.test; do
   [ -f "$t" ] || continue
   name=$(basename "$t" .test)
-  wanted "$name" "$@" || continue
-  ( cd "$JT_TMP" && sh "$TOP/$t" ) > "$JT_TMP/out" 2>&1
-  rc=$?
-  tee -a "$log" < "$JT_TMP/out" | grep -v '^PASS:' || true
-  grep -q '^FAIL:' "$JT_TMP/out" ||
-    [ $rc = 0 ] || echo "FAIL: $name.test: exit $rc" | tee -a "$log"
+  wanted "$name" "$@" && names="$names $name"
 done
+order=$(for n in $names; do
+  echo "$(awk -v n="$n" '$2 == n { print $1 }' dist/test-times 2>/dev/null |
+    tail -1) $n"; done | sort -rn | awk '{ print $NF }')
+mkfifo "$JT_TMP/tokens"
+exec 3<>"$JT_TMP/tokens"
+i=0
+while [ $i -lt "$jobs" ]; do echo >&3; i=$((i + 1)); done
+suite_start=$(date +%s)
+for n in $order; do
+  read -r _ <&3
+  ( run_one "$n"; echo >&3 ) &
+done
+wait
+exec 3>&-
+[ -s "$JT_TMP/times" ] && {
+  cp "$JT_TMP/times" dist/test-times 2>/dev/null
+  echo "slowest test files (seconds), of $(( $(date +%s) - suite_start )) s" \
+    "with $jobs at a time:"
+  sort -rn "$JT_TMP/times" | head -10 | sed 's/^/  /'
+}
 
 pass=$(grep -c '^PASS:' "$log")
 fail=$(grep -c '^FAIL:' "$log")
