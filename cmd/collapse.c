@@ -32,7 +32,8 @@ static int gc_range(const char *s, struct fold_opts *o)
   if (parse_long(lo, 0, LONG_MAX, &a)) return -1;
   b = a;
   if (dash && parse_long(dash + 1, a, LONG_MAX, &b)) return -1;
-  o->gc_lo = (long)a, o->gc_hi = (long)b;
+  o->gc_lo = (long)a;
+  o->gc_hi = (long)b;
   return 0;
 }
 

@@ -87,27 +87,49 @@ static void put_num(struct buf *b, double v, int d)
   buf_add(b, p, (size_t)(t + sizeof(t) - p));
 }
 
+/* The JDK's own packages: their frames are drawn green. */
+static int jdk_frame(const char *s, size_t n)
+{
+  static const char *const prefixes[] = {"java.", "jdk.", "sun.", "javax."};
+
+  for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+    size_t k = strlen(prefixes[i]);
+
+    if (!memcmp(s, prefixes[i], n < k ? n : k)) return 1;
+  }
+  return 0;
+}
+
 /* A deterministic colour: allocated types warm, JDK frames green, the
  * application's frames aqua-blue, other frames (threads, GC) yellow. */
 static void colour(struct buf *o, const char *s, size_t n)
 {
   uint32_t h = 2166136261u;
-  int r, g, b, v;
+  int rgb[3], v;
 
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
   v = (int)(h % 55);
-  if (n > 4 && !memcmp(s + n - 4, "_[i]", 4)) r = 230, g = 110 + v, b = 40;
-  else if (!memcmp(s, "java.", n < 5 ? n : 5) || !memcmp(s, "jdk.", n < 4 ? n : 4) ||
-           !memcmp(s, "sun.", n < 4 ? n : 4) || !memcmp(s, "javax.", n < 6 ? n : 6))
-    r = 50 + v, g = 190 + v / 2, b = 60;
-  else if (memchr(s, '.', n)) r = 80 + v, g = 170 + v, b = 215;
-  else r = 215 + v / 2, g = 200 + v / 2, b = 60;
-  buf_adds(o, "rgb(");
-  put_num(o, r, 0);
-  buf_addc(o, ',');
-  put_num(o, g, 0);
-  buf_addc(o, ',');
-  put_num(o, b, 0);
+  if (n > 4 && !memcmp(s + n - 4, "_[i]", 4)) {
+    rgb[0] = 230;
+    rgb[1] = 110 + v;
+    rgb[2] = 40;
+  } else if (jdk_frame(s, n)) {
+    rgb[0] = 50 + v;
+    rgb[1] = 190 + v / 2;
+    rgb[2] = 60;
+  } else if (memchr(s, '.', n)) {
+    rgb[0] = 80 + v;
+    rgb[1] = 170 + v;
+    rgb[2] = 215;
+  } else {
+    rgb[0] = 215 + v / 2;
+    rgb[1] = 200 + v / 2;
+    rgb[2] = 60;
+  }
+  for (int i = 0; i < 3; i++) {
+    buf_adds(o, i ? "," : "rgb(");
+    put_num(o, rgb[i], 0);
+  }
   buf_addc(o, ')');
 }
 
