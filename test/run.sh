@@ -95,7 +95,9 @@ sandboxed() { # name
       esac
     done
     umount -l "$JT_TMP/host-tmp"
-    cd "$JT_TMP" && exec sh "$1"' sh "$TOP/test/$1.test" "$1"
+    # a child of this pid 1, not pid 1 itself: tests take $$ for a pid
+    # that is not 1 (the first process of a container they make)
+    cd "$JT_TMP" && sh "$1"' sh "$TOP/test/$1.test" "$1"
 }
 isolate=
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
