@@ -8,6 +8,8 @@
       many N   N long counters x.0000000, x.0000001, ... (mkperf's 1 MiB
                and 255-byte names are too small for these)
       sparse N a valid 32-byte prologue, then zeros to N bytes (a hole)
+  serve_check.py order HOST PORT           -> GET /metrics, then GET / at
+      once: which answer was whole first ("index first", "metrics first")
   serve_check.py timeout HOST PORT         -> a head that never ends: the
       408 reply, read to EOF, printed with CR LF as \r\n
 """
@@ -199,6 +201,23 @@ def perf(path, kind, arg=None):
             f.truncate(int(arg))
 
 
+def order(host, port):
+    import select
+    m = socket.create_connection((host, int(port)), timeout=600)
+    i = socket.create_connection((host, int(port)), timeout=600)
+    i.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n')  # all but its end
+    m.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n'
+              b'Connection: close\r\n\r\n')
+    i.sendall(b'Connection: close\r\n\r\n')
+    names, done = {m: 'metrics', i: 'index'}, []
+    while len(done) < 2:
+        for s in select.select([s for s in names if s not in done], [], [],
+                               600)[0]:
+            if not s.recv(65536):
+                done.append(s)
+    print(names[done[0]] + ' first')
+
+
 def timeout(host, port):
     c = socket.create_connection((host, int(port)), timeout=60)
     c.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n')
@@ -208,6 +227,8 @@ def timeout(host, port):
 if __name__ == '__main__':
     if sys.argv[1] == 'perf':
         perf(*sys.argv[2:5])
+    elif sys.argv[1] == 'order':
+        order(*sys.argv[2:4])
     elif sys.argv[1] == 'timeout':
         timeout(*sys.argv[2:4])
     elif sys.argv[1] == 'parse':
