@@ -172,7 +172,7 @@ def perf(path, kind, arg=None):
     if kind == 'hostile':
         names = [b'evil\njvm_threads_current{pid="1"} 99999\nx',
                  b'back\\slash', b'q"uote', b'evil.c', b'evil_c',
-                 b'caf\xc3\xa9', b'bad\xff', b'a' * 300, b'sp ace',
+                 b'caf\xc3\xa9', b'bad\xff', b'a' * 200, b'sp ace',
                  b'x.1.2', b'java.threads.live']
         entries = [(n, i + 1) for i, n in enumerate(names)]
         entries.append((b'sun.rt.javaCommand', b'Evil\n"main\\ \xff'))
