@@ -36,7 +36,7 @@ struct prom_jvm {
 enum {
   PROM_RAW = 1,          /* also every numeric counter as hotspot_... */
   PROM_MAX_NAME = 128,   /* --raw: longest name kept (HotSpot: 56) */
-  PROM_MAX_RAW = 4096,   /* --raw: counters kept per JVM (a JVM has ~300) */
+  PROM_MAX_RAW = 1024,   /* --raw: counters kept per JVM (a JVM has ~300) */
 };
 
 /* What was dropped from one JVM, by reason. */
