@@ -5,9 +5,16 @@
  * core/prom (the renderer of dump --prometheus). One thread and poll:
  * each connection has a fixed head buffer (HTTP_MAX_HEAD) and a deadline;
  * nothing is done before a whole request head has come; the oldest idle
- * connection makes room when MAX_CONN are open. A response is built once
- * into a shared, reference-counted buffer, so memory grows with the JVM
- * count, not with the clients (at most MAX_RESP live responses).
+ * connection makes room when MAX_CONN are open.
+ *
+ * A scrape goes one JVM a step between two polls: open, render, close
+ * before the next, so other requests are answered between JVMs and memory
+ * holds one JVM's file and the exposition being built. A JVM whose file
+ * cannot be read, or takes over JVM_BUDGET_MS, or comes after the scrape
+ * has spent SCRAPE_BUDGET_MS, is a "# " comment and jvmtool_scrape_error 1;
+ * every JVM has jvmtool_scrape_duration_seconds. Requests for /metrics
+ * that come during a scrape wait for it and share its response (at most
+ * MAX_RESP distinct ones are written at once).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -29,6 +36,9 @@ enum {
   MAX_RESP = 4,         /* responses being written at once, distinct */
   IDLE_MS = 10000,      /* a request head must arrive within this */
   WRITE_MS = 30000,     /* a response must be taken within this */
+  JVM_BUDGET_MS = 1000, /* one JVM's open and parse */
+  SCRAPE_BUDGET_MS = 5000,  /* JVMs not begun by then are skipped: under
+                               Prometheus' default scrape timeout, 10 s */
 };
 
 struct resp {
@@ -47,6 +57,7 @@ struct conn {
   int close_after;
   int draining;         /* answered and shut for writing: reading to EOF
                            so the client sees the answer, not a reset */
+  int waiting;          /* for the scrape under way: 1 GET, 2 HEAD */
   uint64_t deadline, last;
 };
 
@@ -70,6 +81,7 @@ static void conn_close(struct conn *c)
 {
   close(c->fd);
   c->fd = -1;
+  c->waiting = 0;
   resp_put(c->out);
   c->out = NULL;
 }
@@ -114,79 +126,118 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss,
   return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -1;
 }
 
-/* Every JVM alive now, rendered. */
-static void scrape(struct buf *b, int raw, int all_users)
-{
+/* The scrape under way, if any. */
+struct scrape {
+  int on;
   struct vm *v;
-  size_t n = 0, nj = 0;
-  struct perfdata *pd;
-  struct prom_jvm *j;
+  size_t n, i;
+  struct prom p;
+  uint64_t start;
+};
 
-  if (vm_list(&v, &n)) n = 0;
-  pd = xzalloc((n + 1) * sizeof(*pd));
-  j = xzalloc((n + 1) * sizeof(*j));
-  for (size_t i = 0; i < n; i++) {
-    if (!v[i].alive || (!all_users && v[i].uid != geteuid())) continue;
-    if (vm_open(&v[i], &pd[nj]) || !pd_accessible(&pd[nj])) {
-      pd_close(&pd[nj]);
-      continue;
-    }
-    j[nj].pid = v[i].pid;
-    j[nj].pd = &pd[nj];
-    nj++;
-  }
-  prom_render(b, j, nj, raw ? PROM_RAW : 0);
-  for (size_t i = 0; i < nj; i++) pd_close(&pd[i]);
-  free(pd);
-  free(j);
-  vm_list_free(v, n);
+/* A JVM skipped: a comment and its error sample. */
+static void jvm_failed(struct prom *p, const struct vm *v, const char *why,
+                       const char *labels)
+{
+  char *text = xasprintf("pid %d (%s): skipped: %s", v->pid, v->path, why);
+
+  prom_comment(p, text);
+  free(text);
+  prom_sample(p, "jvmtool_scrape_error", "gauge",
+              "1 when the JVM's PerfData could not be read within budget",
+              "", labels, "", 1);
 }
 
-static struct resp *resp_new(int status, const char *reason,
-                             const char *type, const char *body,
-                             size_t blen, int head, int close_after)
+/* One JVM of the scrape: open, render, close. */
+static void scrape_one(struct scrape *s, const struct vm *v)
+{
+  struct perfdata pd;
+  struct prom_jvm j = {v->pid, &pd};
+  uint64_t t0 = now_ms(), took;
+  char labels[32], why[320];
+  int bad = 1;
+
+  snprintf(labels, sizeof(labels), "pid=\"%d\"", v->pid);
+  if (t0 - s->start >= SCRAPE_BUDGET_MS)
+    snprintf(why, sizeof(why), "the scrape's %d ms were spent",
+             SCRAPE_BUDGET_MS);
+  else if (vm_open(v, &pd))
+    snprintf(why, sizeof(why), "%s", pd.err);
+  else if (!pd_accessible(&pd)) {
+    pd_close(&pd);
+    return;  /* still starting: not there yet */
+  } else if ((took = now_ms() - t0) > JVM_BUDGET_MS) {
+    snprintf(why, sizeof(why), "read in %llu ms, over %d",
+             (unsigned long long)took, JVM_BUDGET_MS);
+    pd_close(&pd);
+  } else {
+    prom_add_jvm(&s->p, &j, NULL);
+    pd_close(&pd);
+    bad = 0;
+  }
+  if (bad) jvm_failed(&s->p, v, why, labels);
+  else
+    prom_sample(&s->p, "jvmtool_scrape_error", "gauge",
+                "1 when the JVM's PerfData could not be read within budget",
+                "", labels, "", 0);
+  prom_sample(&s->p, "jvmtool_scrape_duration_seconds", "gauge",
+              "Time spent reading and rendering the JVM", "", labels, "",
+              (double)(now_ms() - t0) / 1000);
+}
+
+static void scrape_start(struct scrape *s, int raw)
+{
+  if (vm_list(&s->v, &s->n)) s->n = 0;
+  s->i = 0;
+  s->on = 1;
+  s->start = now_ms();
+  prom_init(&s->p, raw ? PROM_RAW : 0);
+}
+
+/* The next visible JVM; 1 when the scrape is over. */
+static int scrape_step(struct scrape *s, int all_users)
+{
+  while (s->i < s->n) {
+    const struct vm *v = &s->v[s->i++];
+
+    if (!v->alive || (!all_users && v->uid != geteuid())) continue;
+    scrape_one(s, v);
+    return s->i >= s->n;
+  }
+  return 1;
+}
+
+static struct resp *resp_new(int status, const char *type,
+                             const char *body, size_t blen, int head,
+                             int close_after)
 {
   struct resp *r = xzalloc(sizeof(*r));
 
   r->refs = 1;
-  buf_printf(&r->b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-             "Content-Length: %zu\r\n%s\r\n", status, reason, type, blen,
-             close_after ? "Connection: close\r\n" : "");
+  r->head = head;
+  http_head(&r->b, status, type, blen, close_after);
   if (!head) buf_add(&r->b, body, blen);
   return r;
-}
-
-static const char *reason(int status)
-{
-  switch (status) {
-  case 400: return "Bad Request";
-  case 404: return "Not Found";
-  case 405: return "Method Not Allowed";
-  case 408: return "Request Timeout";
-  case 431: return "Request Header Fields Too Large";
-  case 501: return "Not Implemented";
-  case 505: return "HTTP Version Not Supported";
-  }
-  return "Error";
 }
 
 static struct resp *error_resp(int status)
 {
   char body[64];
-  int n = snprintf(body, sizeof(body), "%d %s\n", status, reason(status));
+  int n = snprintf(body, sizeof(body), "%d %s\n", status,
+                   http_reason(status));
 
-  return resp_new(status, reason(status), "text/plain; charset=utf-8", body,
-                  (size_t)n, 0, 1);
+  return resp_new(status, "text/plain; charset=utf-8", body, (size_t)n, 0, 1);
 }
 
-/* The metrics response: a scrape, unless MAX_RESP distinct ones are being
- * written, when the newest is shared (memory stays bounded). */
-static struct resp *metrics(struct conn *conns, int head, int close_after,
-                            int raw, int all_users)
+static struct scrape scr;
+
+/* /metrics: c waits for the scrape under way (one is begun if none is),
+ * unless MAX_RESP distinct responses are being written, when a GET shares
+ * the newest (memory stays bounded). */
+static void metrics(struct conn *conns, struct conn *c, int head, int raw)
 {
-  struct resp *live[MAX_RESP] = {0}, *newest = NULL, *r;
+  struct resp *live[MAX_RESP] = {0}, *newest = NULL;
   size_t nlive = 0;
-  struct buf body = {0};
 
   for (int i = 0; i < MAX_CONN; i++) {
     struct resp *o = conns[i].out;
@@ -197,21 +248,46 @@ static struct resp *metrics(struct conn *conns, int head, int close_after,
     if (k == nlive && nlive < MAX_RESP) live[nlive++] = o;
     if (!newest || o->made > newest->made) newest = o;
   }
-  if (nlive >= MAX_RESP && newest) {
+  if (nlive >= MAX_RESP && newest && !head) {
     newest->refs++;
-    return newest;
+    c->out = newest;
+    return;
   }
-  scrape(&body, raw, all_users);
-  r = resp_new(200, "OK", PROM_CONTENT_TYPE, body.p ? body.p : "", body.len,
-               head, close_after);
-  r->made = now_ms();
-  r->head = head;
+  c->waiting = head ? 2 : 1;
+  if (!scr.on) scrape_start(&scr, raw);
+}
+
+/* The scrape is over: its response to every connection waiting for it. */
+static void scrape_done(struct conn *conns)
+{
+  struct buf body = {0};
+  struct resp *r[2];
+
+  prom_finish(&scr.p, &body);
+  vm_list_free(scr.v, scr.n);
+  scr.v = NULL;
+  scr.on = 0;
+  for (int h = 0; h < 2; h++) {
+    r[h] = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len,
+                    h, 0);
+    r[h]->made = now_ms();
+  }
+  for (int i = 0; i < MAX_CONN; i++) {
+    struct conn *c = &conns[i];
+
+    if (c->fd < 0 || !c->waiting) continue;
+    c->out = r[c->waiting - 1];
+    c->out->refs++;
+    c->waiting = 0;
+    c->deadline = now_ms() + WRITE_MS;
+  }
+  resp_put(r[0]);
+  resp_put(r[1]);
   buf_free(&body);
-  return r;
 }
 
 /* A complete head is in c->in: answer it. */
-static void answer(struct conn *conns, struct conn *c, int raw, int all_users)
+static void answer(struct conn *conns, struct conn *c, int raw)
 {
   struct http_req r;
   int st = http_parse(c->in, c->inlen, &r), head;
@@ -237,9 +313,9 @@ static void answer(struct conn *conns, struct conn *c, int raw, int all_users)
   /* the path, without a query string */
   r.target_len = strcspn(r.target, "? \r");
   if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
-    c->out = metrics(conns, head, c->close_after, raw, all_users);
+    metrics(conns, c, head, raw);
   else if (r.target_len == 1 && r.target[0] == '/')
-    c->out = resp_new(200, "OK", "text/plain; charset=utf-8", index_body,
+    c->out = resp_new(200, "text/plain; charset=utf-8", index_body,
                       sizeof(index_body) - 1, head, c->close_after);
   else {
     c->out = error_resp(404);
@@ -255,7 +331,8 @@ static struct conn *slot(struct conn *conns)
 
   for (int i = 0; i < MAX_CONN; i++) {
     if (conns[i].fd < 0) return &conns[i];
-    if (!conns[i].out && (!oldest || conns[i].last < oldest->last))
+    if (!conns[i].out && !conns[i].waiting &&
+        (!oldest || conns[i].last < oldest->last))
       oldest = &conns[i];
   }
   if (!oldest) return NULL;
@@ -263,8 +340,7 @@ static struct conn *slot(struct conn *conns)
   return oldest;
 }
 
-static void on_readable(struct conn *conns, struct conn *c, int raw,
-                        int all_users)
+static void on_readable(struct conn *conns, struct conn *c, int raw)
 {
   ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
 
@@ -276,11 +352,10 @@ static void on_readable(struct conn *conns, struct conn *c, int raw,
   if (c->draining) return;  /* the rest of a refused request: dropped */
   c->inlen += (size_t)n;
   c->last = now_ms();
-  answer(conns, c, raw, all_users);
+  answer(conns, c, raw);
 }
 
-static void on_writable_conn(struct conn *c, struct conn *conns, int raw,
-                             int all_users)
+static void on_writable_conn(struct conn *c, struct conn *conns, int raw)
 {
   ssize_t n = send(c->fd, c->out->b.p + c->off, c->out->b.len - c->off,
                    MSG_NOSIGNAL);
@@ -303,7 +378,17 @@ static void on_writable_conn(struct conn *c, struct conn *conns, int raw,
     return;
   }
   c->deadline = now_ms() + IDLE_MS;
-  if (c->inlen) answer(conns, c, raw, all_users);  /* pipelined */
+  if (c->inlen) answer(conns, c, raw);  /* pipelined */
+}
+
+/* A request head that did not come in time: 408, a whole head. */
+static void timed_out(int fd)
+{
+  struct buf b = {0};
+
+  http_head(&b, 408, NULL, 0, 1);
+  send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+  buf_free(&b);
 }
 
 static int listen_on(const char *addr)
@@ -369,19 +454,19 @@ int serve_main(int argc, char **argv)
 
       if (c->fd < 0) continue;
       if (c->deadline <= now) {  /* too slow: 408 if nothing answered yet */
-        if (!c->out && c->inlen && !c->draining) {
-          send(c->fd, "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n"
-               "Connection: close\r\n\r\n", 67, MSG_NOSIGNAL | MSG_DONTWAIT);
-        }
+        if (!c->out && c->inlen && !c->draining && !c->waiting)
+          timed_out(c->fd);
         conn_close(c);
         continue;
       }
       if (c->deadline < next) next = c->deadline;
+      if (c->waiting) continue;  /* read on once its answer is written */
       pfd[np].fd = c->fd;
       pfd[np].events = c->out ? POLLOUT : POLLIN;
       pfd[np].revents = 0;
       who[np++] = i;
     }
+    if (scr.on) next = now;  /* a JVM a step, requests in between */
     ts.tv_sec = (time_t)((next - now) / 1000);
     ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
     if (ppoll(pfd, (nfds_t)np, &ts, &orig) < 0) continue;
@@ -389,9 +474,10 @@ int serve_main(int argc, char **argv)
       struct conn *c = &conns[who[k]];
 
       if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
-      if (c->out) on_writable_conn(c, conns, raw, all_users);
-      else on_readable(conns, c, raw, all_users);
+      if (c->out) on_writable_conn(c, conns, raw);
+      else on_readable(conns, c, raw);
     }
+    if (scr.on && scrape_step(&scr, all_users)) scrape_done(conns);
     if (pfd[0].revents & POLLIN) {
       for (int tries = 0; tries < 64; tries++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -407,6 +493,7 @@ int serve_main(int argc, char **argv)
         c->off = 0;
         c->close_after = 0;
         c->draining = 0;
+        c->waiting = 0;
         c->last = now_ms();
         c->deadline = c->last + IDLE_MS;
       }
@@ -414,6 +501,7 @@ int serve_main(int argc, char **argv)
   }
   for (int i = 0; i < MAX_CONN; i++)
     if (conns[i].fd >= 0) conn_close(&conns[i]);
+  if (scr.on) scrape_done(conns);
   close(lfd);
   return 0;
 }

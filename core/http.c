@@ -87,3 +87,28 @@ int http_parse(const char *buf, size_t len, struct http_req *r)
   r->keep_alive = !close && (r->minor >= 1 || keep);
   return 0;
 }
+
+const char *http_reason(int status)
+{
+  switch (status) {
+  case 200: return "OK";
+  case 400: return "Bad Request";
+  case 404: return "Not Found";
+  case 405: return "Method Not Allowed";
+  case 408: return "Request Timeout";
+  case 431: return "Request Header Fields Too Large";
+  case 501: return "Not Implemented";
+  case 505: return "HTTP Version Not Supported";
+  }
+  return "Error";
+}
+
+void http_head(struct buf *b, int status, const char *type, size_t length,
+               int close_after)
+{
+  buf_printf(b, "HTTP/1.1 %d %s\r\n", status, http_reason(status));
+  if (type) buf_printf(b, "Content-Type: %s\r\n", type);
+  buf_printf(b, "Content-Length: %zu\r\n", length);
+  if (close_after) buf_adds(b, "Connection: close\r\n");
+  buf_adds(b, "\r\n");
+}

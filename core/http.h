@@ -29,4 +29,15 @@ struct http_req {
  * (Content-Length other than 0, Transfer-Encoding). */
 int http_parse(const char *buf, size_t len, struct http_req *r);
 
+/* The reason phrase of an HTTP status serve answers with ("Not Found"),
+ * "Error" for any other. */
+const char *http_reason(int status);
+
+/* Append a whole response head to b: status line, Content-Type (none when
+ * type is NULL), Content-Length, Connection: close when close_after, and
+ * the empty line that ends the head. */
+struct buf;
+void http_head(struct buf *b, int status, const char *type, size_t length,
+               int close_after);
+
 #endif

@@ -144,7 +144,9 @@ void term_write(FILE *f, const char *s, size_t n, int keep_nl)
   buf_free(&b);
 }
 
-void prom_label_buf(struct buf *b, const char *str, size_t n)
+/* A label value (quote escaped) or HELP text / a comment (quote as it
+ * is; any other control character as U+FFFD: one line whatever came). */
+static void prom_escape(struct buf *b, const char *str, size_t n, int label)
 {
   const unsigned char *s = (const unsigned char *)str;
 
@@ -153,8 +155,21 @@ void prom_label_buf(struct buf *b, const char *str, size_t n)
 
     if (!len) buf_adds(b, "\xef\xbf\xbd"), i++;
     else if (len > 1) buf_add(b, s + i, len), i += len;
-    else if (s[i] == '\\' || s[i] == '"') buf_addc(b, '\\'), buf_addc(b, s[i++]);
+    else if (s[i] == '\\' || (label && s[i] == '"'))
+      buf_addc(b, '\\'), buf_addc(b, s[i++]);
     else if (s[i] == '\n') buf_adds(b, "\\n"), i++;
+    else if (!s[i] || (!label && (s[i] < ' ' || s[i] == 0x7f)))
+      buf_adds(b, "\xef\xbf\xbd"), i++;
     else buf_addc(b, s[i++]);
   }
+}
+
+void prom_label_buf(struct buf *b, const char *s, size_t n)
+{
+  prom_escape(b, s, n, 1);
+}
+
+void prom_help_buf(struct buf *b, const char *s, size_t n)
+{
+  prom_escape(b, s, n, 0);
 }

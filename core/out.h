@@ -40,5 +40,8 @@ int term_escaping(int force);
  * backslash, quote and newline escaped, invalid UTF-8 as U+FFFD, so the
  * exposition stays valid whatever the JVM or container wrote. */
 void prom_label_buf(struct buf *b, const char *s, size_t n);
+/* The same for HELP text and comments: backslash and newline escaped, a
+ * quote kept, other control characters and invalid UTF-8 as U+FFFD. */
+void prom_help_buf(struct buf *b, const char *s, size_t n);
 
 #endif

@@ -9,7 +9,7 @@
 #include "core/jvmtool.h"
 #include "core/perfdata.h"
 
-enum { PROLOGUE = 32, ENTRY_HEADER = 20, MAX_FILE = 64 << 20 };
+enum { PROLOGUE = 32, ENTRY_HEADER = 20, SPARSE_FROM = 64 << 10 };
 
 static uint32_t get32(const struct perfdata *pd, size_t off)
 {
@@ -39,53 +39,24 @@ static int fail(struct perfdata *pd, int rc, const char *fmt, ...)
   return rc;
 }
 
+/* Order by name, then by file offset: of two entries with the same name
+ * the later one sorts last (offsets grow along the walk). */
 static int by_name(const void *a, const void *b)
 {
   const struct pd_counter *x = *(struct pd_counter *const *)a;
   const struct pd_counter *y = *(struct pd_counter *const *)b;
+  int c = strcmp(x->name, y->name);
 
-  return strcmp(x->name, y->name);
+  if (c) return c;
+  return (x->off > y->off) - (x->off < y->off);
 }
 
-static void sort(struct perfdata *pd)
-{
-  if (pd->n) qsort(pd->counters, pd->n, sizeof(*pd->counters), by_name);
-}
-
-const struct pd_counter *pd_find(const struct perfdata *pd, const char *name)
-{
-  size_t lo = 0, hi = pd->n;
-
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(name, pd->counters[mid]->name);
-
-    if (!c) return pd->counters[mid];
-    if (c < 0) hi = mid;
-    else lo = mid + 1;
-  }
-  return NULL;
-}
-
-/* Add a counter; a real entry replaces a pseudo-counter or an earlier entry
- * of the same name (jvmstat keeps the last one put in its map). The caller
- * re-sorts once the walk is done. */
+/* Append a counter, unsorted; index() files it in. */
 static void add(struct perfdata *pd, const char *name, size_t namelen,
                 const struct pd_counter *c)
 {
   struct pd_counter *nc;
 
-  for (size_t i = 0; i < pd->n; i++) {
-    struct pd_counter *o = pd->counters[i];
-
-    if (strlen(o->name) == namelen && !memcmp(o->name, name, namelen)) {
-      const char *keep = o->name;
-
-      *o = *c;
-      o->name = keep;
-      return;
-    }
-  }
   if (pd->n == pd->cap) {
     pd->cap = pd->cap ? pd->cap * 2 : 256;
     pd->counters = xrealloc(pd->counters, pd->cap * sizeof(*pd->counters));
@@ -98,11 +69,70 @@ static void add(struct perfdata *pd, const char *name, size_t namelen,
   pd->counters[pd->n++] = nc;
 }
 
+/* The counter called name among the first n (sorted, unique), or NULL. */
+static struct pd_counter *find_in(struct pd_counter **v, size_t n,
+                                  const char *name)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(name, v[mid]->name);
+
+    if (!c) return v[mid];
+    if (c < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return NULL;
+}
+
+/* File the counters appended since counters[old] in among the sorted ones,
+ * in O(k log k + k log n + n) for k new ones, never pairwise: sort the new
+ * ones, keep the last of each name (jvmstat keeps the last one put in its
+ * map), let it overwrite an older counter of that name in place (so a
+ * pointer to that one stays valid) and merge the rest. */
+static void index_new(struct perfdata *pd, size_t old)
+{
+  struct pd_counter **v = pd->counters, **fresh;
+  size_t k = 0, i, a = 0, b = 0, n = 0;
+
+  if (pd->n == old) return;
+  qsort(v + old, pd->n - old, sizeof(*v), by_name);
+  fresh = xmalloc((pd->n - old) * sizeof(*fresh));
+  for (i = old; i < pd->n; i++) {
+    struct pd_counter *o;
+
+    if (i + 1 < pd->n && !strcmp(v[i]->name, v[i + 1]->name)) {
+      free(v[i]);  /* an earlier entry of the same name */
+      continue;
+    }
+    if ((o = find_in(v, old, v[i]->name))) {
+      const char *keep = o->name;
+
+      *o = *v[i];
+      o->name = keep;
+      free(v[i]);
+      continue;
+    }
+    fresh[k++] = v[i];
+  }
+  /* Merge v[0..old) and fresh[0..k) from the back into v. */
+  n = old + k;
+  a = old;
+  b = k;
+  while (b) {
+    if (a && strcmp(v[a - 1]->name, fresh[b - 1]->name) > 0) v[--n] = v[--a];
+    else v[--n] = fresh[--b];
+  }
+  pd->n = old + k;
+  free(fresh);
+}
+
 /* Walk entries from pd->next_entry until an entry of length 0 or the end
- * of the file. New names are appended unsorted. */
+ * of what was read. New names are appended unsorted; index_new files them. */
 static int walk(struct perfdata *pd)
 {
-  size_t limit = pd->size;
+  size_t limit = pd->len;
   uint32_t at = pd->next_entry;
 
   while (at != limit) {
@@ -117,7 +147,7 @@ static int walk(struct perfdata *pd)
                   limit);
     len = get32(pd, at);
     if (!len) break;  /* the end, or an entry still being written */
-    if (len > limit || len > INT32_MAX)
+    if (len > pd->size || len > INT32_MAX)
       return fail(pd, -EINVAL, "entry at 0x%x has invalid length %u", at, len);
     if (at + (size_t)len > limit)
       return fail(pd, -EINVAL,
@@ -125,6 +155,9 @@ static int walk(struct perfdata *pd)
                   len, limit);
     if (len < ENTRY_HEADER)
       return fail(pd, -EINVAL, "entry at 0x%x is shorter than its header", at);
+    if (pd->entries >= PD_MAX_ENTRIES)
+      return fail(pd, -EINVAL, "more than %d entries, the most a JVM writes",
+                  PD_MAX_ENTRIES);
     name_off = get32(pd, at + 4);
     vlen = get32(pd, at + 8);
     type = pd->buf[at + 12];
@@ -152,7 +185,11 @@ static int walk(struct perfdata *pd)
       return fail(pd, -EINVAL, "entry at 0x%x: value past the entry", at);
     /* The name runs to its NUL, but never into the data. */
     room = data_off > name_off ? data_off - name_off : 0;
+    if (room > PD_MAX_NAME + 1) room = PD_MAX_NAME + 1;
     namelen = strnlen((const char *)pd->buf + at + name_off, room);
+    if (namelen > PD_MAX_NAME)
+      return fail(pd, -EINVAL, "entry at 0x%x: name longer than %d bytes", at,
+                  PD_MAX_NAME);
     c.off = at + data_off;
     c.len = vlen;
     c.type = (char)type;
@@ -160,6 +197,7 @@ static int walk(struct perfdata *pd)
     c.var = var;
     c.supported = flags & 1;
     add(pd, (const char *)pd->buf + at + name_off, namelen, &c);
+    pd->entries++;
     at += len;
   }
   pd->next_entry = at;
@@ -167,18 +205,33 @@ static int walk(struct perfdata *pd)
   return 0;
 }
 
-static void add_pseudo(struct perfdata *pd, const char *name, int which,
-                       int units, int var)
+/* The reader's pseudo-counters, for names no entry of the file has. */
+static void add_pseudo(struct perfdata *pd)
 {
-  struct pd_counter c = {0};
+  static const struct {
+    const char *name;
+    uint8_t which, units, var;
+  } t[] = {
+    {"sun.perfdata.majorVersion", PD_P_MAJOR, PD_U_NONE, PD_V_CONSTANT},
+    {"sun.perfdata.minorVersion", PD_P_MINOR, PD_U_NONE, PD_V_CONSTANT},
+    {"sun.perfdata.size", PD_P_SIZE, PD_U_BYTES, PD_V_MONOTONIC},
+    {"sun.perfdata.used", PD_P_USED, PD_U_BYTES, PD_V_MONOTONIC},
+    {"sun.perfdata.overflow", PD_P_OVERFLOW, PD_U_BYTES, PD_V_MONOTONIC},
+    {"sun.perfdata.timestamp", PD_P_TIMESTAMP, PD_U_TICKS, PD_V_MONOTONIC},
+  };
+  size_t old = pd->n;
 
-  for (size_t i = 0; i < pd->n; i++)  /* a real entry wins */
-    if (!strcmp(pd->counters[i]->name, name)) return;
-  c.type = 'J';
-  c.units = (uint8_t)units;
-  c.var = (uint8_t)var;
-  c.pseudo = (uint8_t)which;
-  add(pd, name, strlen(name), &c);
+  for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+    struct pd_counter c = {0};
+
+    if (find_in(pd->counters, old, t[i].name)) continue;  /* a real entry */
+    c.type = 'J';
+    c.units = t[i].units;
+    c.var = t[i].var;
+    c.pseudo = t[i].which;
+    add(pd, t[i].name, strlen(t[i].name), &c);
+  }
+  index_new(pd, old);
 }
 
 /* Check the prologue of what is in pd->buf and set the byte order. */
@@ -188,9 +241,9 @@ static int prologue(struct perfdata *pd)
   uint32_t magic, first;
 
   if (!pd->size) return fail(pd, -EINVAL, "empty file");
-  if (pd->size < PROLOGUE)
+  if (pd->size < PROLOGUE || pd->len < PROLOGUE)
     return fail(pd, -EINVAL, "truncated: %zu bytes, shorter than the prologue",
-                pd->size);
+                pd->size < PROLOGUE ? pd->size : pd->len);
   /* The magic is compared big-endian whatever the byte order. */
   magic = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | b[2] << 8 | b[3];
   if (magic != 0xcafec0c0)
@@ -203,24 +256,87 @@ static int prologue(struct perfdata *pd)
   return 0;
 }
 
-static int load(struct perfdata *pd)
+/* Copy n bytes at off from the file (pd->fd) or from mem into pd->buf;
+ * returns how many there were. */
+static size_t get_bytes(struct perfdata *pd, const unsigned char *mem,
+                        size_t off, size_t n)
+{
+  size_t got = 0;
+  ssize_t r;
+
+  if (mem) {
+    memcpy(pd->buf + off, mem + off, n);
+    return n;
+  }
+  while (got < n) {
+    r = pread(pd->fd, pd->buf + off + got, n - got, (off_t)(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* Read the prologue, then the entries up to its used: never past the
+ * file's size, never less than read before (used only grows in a JVM), so
+ * memory follows what the JVM wrote, not what the file's size claims. */
+static int fill(struct perfdata *pd, const unsigned char *mem)
+{
+  size_t head = pd->size < PROLOGUE ? pd->size : PROLOGUE, want, got;
+  int rc;
+
+  if (!pd->buf) pd->buf = xzalloc(PROLOGUE + 1);
+  got = get_bytes(pd, mem, 0, head);
+  if (pd->len < got) pd->len = got;
+  if (got < head)
+    return fail(pd, -EIO, "file shrank from %zu to %zu bytes", pd->size, got);
+  if ((rc = prologue(pd))) return rc;
+  want = get32(pd, 8);
+  if (want > pd->size) want = pd->size;  /* read what exists */
+  if (want < pd->len) want = pd->len;
+  if (want > pd->len) {
+    pd->buf = xrealloc(pd->buf, want + 1);
+    memset(pd->buf + pd->len, 0, want + 1 - pd->len);
+    pd->len = want;
+  }
+  got = get_bytes(pd, mem, PROLOGUE, pd->len - PROLOGUE) + PROLOGUE;
+  if (got < pd->len) {
+    memset(pd->buf + got, 0, pd->len - got);
+    return fail(pd, -EIO, "file shrank from %zu to %zu bytes", pd->size, got);
+  }
+  return 0;
+}
+
+/* Refuse, before reading entries, a file larger than any JVM writes. */
+static int check_size(struct perfdata *pd, size_t size)
+{
+  if (size > PD_MAX_FILE)
+    return fail(pd, -EFBIG, "%zu bytes, larger than the %d a JVM writes "
+                "(PerfDataMemorySize at most 2 MiB)", size, PD_MAX_FILE);
+  return 0;
+}
+
+static int load(struct perfdata *pd, const unsigned char *mem)
 {
   int rc;
 
-  if ((rc = prologue(pd)) || (rc = walk(pd))) return rc;
-  sort(pd);
-  add_pseudo(pd, "sun.perfdata.majorVersion", PD_P_MAJOR, PD_U_NONE,
-             PD_V_CONSTANT);
-  add_pseudo(pd, "sun.perfdata.minorVersion", PD_P_MINOR, PD_U_NONE,
-             PD_V_CONSTANT);
-  add_pseudo(pd, "sun.perfdata.size", PD_P_SIZE, PD_U_BYTES, PD_V_MONOTONIC);
-  add_pseudo(pd, "sun.perfdata.used", PD_P_USED, PD_U_BYTES, PD_V_MONOTONIC);
-  add_pseudo(pd, "sun.perfdata.overflow", PD_P_OVERFLOW, PD_U_BYTES,
-             PD_V_MONOTONIC);
-  add_pseudo(pd, "sun.perfdata.timestamp", PD_P_TIMESTAMP, PD_U_TICKS,
-             PD_V_MONOTONIC);
-  sort(pd);
+  if ((rc = check_size(pd, pd->size)) || (rc = fill(pd, mem)) ||
+      (rc = walk(pd)))
+    return rc;
+  index_new(pd, 0);
+  add_pseudo(pd);
   return 0;
+}
+
+/* Undo a failed load, keeping the reason. */
+static int failed(struct perfdata *pd, int rc)
+{
+  char err[sizeof(pd->err)];
+
+  memcpy(err, pd->err, sizeof(err));
+  pd_close(pd);
+  memcpy(pd->err, err, sizeof(err));
+  return rc;
 }
 
 int pd_parse(struct perfdata *pd, const void *data, size_t size,
@@ -231,17 +347,9 @@ int pd_parse(struct perfdata *pd, const void *data, size_t size,
   memset(pd, 0, sizeof(*pd));
   pd->fd = -1;
   pd->path = xstrdup(name);
-  pd->buf = xmalloc(size + 1);
-  if (size) memcpy(pd->buf, data, size);
   pd->size = size;
-  if ((rc = load(pd))) {
-    char err[sizeof(pd->err)];
-
-    memcpy(err, pd->err, sizeof(err));
-    pd_close(pd);
-    memcpy(pd->err, err, sizeof(err));
-  }
-  return rc;
+  if ((rc = load(pd, size ? data : (const void *)""))) return failed(pd, rc);
+  return 0;
 }
 
 int pd_open(struct perfdata *pd, const char *path, int flags)
@@ -260,8 +368,6 @@ int pd_open_fd(struct perfdata *pd, int fd, const char *name)
 {
   struct stat sb;
   int rc;
-  char *data;
-  size_t len;
 
   memset(pd, 0, sizeof(*pd));
   pd->fd = -1;
@@ -275,45 +381,45 @@ int pd_open_fd(struct perfdata *pd, int fd, const char *name)
     close(fd);
     return fail(pd, -EINVAL, "not a regular file");
   }
-  if ((rc = read_fd(fd, MAX_FILE, &data, &len))) {
+  if ((rc = check_size(pd, (size_t)sb.st_size))) {
     close(fd);
-    if (rc == -EFBIG) return fail(pd, rc, "larger than %d MiB", MAX_FILE >> 20);
-    return fail(pd, rc, "%s", strerror(-rc));
+    return rc;
   }
-  rc = pd_parse(pd, data, len, name);
-  free(data);
-  if (rc) close(fd);
-  else pd->fd = fd;
-  return rc;
+  /* HotSpot writes every page of its file when it creates it: a large
+   * file with most of its blocks missing was planted, not written. */
+  if (sb.st_size > SPARSE_FROM && (uint64_t)sb.st_blocks * 512 <
+                                      (uint64_t)sb.st_size / 2) {
+    close(fd);
+    return fail(pd, -EINVAL, "sparse: %lld of %lld bytes allocated",
+                (long long)sb.st_blocks * 512, (long long)sb.st_size);
+  }
+  pd->fd = fd;
+  pd->path = xstrdup(name);
+  pd->size = (size_t)sb.st_size;
+  if ((rc = load(pd, NULL))) return failed(pd, rc);
+  return 0;
 }
 
 int pd_refresh(struct perfdata *pd)
 {
-  ssize_t n;
-  size_t got = 0;
   uint32_t entries;
+  size_t old = pd->n;
   int rc;
 
   if (pd->fd < 0) return fail(pd, -EBADF, "not backed by a file");
   /* The JVM never resizes its file: anything else means it is not the
    * file we parsed any more (truncated, or replaced). */
-  while (got < pd->size) {
-    n = pread(pd->fd, pd->buf + got, pd->size - got, (off_t)got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(pd, -errno, "%s", strerror(errno));
-    if (!n) break;
-    got += (size_t)n;
-  }
-  if (got != pd->size) {
-    memset(pd->buf + got, 0, pd->size - got);
-    return fail(pd, -EIO, "file shrank from %zu to %zu bytes", pd->size, got);
-  }
-  if ((rc = prologue(pd))) return rc;
+  if ((rc = fill(pd, NULL))) return rc;
   entries = get32(pd, 28);
   if (entries == pd->walked_entries) return 0;
   rc = walk(pd);
-  sort(pd);  /* what was found before a bad entry stays usable */
+  index_new(pd, old);  /* what was found before a bad entry stays usable */
   return rc;
+}
+
+const struct pd_counter *pd_find(const struct perfdata *pd, const char *name)
+{
+  return find_in(pd->counters, pd->n, name);
 }
 
 int64_t pd_long(const struct perfdata *pd, const struct pd_counter *c)
@@ -326,7 +432,7 @@ int64_t pd_long(const struct perfdata *pd, const struct pd_counter *c)
   case PD_P_OVERFLOW: return get32(pd, 12);
   case PD_P_TIMESTAMP: return (int64_t)get64(pd, 16);
   }
-  if (c->type != 'J' || (size_t)c->off + 8 > pd->size) return 0;
+  if (c->type != 'J' || (size_t)c->off + 8 > pd->len) return 0;
   return (int64_t)get64(pd, c->off);
 }
 
@@ -334,7 +440,7 @@ size_t pd_string(const struct perfdata *pd, const struct pd_counter *c,
                  const char **s)
 {
   *s = "";
-  if (c->type != 'B' || c->len <= 1 || (size_t)c->off + c->len > pd->size)
+  if (c->type != 'B' || c->len <= 1 || (size_t)c->off + c->len > pd->len)
     return 0;
   *s = (const char *)pd->buf + c->off;
   return strnlen(*s, c->len);
@@ -377,7 +483,7 @@ void pd_snap_line(const struct perfdata *pd, const struct pd_counter *c,
 
 int pd_accessible(const struct perfdata *pd)
 {
-  return pd->size > 7 && pd->buf[7] != 0;
+  return pd->len > 7 && pd->buf[7] != 0;
 }
 
 void pd_close(struct perfdata *pd)

@@ -2,18 +2,29 @@
  *
  * A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>: a 32-byte
  * prologue, then entries (header, name, value) until an entry of length 0
- * (docs/jvmstat.md §1). The whole file is read with pread into memory,
- * never mapped, so a JVM that exits or a file truncated under us can never
- * raise SIGBUS; every offset and length is checked against what was read.
- * Counters are sorted by name for binary search; a counter remembers the
- * file offset of its value, so a pointer to it stays valid across
- * pd_refresh() (which may add counters) until pd_close().
+ * (docs/jvmstat.md §1). The file is read with pread into memory up to the
+ * prologue's used, never mapped, so a JVM that exits or a file truncated
+ * under us can never raise SIGBUS; every offset and length is checked
+ * against what was read. Counters are sorted by name for binary search; a
+ * counter remembers the file offset of its value, so a pointer to it stays
+ * valid across pd_refresh() (which may add counters) until pd_close().
+ * Work is O(n log n) in the entries, and everything is capped by what
+ * HotSpot can write (docs/jvmstat.md §1.8).
  */
 #ifndef PERFDATA_H
 #define PERFDATA_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* What HotSpot can write: PerfDataMemorySize is at most 2 MiB (its flag
+ * range); its smallest entry takes 24 bytes; its longest counter name is
+ * 56 bytes (JDK 17 and 25), the cap leaves room for 4 times that. */
+enum {
+  PD_MAX_FILE = 2 << 20,
+  PD_MAX_ENTRIES = (PD_MAX_FILE - 32) / 24,
+  PD_MAX_NAME = 256
+};
 
 enum pd_units {
   PD_U_NONE = 1, PD_U_BYTES, PD_U_TICKS, PD_U_EVENTS, PD_U_STRING, PD_U_HERTZ
@@ -40,23 +51,27 @@ struct pd_counter {
 struct perfdata {
   char *path;                   /* as named, for messages */
   int fd;                       /* open for pd_refresh, or -1 */
-  unsigned char *buf;           /* the file as last read */
-  size_t size;
+  unsigned char *buf;           /* the file as last read, len bytes */
+  size_t size;                  /* the file's size */
+  size_t len;                   /* bytes read: the prologue's used, within
+                                   size; never shrinks */
   int big_endian;
   struct pd_counter **counters; /* sorted by strcmp of the name; each one
                                    stays at its address until pd_close */
   size_t n, cap;
   uint32_t next_entry;          /* where the entry walk stopped */
   uint32_t walked_entries;      /* num_entries when it stopped */
+  uint32_t entries;             /* entries walked, for PD_MAX_ENTRIES */
   char err[256];                /* why the last call failed */
 };
 
 enum { PD_NOFOLLOW = 1 };  /* pd_open: refuse a symlink as the file */
 
-/* Open path (flags: PD_NOFOLLOW), read it whole and parse it. Returns 0, or
- * -errno for I/O (-ENOENT, -EACCES, ...) or -EINVAL for a file that is not
- * valid PerfData 2.0; pd->err then says what is wrong in a few words
- * ("bad magic 0x12fec0c0", "entry at 0x1a8 extends past the end (0x320)").
+/* Open path (flags: PD_NOFOLLOW), read it up to its used and parse it.
+ * Returns 0, or -errno for I/O (-ENOENT, -EACCES, ...), -EFBIG for a file
+ * over PD_MAX_FILE, or -EINVAL for a file that is not valid PerfData 2.0,
+ * is sparse or holds more than the caps; pd->err then says why in a few
+ * words ("bad magic 0x12fec0c0", "entry at 0x1a8 extends past the end").
  * On failure nothing needs freeing; on success call pd_close(). */
 int pd_open(struct perfdata *pd, const char *path, int flags);
 

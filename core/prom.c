@@ -5,21 +5,6 @@
 #include "core/prom.h"
 #include <math.h>
 
-/* One sample line, kept until every JVM has been seen so a family's
- * samples come out together. */
-struct sample {
-  char *family;       /* the name in # HELP / # TYPE */
-  const char *type;   /* counter, gauge, summary */
-  char *help;
-  char *line;         /* the whole line, newline included */
-  size_t order;       /* arrival, to keep JVMs in pid order */
-};
-
-struct samples {
-  struct sample *v;
-  size_t n, cap;
-};
-
 static const struct { const char *perf, *mx; } gc_map[] = {
 #define GC(perf, mx) {perf, mx},
 #define POOL(kind, prefix, name, area)
@@ -36,34 +21,11 @@ static const struct { const char *kind, *prefix, *name, *area; } pool_map[] = {
 #undef POOL
 };
 
-static void add(struct samples *s, const char *family, const char *type,
+static void add(struct prom *p, const char *fam, const char *type,
                 const char *help, const char *suffix, const char *labels,
                 const char *extra, double v)
 {
-  struct buf line = {0};
-  struct sample *e;
-
-  if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 256;
-    s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-  }
-  buf_printf(&line, "%s%s{%s%s} ", family, suffix, labels, extra);
-  if (v == floor(v) && fabs(v) < 1e15) buf_printf(&line, "%.0f\n", v);
-  else buf_printf(&line, "%.17g\n", v);
-  e = &s->v[s->n];
-  e->family = xstrdup(family);
-  e->type = type;
-  e->help = xstrdup(help);
-  e->line = line.p;
-  e->order = s->n++;
-}
-
-static int by_family(const void *a, const void *b)
-{
-  const struct sample *x = a, *y = b;
-  int c = strcmp(x->family, y->family);
-
-  return c ? c : x->order < y->order ? -1 : x->order > y->order;
+  prom_sample(p, fam, type, help, suffix, labels, extra, v);
 }
 
 static double lval(const struct perfdata *pd, const char *name, int *ok)
@@ -132,7 +94,7 @@ static void gc_kind(const struct perfdata *pd, char *kind, size_t len)
   }
 }
 
-static void pools(struct samples *out, const struct perfdata *pd,
+static void pools(struct prom *out, const struct perfdata *pd,
                   const char *labels)
 {
   char kind[32];
@@ -194,7 +156,7 @@ static void pools(struct samples *out, const struct perfdata *pd,
   }
 }
 
-static void collectors(struct samples *out, const struct perfdata *pd,
+static void collectors(struct prom *out, const struct perfdata *pd,
                        const char *labels, double hz)
 {
   for (int i = 0; i < 16; i++) {
@@ -258,7 +220,7 @@ static const struct {
    "Time spent reaching safepoints", "sun.rt.safepointSyncTime", 0, 1},
 };
 
-static void simple_families(struct samples *out, const struct perfdata *pd,
+static void simple_families(struct prom *out, const struct perfdata *pd,
                             const char *labels, double hz)
 {
   int ok1, ok2;
@@ -295,7 +257,7 @@ static void string_label(struct buf *b, const char *label,
   buf_addc(b, '"');
 }
 
-static void runtime(struct samples *out, const struct prom_jvm *j,
+static void runtime(struct prom *out, const struct prom_jvm *j,
                     const char *labels)
 {
   struct buf l = {0};
@@ -340,32 +302,54 @@ static void runtime(struct samples *out, const struct prom_jvm *j,
   free(stat);
 }
 
+/* --raw: a name HotSpot could have written ([A-Za-z0-9._], at most
+ * PROM_MAX_NAME bytes). */
+static int raw_name_ok(const char *s)
+{
+  size_t n = strlen(s);
+
+  return n && n <= PROM_MAX_NAME &&
+         strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                   "0123456789._") == n;
+}
+
 /* --raw: a counter's own family. Names are snake_case; the numbers of
- * collectors, generations, spaces (any all-digit part) become labels. */
-static void raw(struct samples *out, const struct perfdata *pd,
+ * collectors, generations, spaces (an all-digit part) become labels, each
+ * label once (a second number of the same key stays in the name). */
+static void raw(struct prom *out, const struct perfdata *pd,
                 const char *labels, double hz)
 {
+  static const char *const keys[] = {"generation", "space", "collector",
+                                     "index"};
+  size_t kept = 0;
+
   for (size_t i = 0; i < pd->n; i++) {
     const struct pd_counter *c = pd->counters[i];
     struct buf fam = {0}, l = {0}, help = {0};
     const char *p = c->name, *type;
-    static const char *const keys[] = {"generation", "space", "collector"};
     double v;
-    int ticks = c->units == PD_U_TICKS && hz > 0;
+    int ticks = c->units == PD_U_TICKS && hz > 0, used = 0;
 
     if (c->type != 'J' || c->pseudo != PD_REAL) continue;
+    if (!raw_name_ok(c->name)) {
+      out->drops.name++;
+      continue;
+    }
+    if (kept++ >= PROM_MAX_RAW) {
+      out->drops.limit++;
+      continue;
+    }
     buf_adds(&fam, "hotspot");
     while (*p) {
-      size_t k = strcspn(p, ".");
+      size_t k = strcspn(p, "."), key = 3;
 
-      if (k && strspn(p, "0123456789") == k) {
-        const char *key = "index";
-
-        for (size_t t = 0; t < 3; t++)
-          if (fam.len >= strlen(keys[t]) &&
-              !strcmp(fam.p + fam.len - strlen(keys[t]), keys[t]))
-            key = keys[t];
-        buf_printf(&l, ",%s=\"%.*s\"", key, (int)k, p);
+      for (size_t t = 0; t < 3; t++)
+        if (fam.len >= strlen(keys[t]) &&
+            !strcmp(fam.p + fam.len - strlen(keys[t]), keys[t]))
+          key = t;
+      if (k && strspn(p, "0123456789") == k && !(used & (1 << key))) {
+        used |= 1 << key;
+        buf_printf(&l, ",%s=\"%.*s\"", keys[key], (int)k, p);
       } else {
         buf_addc(&fam, '_');
         for (size_t m = 0; m < k; m++) {  /* camelCase -> snake_case */
@@ -397,35 +381,43 @@ static void raw(struct samples *out, const struct perfdata *pd,
   }
 }
 
+void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
+                  struct prom_drops *d)
+{
+  struct buf labels = {0};
+  int ok;
+  double hz = lval(j->pd, "sun.os.hrt.frequency", &ok);
+  static const char *const why[] = {"name", "collision", "limit"};
+
+  memset(&p->drops, 0, sizeof(p->drops));
+  jvm_labels(j, &labels);
+  simple_families(p, j->pd, labels.p, hz);
+  pools(p, j->pd, labels.p);
+  collectors(p, j->pd, labels.p, hz);
+  runtime(p, j, labels.p);
+  if (p->flags & PROM_RAW) raw(p, j->pd, labels.p, hz);
+  for (int k = 0; k < 3; k++) {
+    size_t n = k == 0 ? p->drops.name : k == 1 ? p->drops.collision
+                                               : p->drops.limit;
+    struct buf l = {0};
+
+    if (!n && !(p->flags & PROM_RAW)) continue;
+    buf_printf(&l, ",reason=\"%s\"", why[k]);
+    add(p, "jvmtool_dropped_counters", "gauge",
+        "Counters of the JVM's PerfData left out of this exposition",
+        "", labels.p, l.p, (double)n);
+    buf_free(&l);
+  }
+  if (d) *d = p->drops;
+  buf_free(&labels);
+}
+
 void prom_render(struct buf *b, const struct prom_jvm *jvms, size_t n,
                  int flags)
 {
-  struct samples s = {0};
+  struct prom p;
 
-  for (size_t i = 0; i < n; i++) {
-    struct buf labels = {0};
-    int ok;
-    double hz = lval(jvms[i].pd, "sun.os.hrt.frequency", &ok);
-
-    jvm_labels(&jvms[i], &labels);
-    simple_families(&s, jvms[i].pd, labels.p, hz);
-    pools(&s, jvms[i].pd, labels.p);
-    collectors(&s, jvms[i].pd, labels.p, hz);
-    runtime(&s, &jvms[i], labels.p);
-    if (flags & PROM_RAW) raw(&s, jvms[i].pd, labels.p, hz);
-    buf_free(&labels);
-  }
-  if (s.n) qsort(s.v, s.n, sizeof(*s.v), by_family);
-  for (size_t i = 0; i < s.n; i++) {
-    if (!i || strcmp(s.v[i].family, s.v[i - 1].family))
-      buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", s.v[i].family,
-                 s.v[i].help, s.v[i].family, s.v[i].type);
-    buf_adds(b, s.v[i].line);
-  }
-  for (size_t i = 0; i < s.n; i++) {
-    free(s.v[i].family);
-    free(s.v[i].help);
-    free(s.v[i].line);
-  }
-  free(s.v);
+  prom_init(&p, flags);
+  for (size_t i = 0; i < n; i++) prom_add_jvm(&p, &jvms[i], NULL);
+  prom_finish(&p, b);
 }

@@ -7,13 +7,24 @@
  * series has pid and main_class, and container_id / pod_uid when the
  * process's cgroup names them. Samples of one family stay together, each
  * family with # HELP and # TYPE, so promtool check metrics is clean.
+ *
+ * Nothing in a file can break the exposition (docs/security.md §serve):
+ * label values, HELP text and comments are escaped and kept valid UTF-8;
+ * with PROM_RAW a counter's name must be HotSpot's [A-Za-z0-9._] and at
+ * most PROM_MAX_NAME bytes, at most PROM_MAX_RAW of them per JVM, else it
+ * is dropped and counted (jvmtool_dropped_counters); a series that is
+ * already there (two names mapping to one, a collector named twice) or a
+ * family of another type is dropped too: never a duplicate series.
+ * JVMs are added one at a time: the caller may free each after adding it,
+ * memory then grows with the exposition only.
  */
 #ifndef PROM_H
 #define PROM_H
 
 #include <stddef.h>
+/* struct buf: core/lib.h, through core/jvmtool.h */
+#include "core/strset.h"
 
-struct buf;
 struct perfdata;
 
 /* One JVM to render: pid 0 for a file (no /proc facts, no pid label). */
@@ -22,15 +33,63 @@ struct prom_jvm {
   const struct perfdata *pd;
 };
 
-enum { PROM_RAW = 1 };  /* also every numeric counter as hotspot_... */
+enum {
+  PROM_RAW = 1,          /* also every numeric counter as hotspot_... */
+  PROM_MAX_NAME = 128,   /* --raw: longest name kept (HotSpot: 56) */
+  PROM_MAX_RAW = 1024,   /* --raw: counters kept per JVM (a JVM has ~300) */
+};
 
-/* Append the exposition of n JVMs to out (flags: PROM_RAW). Reads
- * /proc/<pid>/{stat,status,cgroup} for process facts; what cannot be read
- * is left out. Never fails; memory grows with n and the counters only. */
+/* What was dropped from one JVM, by reason. */
+struct prom_drops {
+  size_t name;       /* a name outside [A-Za-z0-9._] or too long */
+  size_t collision;  /* its series or family was already there */
+  size_t limit;      /* over PROM_MAX_RAW */
+};
+
+/* An exposition being built: families, their samples, comments. */
+struct prom_family;
+struct prom {
+  int flags;
+  struct buf lines;            /* every sample line, newline included */
+  struct strset series;        /* "name{labels}" of each line kept */
+  struct prom_family *fam;
+  size_t nfam, capfam;
+  struct strset names;         /* family name -> its index in fam */
+  struct buf name_bytes;
+  struct buf comments;         /* "# ..." lines, written first */
+  struct prom_drops drops;     /* of the JVM being added */
+};
+
+/* Start an exposition (flags: PROM_RAW). */
+void prom_init(struct prom *p, int flags);
+
+/* Add one JVM's families. Reads /proc/<pid>/{stat,status,cgroup} for
+ * process facts; what cannot be read is left out. Never fails; sets *d
+ * (may be NULL) to what was dropped from this JVM. */
+void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
+                  struct prom_drops *d);
+
+/* Add one sample of family (of type and help, both kept from the first
+ * sample): the line "<family><suffix>{<labels><extra>} <v>", labels and
+ * extra already formatted ('pid="42"', ',pool="x"'; values escaped with
+ * prom_label_buf). A series already there, or a family of another type,
+ * is dropped and counted in p->drops.collision. */
+void prom_sample(struct prom *p, const char *family, const char *type,
+                 const char *help, const char *suffix, const char *labels,
+                 const char *extra, double v);
+
+/* Add a comment line "# <text>", text escaped: one line whatever it holds. */
+void prom_comment(struct prom *p, const char *text);
+
+/* Append the exposition to out (comments first, then each family, names
+ * sorted) and free everything p holds. */
+void prom_finish(struct prom *p, struct buf *out);
+
+/* The exposition of n JVMs at once (dump --prometheus). */
 void prom_render(struct buf *out, const struct prom_jvm *jvms, size_t n,
                  int flags);
 
-/* The content type of what prom_render writes. */
+/* The content type of what prom_finish writes. */
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 #endif

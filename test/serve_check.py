@@ -3,8 +3,17 @@
   serve_check.py parse FILE                -> "family{labels} value" sanity
   serve_check.py compare PROM MX PID       -> MXBean pools/gcs equal ours
   serve_check.py load HOST PORT PID        -> hostile load; VmHWM printed
+  serve_check.py perf FILE KIND [ARG]      -> write a PerfData 2.0 file:
+      hostile  long counters with names that test the exposition
+      many N   N long counters x.0000000, x.0000001, ... (mkperf's 1 MiB
+               and 255-byte names are too small for these)
+      sparse N a valid 32-byte prologue, then zeros to N bytes (a hole)
+  serve_check.py order HOST PORT           -> GET /metrics, then GET / at
+      once: which answer was whole first ("index first", "metrics first")
+  serve_check.py timeout HOST PORT         -> a head that never ends: the
+      408 reply, read to EOF, printed with CR LF as \r\n
 """
-import re, socket, sys, threading, time
+import re, socket, struct, sys, threading, time
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} (\S+)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
@@ -158,8 +167,71 @@ def load(host, port, pid):
         raise SystemExit('\n'.join(errors[:10]))
 
 
+def perf(path, kind, arg=None):
+    """PerfData 2.0, little-endian (docs/jvmstat.md section 1)."""
+    if kind == 'hostile':
+        names = [b'evil\njvm_threads_current{pid="1"} 99999\nx',
+                 b'back\\slash', b'q"uote', b'evil.c', b'evil_c',
+                 b'caf\xc3\xa9', b'bad\xff', b'a' * 200, b'sp ace',
+                 b'x.1.2', b'java.threads.live']
+        entries = [(n, i + 1) for i, n in enumerate(names)]
+        entries.append((b'sun.rt.javaCommand', b'Evil\n"main\\ \xff'))
+    else:
+        entries = [(b'x.%07d' % i, i) for i in range(int(arg))] \
+            if kind == 'many' else []
+    body = bytearray()
+    for name, v in entries:
+        if isinstance(v, int):
+            data = (20 + len(name) + 1 + 7) & ~7
+            value, vlen, typ, units = struct.pack('<q', v), 0, b'J', 1
+        else:
+            data = 20 + len(name) + 1
+            value, vlen, typ, units = v + b'\0', len(v) + 1, b'B', 5
+        size = (data + len(value) + 7) & ~7
+        e = struct.pack('<iii', size, 20, vlen) + typ + bytes([0, units, 3])
+        e += struct.pack('<i', data) + name + b'\0'
+        e = e.ljust(data, b'\0') + value
+        body += e.ljust(size, b'\0')
+    used = 32 + len(body)
+    head = b'\xca\xfe\xc0\xc0' + bytes([1, 2, 0, 1])
+    head += struct.pack('<iiqii', used, 0, 0, 32, len(entries))
+    with open(path, 'wb') as f:
+        f.write(head + body)
+        if kind == 'sparse':
+            f.truncate(int(arg))
+
+
+def order(host, port):
+    import select
+    m = socket.create_connection((host, int(port)), timeout=600)
+    i = socket.create_connection((host, int(port)), timeout=600)
+    i.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n')  # all but its end
+    m.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n'
+              b'Connection: close\r\n\r\n')
+    i.sendall(b'Connection: close\r\n\r\n')
+    names, done = {m: 'metrics', i: 'index'}, []
+    while len(done) < 2:
+        for s in select.select([s for s in names if s not in done], [], [],
+                               600)[0]:
+            if not s.recv(65536):
+                done.append(s)
+    print(names[done[0]] + ' first')
+
+
+def timeout(host, port):
+    c = socket.create_connection((host, int(port)), timeout=60)
+    c.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n')
+    print(read_all(c).decode('latin-1').replace('\r\n', '\\r\\n'))
+
+
 if __name__ == '__main__':
-    if sys.argv[1] == 'parse':
+    if sys.argv[1] == 'perf':
+        perf(*sys.argv[2:5])
+    elif sys.argv[1] == 'order':
+        order(*sys.argv[2:4])
+    elif sys.argv[1] == 'timeout':
+        timeout(*sys.argv[2:4])
+    elif sys.argv[1] == 'parse':
         samples(open(sys.argv[2]).read())
     elif sys.argv[1] == 'compare':
         compare(*sys.argv[2:5])

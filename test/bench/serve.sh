@@ -3,6 +3,12 @@
 # are small (-Xmx16m, C1 only); serve counts every JVM of this user, so any
 # other JVM running on the machine adds to N. Figures: the scrape's wall
 # time (curl), serve's peak RSS (VmHWM) after the scrapes.
+#
+# Then 200 PerfData files: 20 real JVMs and 180 planted beside them, each
+# named by the pid of a sleep of ours: 60 of 80 000 entries (3.2 MB, over
+# HotSpot's 2 MiB: refused), 60 sparse 64 MiB (refused), 60 of 50 000
+# entries within 2 MiB (parsed whole). Figures: the scrape with and without
+# --raw, the JVMs skipped, serve's peak RSS.
 SERVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 $JT serve --listen "127.0.0.1:$SERVE_PORT" --all-users >/dev/null 2>&1 &
 SERVE_PID=$!
@@ -20,4 +26,42 @@ for n in 1 10 50; do
   echo "serve peak RSS (VmHWM) after $n JVMs: $(sed -n 's/^VmHWM: *//p' /proc/$SERVE_PID/status)"
 done
 kill $SERVE_PID
+for p in $SERVE_JVMS; do kill $p 2>/dev/null; done
+
+# 200 files: 20 real JVMs, 180 planted
+SERVE_JVMS=
+while [ "$(echo $SERVE_JVMS | wc -w)" -lt 20 ]; do
+  bench_jvm -Xmx16m -XX:TieredStopAtLevel=1 -Xshare:auto Busy 900
+  SERVE_JVMS="$SERVE_JVMS $BENCH_PID"
+done
+SERVE_DIR=/tmp/hsperfdata_$(id -un)
+SERVE_PLANTED=
+i=0
+while [ $i -lt 180 ]; do
+  sleep 900 &
+  echo $! >> "$JT_TMP/pids"
+  SERVE_PLANTED="$SERVE_PLANTED $!"
+  case $((i % 3)) in
+  0) python3 test/serve_check.py perf "$SERVE_DIR/$!" many 80000 ;;
+  1) python3 test/serve_check.py perf "$SERVE_DIR/$!" sparse 67108864 ;;
+  2) python3 test/serve_check.py perf "$SERVE_DIR/$!" many 50000 ;;
+  esac
+  i=$((i + 1))
+done
+for raw in "" --raw; do
+  $JT serve --listen "127.0.0.1:$SERVE_PORT" --all-users $raw >/dev/null 2>&1 &
+  SERVE_PID=$!
+  echo $SERVE_PID >> "$JT_TMP/pids"
+  sleep 1
+  bench_pair "serve${raw:+ $raw} scrape, 200 files" \
+    "curl -sf -o /dev/null http://127.0.0.1:$SERVE_PORT/metrics" ""
+  curl -sf "http://127.0.0.1:$SERVE_PORT/metrics" > "$JT_TMP/serve200"
+  echo "serve${raw:+ $raw}, 200 files: $(grep -c '^jvmtool_scrape_error{.*} 1$' "$JT_TMP/serve200") skipped, $(grep -c '^jvmtool_scrape_error{.*} 0$' "$JT_TMP/serve200") served, $(wc -c < "$JT_TMP/serve200") bytes; peak RSS (VmHWM) $(sed -n 's/^VmHWM: *//p' /proc/$SERVE_PID/status)"
+  kill $SERVE_PID
+  wait $SERVE_PID 2>/dev/null
+done
+for p in $SERVE_PLANTED; do
+  kill $p 2>/dev/null
+  rm -f "$SERVE_DIR/$p"
+done
 for p in $SERVE_JVMS; do kill $p 2>/dev/null; done

@@ -22,7 +22,7 @@ static void invariants(const struct perfdata *pd)
     if (i) INVARIANT(strcmp(pd->counters[i - 1]->name, c->name) < 0);
     INVARIANT(pd_find(pd, c->name) == c);
     if (!c->pseudo)
-      INVARIANT((size_t)c->off + (c->type == 'J' ? 8 : c->len) <= pd->size);
+      INVARIANT((size_t)c->off + (c->type == 'J' ? 8 : c->len) <= pd->len);
     INVARIANT(pd_string(pd, c, &s) <= c->len);
     pd_value_text(pd, c, &b);
     buf_free(&b);

@@ -185,6 +185,135 @@ static void test_refresh(void)
   free(w.p);
 }
 
+/* A file of n long counters x.0000000, x.0000001, ... as HotSpot lays
+ * them out (40 bytes each). */
+static void many(struct pdw *w, size_t size, int n)
+{
+  char name[32];
+
+  pdw_init(w, size, 0);
+  for (int i = 0; i < n; i++) {
+    snprintf(name, sizeof(name), "x.%07d", i);
+    pdw_long(w, name, 1, 1, i);
+  }
+  pdw_finish(w);
+}
+
+/* CPU seconds to parse w, the best of three. */
+static double parse_cost(struct pdw *w, size_t *n)
+{
+  double best = 1e9;
+
+  for (int r = 0; r < 3; r++) {
+    struct perfdata pd;
+    clock_t t0 = clock();
+    double s;
+
+    *n = 0;
+    if (!parse(w, &pd)) *n = pd.n, pd_close(&pd);
+    s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    if (s < best) best = s;
+  }
+  return best;
+}
+
+static void test_caps(void)
+{
+  struct pdw w, small;
+  struct perfdata pd;
+  size_t n_small, n_big;
+  double t_small, t_big;
+  char name[PD_MAX_NAME + 2];
+
+  /* 5 000 and 50 000 entries (2 MB, under the 2 MiB cap): linear work
+   * makes the second ~10 times the first (n log n: ~13); comparing each
+   * name with every earlier one made it 100 times. */
+  many(&small, 256 << 10, 5000);
+  many(&w, PD_MAX_FILE, 50000);
+  t_small = parse_cost(&small, &n_small);
+  t_big = parse_cost(&w, &n_big);
+  CHECK(n_small == 5006 && n_big == 50006, "pd-6.1 both parse (%zu, %zu)",
+        n_small, n_big);
+  CHECK(t_big < 30 * (t_small + 0.0005),
+        "pd-6.2 10x the entries costs %.1fx the CPU (%.4f s, %.4f s), under "
+        "30x", t_big / (t_small + 1e-9), t_small, t_big);
+  free(w.p);
+  free(small.p);
+
+  /* 80 000 entries need 3.2 MB: more than any JVM writes. */
+  many(&w, 4 << 20, 80000);
+  CHECK(pd_parse(&pd, w.p, w.size, "big") == -EFBIG && strstr(pd.err, "2 MiB"),
+        "pd-6.3 a 4 MiB file is refused: '%s'", pd.err);
+  free(w.p);
+
+  /* Entries of 20 bytes (all named "") fit 104 856 in 2 MiB: over the
+   * 87 380 of HotSpot's smallest entry, refused however they repeat. */
+  pdw_init(&w, PD_MAX_FILE, 0);
+  for (size_t at = 32; at + 20 <= w.size; at += 20) {
+    pdw_put32(&w, at, 20);
+    pdw_put32(&w, at + 4, 20);
+    w.p[at + 12] = 'J';
+    w.p[at + 14] = 1;
+    w.p[at + 15] = 1;
+    pdw_put32(&w, at + 16, 12);
+    w.used = at + 20;
+  }
+  pdw_finish(&w);
+  CHECK(pd_parse(&pd, w.p, w.size, "tiny") == -EINVAL &&
+            strstr(pd.err, "more than 87380 entries"),
+        "pd-6.4 too many entries: '%s'", pd.err);
+  free(w.p);
+
+  /* A name at the cap parses; one byte more is refused. */
+  memset(name, 'n', sizeof(name));
+  name[PD_MAX_NAME] = 0;
+  pdw_init(&w, 4096, 0);
+  pdw_long(&w, name, 1, 1, 7);
+  pdw_finish(&w);
+  CHECK_INT(parse(&w, &pd), 0, "pd-6.5 a %d-byte name parses", PD_MAX_NAME);
+  pd_close(&pd);
+  free(w.p);
+  name[PD_MAX_NAME] = 'n';
+  name[PD_MAX_NAME + 1] = 0;
+  pdw_init(&w, 4096, 0);
+  pdw_long(&w, name, 1, 1, 7);
+  pdw_finish(&w);
+  CHECK(parse(&w, &pd) == -EINVAL && strstr(pd.err, "name longer than 256"),
+        "pd-6.6 a longer name is refused: '%s'", pd.err);
+  free(w.p);
+
+  /* Only the bytes up to used are read: an entry past it is not seen. */
+  pdw_init(&w, 8192, 0);
+  pdw_long(&w, "a.first", 1, 1, 1);
+  pdw_finish(&w);
+  pdw_long(&w, "a.second", 1, 1, 2);  /* written after used was set */
+  CHECK(!parse(&w, &pd) && pd.len == 32 + 40 && !pd_find(&pd, "a.second") &&
+            pd_find(&pd, "a.first") && num(&pd, "sun.perfdata.size") == 8192,
+        "pd-6.7 read up to used (%zu bytes of 8192)", pd.len);
+  pd_close(&pd);
+  free(w.p);
+}
+
+static void test_sparse(void)
+{
+  struct perfdata pd;
+  struct pdw w;
+  int fd;
+
+  /* A valid prologue, then a hole to 1 MiB: planted, refused unread. */
+  pdw_init(&w, 4096, 0);
+  pdw_long(&w, "a.b", 1, 1, 1);
+  pdw_finish(&w);
+  fd = open("pd-sparse", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK(fd >= 0 && write(fd, w.p, 4096) == 4096 && !ftruncate(fd, 1 << 20),
+        "pd-7.1 make a sparse file");
+  if (fd >= 0) close(fd);
+  CHECK(pd_open(&pd, "pd-sparse", 0) == -EINVAL && strstr(pd.err, "sparse"),
+        "pd-7.2 a sparse file is refused: '%s'", pd.err);
+  unlink("pd-sparse");
+  free(w.p);
+}
+
 int main(void)
 {
   test_valid(0);
@@ -193,5 +322,7 @@ int main(void)
   test_truncation();
   test_stops();
   test_refresh();
+  test_caps();
+  test_sparse();
   return check_failures != 0;
 }
