@@ -32,12 +32,12 @@
 #include "core/opt_table.h"
 
 enum {
-  MAX_CONN = 512,       /* open connections, the listener aside */
-  MAX_RESP = 4,         /* responses being written at once, distinct */
-  IDLE_MS = 10000,      /* a request head must arrive within this */
-  WRITE_MS = 30000,     /* a response must be taken within this */
-  JVM_BUDGET_MS = 1000, /* one JVM's open and parse */
-  SCRAPE_BUDGET_MS = 5000,  /* JVMs not begun by then are skipped: under
+  MAX_CONN = 512,          /* open connections, the listener aside */
+  MAX_RESP = 4,            /* responses being written at once, distinct */
+  IDLE_MS = 10000,         /* a request head must arrive within this */
+  WRITE_MS = 30000,        /* a response must be taken within this */
+  JVM_BUDGET_MS = 1000,    /* one JVM's open and parse */
+  SCRAPE_BUDGET_MS = 5000, /* JVMs not begun by then are skipped: under
                                Prometheus' default scrape timeout, 10 s */
 };
 
@@ -144,8 +144,8 @@ static void jvm_failed(struct prom *p, const struct vm *v, const char *why,
   prom_comment(p, text);
   free(text);
   prom_sample(p, "jvmtool_scrape_error", "gauge",
-              "1 when the JVM's PerfData could not be read within budget",
-              "", labels, "", 1);
+              "1 when the JVM's PerfData could not be read within budget", "",
+              labels, "", 1);
 }
 
 /* One JVM of the scrape: open, render, close. */
@@ -165,7 +165,7 @@ static void scrape_one(struct scrape *s, const struct vm *v)
     snprintf(why, sizeof(why), "%s", pd.err);
   else if (!pd_accessible(&pd)) {
     pd_close(&pd);
-    return;  /* still starting: not there yet */
+    return; /* still starting: not there yet */
   } else if ((took = now_ms() - t0) > JVM_BUDGET_MS) {
     snprintf(why, sizeof(why), "read in %llu ms, over %d",
              (unsigned long long)took, JVM_BUDGET_MS);
@@ -175,11 +175,12 @@ static void scrape_one(struct scrape *s, const struct vm *v)
     pd_close(&pd);
     bad = 0;
   }
-  if (bad) jvm_failed(&s->p, v, why, labels);
+  if (bad)
+    jvm_failed(&s->p, v, why, labels);
   else
     prom_sample(&s->p, "jvmtool_scrape_error", "gauge",
-                "1 when the JVM's PerfData could not be read within budget",
-                "", labels, "", 0);
+                "1 when the JVM's PerfData could not be read within budget", "",
+                labels, "", 0);
   prom_sample(&s->p, "jvmtool_scrape_duration_seconds", "gauge",
               "Time spent reading and rendering the JVM", "", labels, "",
               (double)(now_ms() - t0) / 1000);
@@ -207,9 +208,8 @@ static int scrape_step(struct scrape *s, int all_users)
   return 1;
 }
 
-static struct resp *resp_new(int status, const char *type,
-                             const char *body, size_t blen, int head,
-                             int close_after)
+static struct resp *resp_new(int status, const char *type, const char *body,
+                             size_t blen, int head, int close_after)
 {
   struct resp *r = xzalloc(sizeof(*r));
 
@@ -223,8 +223,7 @@ static struct resp *resp_new(int status, const char *type,
 static struct resp *error_resp(int status)
 {
   char body[64];
-  int n = snprintf(body, sizeof(body), "%d %s\n", status,
-                   http_reason(status));
+  int n = snprintf(body, sizeof(body), "%d %s\n", status, http_reason(status));
 
   return resp_new(status, "text/plain; charset=utf-8", body, (size_t)n, 0, 1);
 }
@@ -268,8 +267,8 @@ static void scrape_done(struct conn *conns)
   scr.v = NULL;
   scr.on = 0;
   for (int h = 0; h < 2; h++) {
-    r[h] = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len,
-                    h, 0);
+    r[h] =
+        resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, h, 0);
     r[h]->made = now_ms();
   }
   for (int i = 0; i < MAX_CONN; i++) {
@@ -378,7 +377,7 @@ static void on_writable_conn(struct conn *c, struct conn *conns, int raw)
     return;
   }
   c->deadline = now_ms() + IDLE_MS;
-  if (c->inlen) answer(conns, c, raw);  /* pipelined */
+  if (c->inlen) answer(conns, c, raw); /* pipelined */
 }
 
 /* A request head that did not come in time: 408, a whole head. */
@@ -460,13 +459,13 @@ int serve_main(int argc, char **argv)
         continue;
       }
       if (c->deadline < next) next = c->deadline;
-      if (c->waiting) continue;  /* read on once its answer is written */
+      if (c->waiting) continue; /* read on once its answer is written */
       pfd[np].fd = c->fd;
       pfd[np].events = c->out ? POLLOUT : POLLIN;
       pfd[np].revents = 0;
       who[np++] = i;
     }
-    if (scr.on) next = now;  /* a JVM a step, requests in between */
+    if (scr.on) next = now; /* a JVM a step, requests in between */
     ts.tv_sec = (time_t)((next - now) / 1000);
     ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
     if (ppoll(pfd, (nfds_t)np, &ts, &orig) < 0) continue;
@@ -474,8 +473,10 @@ int serve_main(int argc, char **argv)
       struct conn *c = &conns[who[k]];
 
       if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
-      if (c->out) on_writable_conn(c, conns, raw);
-      else on_readable(conns, c, raw);
+      if (c->out)
+        on_writable_conn(c, conns, raw);
+      else
+        on_readable(conns, c, raw);
     }
     if (scr.on && scrape_step(&scr, all_users)) scrape_done(conns);
     if (pfd[0].revents & POLLIN) {

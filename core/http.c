@@ -91,14 +91,22 @@ int http_parse(const char *buf, size_t len, struct http_req *r)
 const char *http_reason(int status)
 {
   switch (status) {
-  case 200: return "OK";
-  case 400: return "Bad Request";
-  case 404: return "Not Found";
-  case 405: return "Method Not Allowed";
-  case 408: return "Request Timeout";
-  case 431: return "Request Header Fields Too Large";
-  case 501: return "Not Implemented";
-  case 505: return "HTTP Version Not Supported";
+  case 200:
+    return "OK";
+  case 400:
+    return "Bad Request";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 408:
+    return "Request Timeout";
+  case 431:
+    return "Request Header Fields Too Large";
+  case 501:
+    return "Not Implemented";
+  case 505:
+    return "HTTP Version Not Supported";
   }
   return "Error";
 }

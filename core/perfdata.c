@@ -103,7 +103,7 @@ static void index_new(struct perfdata *pd, size_t old)
     struct pd_counter *o;
 
     if (i + 1 < pd->n && !strcmp(v[i]->name, v[i + 1]->name)) {
-      free(v[i]);  /* an earlier entry of the same name */
+      free(v[i]); /* an earlier entry of the same name */
       continue;
     }
     if ((o = find_in(v, old, v[i]->name))) {
@@ -121,8 +121,10 @@ static void index_new(struct perfdata *pd, size_t old)
   a = old;
   b = k;
   while (b) {
-    if (a && strcmp(v[a - 1]->name, fresh[b - 1]->name) > 0) v[--n] = v[--a];
-    else v[--n] = fresh[--b];
+    if (a && strcmp(v[a - 1]->name, fresh[b - 1]->name) > 0)
+      v[--n] = v[--a];
+    else
+      v[--n] = fresh[--b];
   }
   pd->n = old + k;
   free(fresh);
@@ -212,19 +214,19 @@ static void add_pseudo(struct perfdata *pd)
     const char *name;
     uint8_t which, units, var;
   } t[] = {
-    {"sun.perfdata.majorVersion", PD_P_MAJOR, PD_U_NONE, PD_V_CONSTANT},
-    {"sun.perfdata.minorVersion", PD_P_MINOR, PD_U_NONE, PD_V_CONSTANT},
-    {"sun.perfdata.size", PD_P_SIZE, PD_U_BYTES, PD_V_MONOTONIC},
-    {"sun.perfdata.used", PD_P_USED, PD_U_BYTES, PD_V_MONOTONIC},
-    {"sun.perfdata.overflow", PD_P_OVERFLOW, PD_U_BYTES, PD_V_MONOTONIC},
-    {"sun.perfdata.timestamp", PD_P_TIMESTAMP, PD_U_TICKS, PD_V_MONOTONIC},
+      {"sun.perfdata.majorVersion", PD_P_MAJOR, PD_U_NONE, PD_V_CONSTANT},
+      {"sun.perfdata.minorVersion", PD_P_MINOR, PD_U_NONE, PD_V_CONSTANT},
+      {"sun.perfdata.size", PD_P_SIZE, PD_U_BYTES, PD_V_MONOTONIC},
+      {"sun.perfdata.used", PD_P_USED, PD_U_BYTES, PD_V_MONOTONIC},
+      {"sun.perfdata.overflow", PD_P_OVERFLOW, PD_U_BYTES, PD_V_MONOTONIC},
+      {"sun.perfdata.timestamp", PD_P_TIMESTAMP, PD_U_TICKS, PD_V_MONOTONIC},
   };
   size_t old = pd->n;
 
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     struct pd_counter c = {0};
 
-    if (find_in(pd->counters, old, t[i].name)) continue;  /* a real entry */
+    if (find_in(pd->counters, old, t[i].name)) continue; /* a real entry */
     c.type = 'J';
     c.units = t[i].units;
     c.var = t[i].var;
@@ -292,7 +294,7 @@ static int fill(struct perfdata *pd, const unsigned char *mem)
     return fail(pd, -EIO, "file shrank from %zu to %zu bytes", pd->size, got);
   if ((rc = prologue(pd))) return rc;
   want = get32(pd, 8);
-  if (want > pd->size) want = pd->size;  /* read what exists */
+  if (want > pd->size) want = pd->size; /* read what exists */
   if (want < pd->len) want = pd->len;
   if (want > pd->len) {
     pd->buf = xrealloc(pd->buf, want + 1);
@@ -311,8 +313,10 @@ static int fill(struct perfdata *pd, const unsigned char *mem)
 static int check_size(struct perfdata *pd, size_t size)
 {
   if (size > PD_MAX_FILE)
-    return fail(pd, -EFBIG, "%zu bytes, larger than the %d a JVM writes "
-                "(PerfDataMemorySize at most 2 MiB)", size, PD_MAX_FILE);
+    return fail(pd, -EFBIG,
+                "%zu bytes, larger than the %d a JVM writes "
+                "(PerfDataMemorySize at most 2 MiB)",
+                size, PD_MAX_FILE);
   return 0;
 }
 
@@ -387,8 +391,8 @@ int pd_open_fd(struct perfdata *pd, int fd, const char *name)
   }
   /* HotSpot writes every page of its file when it creates it: a large
    * file with most of its blocks missing was planted, not written. */
-  if (sb.st_size > SPARSE_FROM && (uint64_t)sb.st_blocks * 512 <
-                                      (uint64_t)sb.st_size / 2) {
+  if (sb.st_size > SPARSE_FROM &&
+      (uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size / 2) {
     close(fd);
     return fail(pd, -EINVAL, "sparse: %lld of %lld bytes allocated",
                 (long long)sb.st_blocks * 512, (long long)sb.st_size);
@@ -413,7 +417,7 @@ int pd_refresh(struct perfdata *pd)
   entries = get32(pd, 28);
   if (entries == pd->walked_entries) return 0;
   rc = walk(pd);
-  index_new(pd, old);  /* what was found before a bad entry stays usable */
+  index_new(pd, old); /* what was found before a bad entry stays usable */
   return rc;
 }
 

@@ -316,8 +316,8 @@ static int raw_name_ok(const char *s)
 /* --raw: a counter's own family. Names are snake_case; the numbers of
  * collectors, generations, spaces (an all-digit part) become labels, each
  * label once (a second number of the same key stays in the name). */
-static void raw(struct prom *out, const struct perfdata *pd,
-                const char *labels, double hz)
+static void raw(struct prom *out, const struct perfdata *pd, const char *labels,
+                double hz)
 {
   static const char *const keys[] = {"generation", "space", "collector",
                                      "index"};
@@ -397,15 +397,16 @@ void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
   runtime(p, j, labels.p);
   if (p->flags & PROM_RAW) raw(p, j->pd, labels.p, hz);
   for (int k = 0; k < 3; k++) {
-    size_t n = k == 0 ? p->drops.name : k == 1 ? p->drops.collision
-                                               : p->drops.limit;
+    size_t n = k == 0   ? p->drops.name
+               : k == 1 ? p->drops.collision
+                        : p->drops.limit;
     struct buf l = {0};
 
     if (!n && !(p->flags & PROM_RAW)) continue;
     buf_printf(&l, ",reason=\"%s\"", why[k]);
     add(p, "jvmtool_dropped_counters", "gauge",
-        "Counters of the JVM's PerfData left out of this exposition",
-        "", labels.p, l.p, (double)n);
+        "Counters of the JVM's PerfData left out of this exposition", "",
+        labels.p, l.p, (double)n);
     buf_free(&l);
   }
   if (d) *d = p->drops;

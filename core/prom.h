@@ -34,30 +34,30 @@ struct prom_jvm {
 };
 
 enum {
-  PROM_RAW = 1,          /* also every numeric counter as hotspot_... */
-  PROM_MAX_NAME = 128,   /* --raw: longest name kept (HotSpot: 56) */
-  PROM_MAX_RAW = 1024,   /* --raw: counters kept per JVM (a JVM has ~300) */
+  PROM_RAW = 1,        /* also every numeric counter as hotspot_... */
+  PROM_MAX_NAME = 128, /* --raw: longest name kept (HotSpot: 56) */
+  PROM_MAX_RAW = 1024, /* --raw: counters kept per JVM (a JVM has ~300) */
 };
 
 /* What was dropped from one JVM, by reason. */
 struct prom_drops {
-  size_t name;       /* a name outside [A-Za-z0-9._] or too long */
-  size_t collision;  /* its series or family was already there */
-  size_t limit;      /* over PROM_MAX_RAW */
+  size_t name;      /* a name outside [A-Za-z0-9._] or too long */
+  size_t collision; /* its series or family was already there */
+  size_t limit;     /* over PROM_MAX_RAW */
 };
 
 /* An exposition being built: families, their samples, comments. */
 struct prom_family;
 struct prom {
   int flags;
-  struct buf lines;            /* every sample line, newline included */
-  struct strset series;        /* "name{labels}" of each line kept */
+  struct buf lines;     /* every sample line, newline included */
+  struct strset series; /* "name{labels}" of each line kept */
   struct prom_family *fam;
   size_t nfam, capfam;
-  struct strset names;         /* family name -> its index in fam */
+  struct strset names; /* family name -> its index in fam */
   struct buf name_bytes;
-  struct buf comments;         /* "# ..." lines, written first */
-  struct prom_drops drops;     /* of the JVM being added */
+  struct buf comments;     /* "# ..." lines, written first */
+  struct prom_drops drops; /* of the JVM being added */
 };
 
 /* Start an exposition (flags: PROM_RAW). */

@@ -8,9 +8,9 @@
 /* A family: its samples are lines of p->lines, in arrival order. */
 struct prom_family {
   char *name;
-  const char *type;   /* counter, gauge, summary */
-  char *help;         /* escaped */
-  size_t *off;        /* where each sample line starts in p->lines */
+  const char *type; /* counter, gauge, summary */
+  char *help;       /* escaped */
+  size_t *off;      /* where each sample line starts in p->lines */
   size_t n, cap;
 };
 
@@ -55,16 +55,18 @@ void prom_sample(struct prom *p, const char *fam, const char *type,
     return;
   }
   buf_printf(&p->lines, "%s%s{%s%s}", fam, suffix, labels, extra);
-  strset_intern(&p->lines, &p->series, p->lines.p + start,
-                p->lines.len - start, 0, 0);
+  strset_intern(&p->lines, &p->series, p->lines.p + start, p->lines.len - start,
+                0, 0);
   if (p->series.used == used) {
     p->lines.len = start;
     p->lines.p[start] = 0;
     p->drops.collision++;
     return;
   }
-  if (v == floor(v) && fabs(v) < 1e15) buf_printf(&p->lines, " %.0f\n", v);
-  else buf_printf(&p->lines, " %.17g\n", v);
+  if (v == floor(v) && fabs(v) < 1e15)
+    buf_printf(&p->lines, " %.0f\n", v);
+  else
+    buf_printf(&p->lines, " %.17g\n", v);
   if (f->n == f->cap) {
     f->cap = f->cap ? 2 * f->cap : 16;
     f->off = xrealloc(f->off, f->cap * sizeof(*f->off));
@@ -125,4 +127,3 @@ void prom_finish(struct prom *p, struct buf *b)
   strset_free(&p->names);
   memset(p, 0, sizeof(*p));
 }
-
