@@ -2,6 +2,8 @@
 # build.sh - build, test, fuzz, bench and clean jvmtool. POSIX sh, no make.
 #
 #   ./build.sh                 dist/jvmtool: static musl binary, stripped
+#   ./build.sh release         dist/jvmtool-x86_64, dist/jvmtool-aarch64 and
+#                              dist/SHA256SUMS, the same bytes every time
 #   ./build.sh test [NAME...]  build, then run every test (or test/NAME.test)
 #   ./build.sh bench           measure jvmtool against the JDK tools
 #   ./build.sh fuzz [SECONDS]  run every libFuzzer target (default 60 s each)
@@ -9,6 +11,8 @@
 #
 # Environment: CC (default musl-gcc), CFLAGS, LDFLAGS, V=1 echoes commands,
 # SANITIZE=1 builds dist/jvmtool with clang ASan+UBSan instead (for tests).
+# A release takes the tools by their target names (ARCH-linux-musl-gcc,
+# ARCH-linux-gnu-gcc, -strip, -readelf) and ignores CC, CFLAGS, LDFLAGS.
 set -eu
 cd "$(dirname "$0")"
 
@@ -17,20 +21,66 @@ die() { echo "build.sh: $*" >&2; exit 1; }
 
 VERSION=$(git describe --always --dirty 2>/dev/null || echo unknown)
 JT_VERSION=$VERSION
-. ./build.d/flags.sh   # WARN, BASE, DEBUG, SAN, RELEASE: the one compile line
+# The host's build: its own tools, intermediate files straight in dist/.
+JT_ARCH=$(uname -m)
+JT_OUT=dist
+AGENT_CC=${HOSTCC:-cc}
+STRIP=strip
+READELF=readelf
+. ./build.d/flags.sh   # WARN, BASE, DEBUG, SAN, RELEASE, AGENT: the one compile line
+
+# apt_install PKG...: as root on Debian, install them (the package lists
+# refreshed when the first try fails); 1 elsewhere or when that fails.
+apt_install() {
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 1
+  echo "build.sh: installing $*" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq "$@" >/dev/null; }
+}
 
 need_musl() {
   command -v "${CC:-musl-gcc}" >/dev/null 2>&1 && return 0
   [ -n "${CC:-}" ] && die "compiler '$CC' not found"
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "build.sh: musl-gcc missing, installing musl-tools" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq musl-tools >/dev/null ||
-      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq musl-tools >/dev/null; } ||
-      die "could not install musl-tools"
-  else
+  apt_install musl-tools ||
     die "musl-gcc not found: install musl-tools (Debian/Ubuntu) or musl-gcc"
+}
+
+# need_cross ARCH: the tools that build for ARCH (x86_64 or aarch64): a musl
+# compiler, gcc and libc headers for the agent (jni.h includes stdio.h),
+# strip and readelf. As root on Debian they are
+# installed (a foreign ARCH's musl through multiarch: dpkg --add-architecture),
+# elsewhere named.
+need_cross() {
+  nc_missing=
+  for nc_t in "$1-linux-musl-gcc" "$1-linux-gnu-gcc" "$1-linux-gnu-strip" \
+      "$1-linux-gnu-readelf"; do
+    command -v "$nc_t" >/dev/null 2>&1 || nc_missing="$nc_missing $nc_t"
+  done
+  [ -n "$nc_missing" ] || echo '#include <stdio.h>' |
+    "$1-linux-gnu-gcc" -E - >/dev/null 2>&1 || nc_missing=" $1 libc headers"
+  [ -z "$nc_missing" ] && return 0
+  case $1 in
+    x86_64) nc_deb=amd64 nc_gnu=x86-64 ;;
+    aarch64) nc_deb=arm64 nc_gnu=aarch64 ;;
+    *) die "release: no recipe for machine '$1'" ;;
+  esac
+  if [ "$(dpkg --print-architecture 2>/dev/null)" = "$nc_deb" ]; then
+    nc_pkgs="musl-tools musl-dev gcc binutils libc6-dev"
+  else
+    nc_pkgs="gcc-$nc_gnu-linux-gnu binutils-$nc_gnu-linux-gnu \
+libc6-dev-$nc_deb-cross musl-dev:$nc_deb"
   fi
+  nc_hint="missing$nc_missing: on Debian install $nc_pkgs"
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 ||
+    die "release: $nc_hint (a foreign machine's musl-dev after dpkg --add-architecture $nc_deb); elsewhere a gcc and a musl for $1 under those names"
+  case $nc_pkgs in *:*)
+    dpkg --print-foreign-architectures | grep -qx "$nc_deb" || {
+      echo "build.sh: dpkg --add-architecture $nc_deb" >&2
+      dpkg --add-architecture "$nc_deb" && apt-get update -qq
+    } || die "release: could not add the $nc_deb architecture" ;;
+  esac
+  apt_install $nc_pkgs || die "release: could not install $nc_pkgs"
 }
 
 # Build steps that a part of the tree adds for itself live in build.d/*.sh;
@@ -53,21 +103,71 @@ build() {
   fi
   need_musl
   CC=${CC:-musl-gcc}
-  say $CC $BASE $RELEASE ${CFLAGS:-} core/*.c cmd/*.c $(extra_objs) \
-    -o dist/jvmtool.unstripped -static -Wl,--gc-sections ${LDFLAGS:-}
-  strip -s -R .comment -o dist/jvmtool dist/jvmtool.unstripped
+  link dist/jvmtool ${CFLAGS:-} -Wl,--gc-sections ${LDFLAGS:-}
   echo "dist/jvmtool: $(wc -c < dist/jvmtool) bytes ($VERSION)"
 }
 
+# link OUT [FLAGS...]: the static binary OUT from core/, cmd/ and the build.d
+# objects, with $CC, stripped by $STRIP.
+link() {
+  link_out=$1
+  shift
+  say $CC $BASE $RELEASE core/*.c cmd/*.c $(extra_objs) \
+    -o "$JT_OUT/${link_out##*/}.unstripped" -static "$@"
+  $STRIP -s -R .comment -o "$link_out" "$JT_OUT/${link_out##*/}.unstripped"
+}
+
+# Both machines' binaries, each with its own agent; every intermediate file
+# of one in dist/ARCH. The bytes depend on the commit and the tools only
+# (flags.sh: RELEASE), so two builds compare equal.
+release() {
+  mkdir -p dist/gen
+  rm -f dist/SHA256SUMS
+  for rel_arch in x86_64 aarch64; do
+    need_cross "$rel_arch"
+    JT_ARCH=$rel_arch
+    JT_OUT=dist/$rel_arch
+    . ./build.d/flags.sh
+    CC=$rel_arch-linux-musl-gcc
+    AGENT_CC=$rel_arch-linux-gnu-gcc
+    STRIP=$rel_arch-linux-gnu-strip
+    READELF=$rel_arch-linux-gnu-readelf
+    rm -rf "$JT_OUT"
+    mkdir -p "$JT_OUT/gen"
+    pre_steps
+    link "dist/jvmtool-$rel_arch" -Wl,--gc-sections
+    check_static "dist/jvmtool-$rel_arch"
+    echo "dist/jvmtool-$rel_arch: $(wc -c < "dist/jvmtool-$rel_arch") bytes ($VERSION)"
+  done
+  (cd dist && sha256sum jvmtool-x86_64 jvmtool-aarch64 > SHA256SUMS.tmp &&
+    mv SHA256SUMS.tmp SHA256SUMS)
+  echo "dist/SHA256SUMS:"
+  sed 's/^/  /' dist/SHA256SUMS
+}
+
+# check_static FILE: an executable for $JT_ARCH with no interpreter and no
+# dynamic section (what `file` calls statically linked).
+check_static() {
+  case $JT_ARCH in
+    x86_64) cs_machine='X86-64' ;;
+    aarch64) cs_machine='AArch64' ;;
+  esac
+  $READELF -h "$1" | grep -q "Machine: .*$cs_machine" ||
+    die "$1: not a $JT_ARCH executable"
+  ! $READELF -l "$1" | grep -q 'INTERP\|DYNAMIC' ||
+    die "$1: not statically linked"
+}
+
 # Objects produced by build.d steps (e.g. the embedded agent), one per line
-# in dist/gen/objs.
-extra_objs() { [ -f dist/gen/objs ] && cat dist/gen/objs; return 0; }
+# in $JT_OUT/gen/objs.
+extra_objs() { [ -f "$JT_OUT/gen/objs" ] && cat "$JT_OUT/gen/objs"; return 0; }
 
 case "${1:-build}" in
   build) build ;;
+  release) release ;;
   test) shift; build; exec sh test/run.sh "$@" ;;
   bench) build; exec sh test/bench.sh ;;
   fuzz) shift; exec sh test/fuzz/run.sh "${1:-60}" ;;
   clean) rm -rf dist ;;
-  *) die "unknown mode '$1' (build, test, bench, fuzz, clean)" ;;
+  *) die "unknown mode '$1' (build, release, test, bench, fuzz, clean)" ;;
 esac

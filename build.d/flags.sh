@@ -5,6 +5,8 @@
 #
 # In:  JT_SRC      the source tree as the compiler should see it (default .)
 #      JT_VERSION  the version string compiled in (default "test")
+#      JT_ARCH     the machine built for, as uname -m names it (x86_64,
+#                  aarch64; default the host's)
 # Out: WARN        the warnings of every build (build.d steps use it too)
 #      BASE        language, defines, include folders, WARN
 #      DEBUG       debug builds: unit tests, fuzz, replay, valgrind, tools
@@ -13,8 +15,10 @@
 #      TESTINC     the test-only headers (test/unit: check.h, pdwriter.h)
 #      TESTLIBS    the test-only sources every test program links with
 #      RELEASE     size flags of dist/jvmtool (with -static, --gc-sections)
+#      AGENT       the agent's compile and link line (agent/*.c -> agent.so)
 : "${JT_SRC:=.}"
 : "${JT_VERSION:=test}"
+: "${JT_ARCH:=$(uname -m)}"
 WARN="-Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter \
  -Werror=implicit-function-declaration -Werror=vla"
 BASE="-std=c11 -D_GNU_SOURCE -I$JT_SRC -I$JT_SRC/dist/gen $WARN \
@@ -27,4 +31,18 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 STRICT="-fsyntax-only -Wstrict-prototypes -Wmissing-prototypes -Werror"
 TESTINC="-I$JT_SRC/test/unit"
 TESTLIBS=$(ls "$JT_SRC"/test/unit/*_lib.c 2>/dev/null | tr '\n' ' ')
-RELEASE="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables"
+# Release bytes depend on the sources and the compiler only: no build id,
+# and no path of the checkout (the sources are named relative to it anyway).
+RELEASE="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+ -ffile-prefix-map=$(pwd)/= -Wl,--build-id=none"
+# The agent is freestanding: no libc, no stack protector or fortify (their
+# symbols live in a libc), no TLS; -z defs makes any stray import a link
+# error. On aarch64, gcc would call libgcc's __aarch64_* helpers for the
+# atomics (outline atomics): inline LL/SC sequences instead, which every
+# ARMv8.0 core runs.
+AGENT="-std=c11 -O2 -fPIC -shared -nostdlib -ffreestanding -fno-builtin \
+ -fno-stack-protector -U_FORTIFY_SOURCE -fvisibility=hidden \
+ -fno-omit-frame-pointer -fno-tree-loop-distribute-patterns -fno-sanitize=all \
+ -ffile-prefix-map=$(pwd)/= $WARN -Wl,-z,defs -Wl,--hash-style=both \
+ -Wl,-z,noexecstack -Wl,--build-id=none -Wl,-soname,agent.so"
+if [ "$JT_ARCH" = aarch64 ]; then AGENT="$AGENT -mno-outline-atomics"; fi
