@@ -78,6 +78,28 @@ void info_msg(const char *fmt, ...)
   va_end(ap);
 }
 
+volatile sig_atomic_t jt_stop_signal;
+
+static void on_stop(int sig)
+{
+  jt_stop_signal = sig;
+}
+
+void stop_signals(int on)
+{
+  struct sigaction sa = {.sa_handler = on ? on_stop : SIG_DFL}, old;
+
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int stop_status(int rc)
+{
+  return jt_stop_signal ? 128 + jt_stop_signal : rc;
+}
+
 /* Levenshtein distance, two rows; names are short. */
 static size_t edit_distance(const char *a, const char *b)
 {
