@@ -104,7 +104,7 @@ static void settings(const char *event, int64_t interval, struct buf *b)
     buf_printf(b, " +%s#enabled=true +%s#stackTrace=true", event, event);
 }
 
-/* A recording ends itself (docs/jfr.md §12.2): if we die, it stops at
+/* A recording ends itself (docs/security.md §8): if we die, it stops at
  * the end of the profile plus the bound of our own JFR.stop, so the stop
  * always comes first, and writes at most MAX_MB to p->file (given at the
  * start: JDK 25 would write to the JVM's cwd, and the JVM makes the file
