@@ -34,13 +34,6 @@
 extern const unsigned char jt_agent_so[];
 extern const uint64_t jt_agent_so_size;
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-  interrupted = sig;
-}
-
 /* ---- options: the command line and --properties, into a config -------- */
 
 static void warn_property(const char *msg, void *file)
@@ -259,23 +252,15 @@ static int status(struct target *t, int timeout)
   return 0;
 }
 
-/* From the load to the written samples, Ctrl-C (or SIGTERM) only ends
- * the wait: what was sampled is still stopped, collected and written. */
-static void catch_signals(int on)
-{
-  signal(SIGINT, on ? on_signal : SIG_DFL);
-  signal(SIGTERM, on ? on_signal : SIG_DFL);
-}
-
-/* Wait out the duration (or the JVM's end, or a signal). 128 + the signal
- * when interrupted (130 for Ctrl-C), else 0. */
-static int wait_duration(struct target *t, long long ms)
+/* Wait out the duration (or the JVM's end, or a stop signal: from the
+ * load to the written samples, Ctrl-C or SIGTERM only ends the wait, and
+ * what was sampled is still stopped, collected and written). */
+static void wait_duration(struct target *t, long long ms)
 {
   uint64_t end = now_ms() + (uint64_t)ms;
 
-  while (!interrupted && now_ms() < end && proc_alive(t->pid))
+  while (!jt_stop_signal && now_ms() < end && proc_alive(t->pid))
     nanosleep(&(struct timespec){0, 50000000}, NULL);
-  return interrupted ? 128 + interrupted : 0;
 }
 
 /* Load a fresh copy of the sampler; with a duration, wait, stop it and
@@ -286,7 +271,7 @@ static int sample_for(struct target *t, struct config *c, long long ms,
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], lib[AGENT_PATH_MAX];
   char opts[CONFIG_PATH_MAX + 512];
-  int n = target_agents(t, agents, AGENT_MAX_LOADED), rc, sig;
+  int n = target_agents(t, agents, AGENT_MAX_LOADED), rc;
 
   if (running_agent(t, agents, n, timeout) >= 0) {
     error_msg("pid %d: a sampler is already running; not restarted, so its "
@@ -314,33 +299,33 @@ static int sample_for(struct target *t, struct config *c, long long ms,
              t->pid);
     return 0;
   }
-  sig = wait_duration(t, ms);
+  wait_duration(t, ms);
   if (!proc_alive(t->pid)) {
     /* The agent completed the file at VM death; our fd on the target's
      * /tmp outlives the process. */
     info_msg("pid %d ended while sampling", t->pid);
     rc = collect(t, c->output, out, name);
     target_drop(t, lib);        /* nothing maps it any more */
-    return sig && !rc ? sig : rc;
+    return rc;
   }
   if (target_load(t, lib, 1, AGENT_WORD_STOP, &rc, timeout) || rc) {
     if (rc) explain(t, rc);
     return 1;
   }
-  rc = collect(t, c->output, out, name);
-  return sig && !rc ? sig : rc;
+  return collect(t, c->output, out, name);
 }
 
-/* sample_for, with --duration under catch_signals. */
+/* sample_for, with --duration under stop_signals: a run a signal ended
+ * exits 128 + the signal (130 for Ctrl-C), as every command. */
 static int sample(struct target *t, struct config *c, long long ms,
                   struct wfile *out, const char *name, int timeout)
 {
   int rc;
 
-  if (ms) catch_signals(1);
+  if (ms) stop_signals(1);
   rc = sample_for(t, c, ms, out, name, timeout);
-  if (ms) catch_signals(0);
-  return rc;
+  if (ms) stop_signals(0);
+  return stop_status(rc);
 }
 
 /* Quote a word for a POSIX shell when it needs it. */

@@ -32,8 +32,9 @@ int target_load(struct target *t, const char *lib, int absolute,
                 const char *opts, int *rc, int timeout_ms);
 
 /* Write data into the target's /tmp under prefix<16 random hex>suffix
- * (O_EXCL, owned by the JVM's user); its path as the target sees it goes
- * to path. 0 or -1 (reported). */
+ * (O_EXCL, owned by the JVM's user), to be loaded; its path as the target
+ * sees it goes to path. 0 or -1 (reported; also a JVM that takes no attach
+ * requests, core/attach's check: nothing is put). */
 int target_put(struct target *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen);
 

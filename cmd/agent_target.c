@@ -126,12 +126,20 @@ int target_load(struct target *t, const char *lib, int absolute,
 int target_put(struct target *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen)
 {
-  char name[AGENT_PATH_MAX];
+  char name[AGENT_PATH_MAX], why[256];
   int uid = geteuid() ? -1 : (int)t->st.euid, gid = uid < 0 ? -1
                                                    : (int)t->st.egid;
-  int err = root_put(t->tmpfd, prefix, suffix, data, n, 0644, uid, gid, name,
-                     sizeof(name));
+  struct attach_target at;
+  int err;
 
+  /* What is put is for a load: none for a JVM that takes no attach
+   * requests (attach_send would refuse the load). */
+  if (!attach_target(&at, t->pid) && attach_check(&at, why, sizeof(why))) {
+    error_msg("%s", why);
+    return -1;
+  }
+  err = root_put(t->tmpfd, prefix, suffix, data, n, 0644, uid, gid, name,
+                 sizeof(name));
   if (err) {
     errno_msg(err, "cannot write a file '%s...%s' into the /tmp of pid %d",
               prefix, suffix, t->pid);

@@ -2,15 +2,16 @@
  *
  * "<pid>:" and then the JVM's reply, as jcmd prints them ("Command executed
  * successfully" for an empty one); a failure's text goes to stderr and the
- * exit status is 1. The target is a pid, 0 for every JVM, or, as in jcmd, a
- * part of the main class (every JVM whose main class, as jps -l shows it,
- * contains it; not its arguments).
+ * exit status is 1, and with no reply stdout stays empty (the jcmd link
+ * prints "<pid>:" first, as jcmd). The target is a pid, 0 for every JVM,
+ * or, as in jcmd, a part of the main class (every JVM whose main class, as
+ * jps -l shows it, contains it; not its arguments).
  * After the target, jcmd's words: "-f FILE" runs FILE's lines one by one
  * (until a line "stop"), PerfCounter.print is answered from the PerfData
  * file, as jcmd itself does. A JVM whose sun.rt.jvmCapabilities says it
  * takes no attach requests (-XX:+DisableAttachMechanism) is refused at once
- * and left out of -l, 0 and main-class targets, as jcmd does: no SIGQUIT,
- * which would print a thread dump into its log.
+ * by core/attach and left out of -l, 0 and main-class targets, as jcmd
+ * does: no SIGQUIT, which would print a thread dump into its log.
  *
  * Run as "jcmd" (a link), jcmd 17's command line, help text and argument
  * messages, -J options taken and ignored (the jstack and jmap links are
@@ -67,7 +68,7 @@ static int list(void)
 
   if (vm_list(&vms, &n)) return 1;
   for (size_t i = 0; i < n; i++) {
-    if (vm_attachable(&vms[i]) != 1) continue;
+    if (attach_allowed(&vms[i]) != 1) continue;
     java_command(&vms[i], &cmd);
     printf("%d ", vms[i].pid);
     term_write(stdout, cmd.p, cmd.len, 0);
@@ -102,7 +103,7 @@ int jcmd_targets(const char *target, int **pids)
   if (vm_list(&vms, &n)) return 0;
   *pids = xmalloc((n + 1) * sizeof(int));
   for (size_t i = 0; i < n; i++) {
-    if (vm_attachable(&vms[i]) != 1) continue;
+    if (attach_allowed(&vms[i]) != 1) continue;
     java_command(&vms[i], &cmd);
     cls.len = 0;
     vm_main_class(cmd.p, 1, &cls);
@@ -115,35 +116,19 @@ int jcmd_targets(const char *target, int **pids)
   return count;
 }
 
-/* 0 when pid may be sent a request; 1 when its PerfData says attach is
- * off (docs/attach-agent.md §1.3). No PerfData to ask (-XX:-UsePerfData)
- * is no refusal: jcmd tries. */
-static int attach_off(int pid)
-{
-  struct vm v;
-  char err[256], arg[16];
-  int rc;
-
-  snprintf(arg, sizeof(arg), "%d", pid);
-  if (vm_resolve(arg, &v, err, sizeof(err))) return 0;
-  rc = vm_attachable(&v) == 0;
-  vm_free(&v);
-  return rc;
-}
-
 enum jcmd_refusal jcmd_ask(int pid, const char *cmd,
                            const char *const args[3], int timeout_ms,
                            char **reply, char *err, size_t errlen)
 {
   struct attach_target t;
+  int rc;
 
   *reply = NULL;
-  if (attach_off(pid)) return JCMD_ATTACH_OFF;
   if (attach_target(&t, pid)) return JCMD_NO_PROCESS;
-  if (attach_send(&t, cmd, args, timeout_ms, reply, err, errlen)) {
+  if ((rc = attach_send(&t, cmd, args, timeout_ms, reply, err, errlen))) {
     free(*reply);
     *reply = NULL;
-    return JCMD_FAILED;
+    return rc == ATTACH_OFF ? JCMD_ATTACH_OFF : JCMD_FAILED;
   }
   return JCMD_SENT;
 }
@@ -163,7 +148,18 @@ int jcmd_print_reply(int pid, const char *reply, const char *empty)
   return status != 0;
 }
 
-static int jcmd_line(int pid, const char *line, int timeout_ms)
+/* "<pid>:" before what pid answered, once (*said): jvmtool jcmd says it
+ * only with an answer, so a failed attach leaves stdout empty; the jcmd
+ * link says it first, as jcmd does. */
+static void head(int pid, int *said)
+{
+  if (*said) return;
+  printf("%d:\n", pid);
+  fflush(stdout);
+  *said = 1;
+}
+
+static int jcmd_line(int pid, const char *line, int timeout_ms, int *said)
 {
   const char *args[3] = {line, NULL, NULL};
   char *reply, err[512];
@@ -172,19 +168,17 @@ static int jcmd_line(int pid, const char *line, int timeout_ms)
   switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err,
                    sizeof(err))) {
   case JCMD_SENT: break;
-  case JCMD_ATTACH_OFF:
-    error_msg("pid %d takes no attach requests (started with "
-              "-XX:+DisableAttachMechanism)", pid);
-    return 1;
   case JCMD_NO_PROCESS: error_msg("no process %d", pid); return 1;
+  case JCMD_ATTACH_OFF:
   case JCMD_FAILED: error_msg("%s", err); return 1;
   }
+  head(pid, said);
   rc = jcmd_print_reply(pid, reply, "Command executed successfully");
   free(reply);
   return rc;
 }
 
-static int perf_counters(int pid)
+static int perf_counters(int pid, int *said)
 {
   struct vm v;
   struct perfdata pd;
@@ -203,6 +197,7 @@ static int perf_counters(int pid)
   }
   for (size_t i = 0; i < pd.n; i++)
     pd_snap_line(&pd, pd.counters[i], 0, fmt_locale_utf8(), &out);
+  head(pid, said);
   term_write(stdout, out.p, out.len, 1);
   buf_free(&out);
   pd_close(&pd);
@@ -226,12 +221,11 @@ static int is_stop(const char *line)
 static int run(int pid, const struct request *r)
 {
   char *line, *next, *text, *end;
-  int rc = 0;
+  int rc = 0, said = 0;
 
-  printf("%d:\n", pid);
-  fflush(stdout);
-  if (r->counters) return perf_counters(pid);
-  if (!r->from_file) return jcmd_line(pid, r->text, r->timeout_ms);
+  if (jt_alias) head(pid, &said);
+  if (r->counters) return perf_counters(pid, &said);
+  if (!r->from_file) return jcmd_line(pid, r->text, r->timeout_ms, &said);
   text = xstrdup(r->text);
   end = text + strlen(text);
   while (end > text && (end[-1] == '\n' || end[-1] == '\r')) *--end = 0;
@@ -246,7 +240,7 @@ static int run(int pid, const struct request *r)
       next = NULL;
     }
     if (is_stop(line)) break;
-    rc = jcmd_line(pid, line, r->timeout_ms);
+    rc = jcmd_line(pid, line, r->timeout_ms, &said);
   }
   free(text);
   return rc;

@@ -15,10 +15,10 @@ int jcmd_targets(const char *target, int **pids);
 /* Why a request was not sent or got no reply. */
 enum jcmd_refusal { JCMD_SENT, JCMD_ATTACH_OFF, JCMD_NO_PROCESS, JCMD_FAILED };
 
-/* Send one request (cmd, up to three args, NULL = empty) to pid, unless
- * its PerfData says attach is off. Returns JCMD_SENT with *reply set
- * (caller frees), or why not; JCMD_FAILED puts attach's one-line reason in
- * err. */
+/* Send one request (cmd, up to three args, NULL = empty) to pid through
+ * core/attach, which applies the attach preconditions. Returns JCMD_SENT
+ * with *reply set (caller frees), or why not; JCMD_ATTACH_OFF and
+ * JCMD_FAILED put attach's one-line reason in err. */
 enum jcmd_refusal jcmd_ask(int pid, const char *cmd, const char *const args[3],
                            int timeout_ms, char **reply, char *err,
                            size_t errlen);

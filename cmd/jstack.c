@@ -4,9 +4,10 @@
  * help text and argument messages; it sends jstack's own "threaddump"
  * request (docs/attach-agent.md §1.8) and prints the dump as jstack does,
  * without jcmd's "<pid>:" line. Run as "jmap": -histo[:live|all] only, as
- * jmap's "inspectheap". Targets, the attach-off refusal and the reply's
- * printing are cmd/jcmd.c's. Deviations: a failure to attach is one line,
- * "<pid>: <why>", in jvmtool's words; jmap's other modes are not there.
+ * jmap's "inspectheap". Targets and the reply's printing are
+ * cmd/jcmd.c's, the attach-off refusal core/attach's. Deviations: a
+ * failure to attach is one line, "<pid>: <why>", in jvmtool's words;
+ * jmap's other modes are not there.
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"

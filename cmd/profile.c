@@ -9,7 +9,9 @@
  * the JVM's user, one link), removed at once and read from the open
  * descriptor by core/jfr, then folded like `collapse` folds a .jfr.
  * Nothing is left: no recording (a failed stop is followed by a plain
- * stop), no file.
+ * stop), no file. The recording ends itself should we be killed (its
+ * duration= and maxsize=, below). A stop signal ends the wait early; the
+ * profile is still written and the exit status is 128 + the signal.
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -24,16 +26,10 @@
 #define OPTS_FILE "specs/profile.opts"
 #include "core/opt_table.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-  interrupted = sig;
-}
-
 struct prof {
   struct attach_target t;
   int timeout_ms;
+  int tmp;                 /* the target's /tmp, held from before the start */
   char name[64];           /* the recording's name */
   char file[64];           /* its file, in the target's /tmp */
 };
@@ -108,14 +104,27 @@ static void settings(const char *event, int64_t interval, struct buf *b)
     buf_printf(b, " +%s#enabled=true +%s#stackTrace=true", event, event);
 }
 
-/* Start the recording. Returns 0, or 1 after saying why. */
-static int start(struct prof *p, const char *event, int64_t interval)
+/* A recording ends itself (docs/security.md §9): if we die, it stops at
+ * the end of the profile plus the bound of our own JFR.stop, so the stop
+ * always comes first, and writes at most MAX_MB to p->file (given at the
+ * start: JDK 25 would write to the JVM's cwd, and the JVM makes the file
+ * at once, so the stop uses the same name). MB_PER_S: twice the densest
+ * recording measured, every profile.jfc event (1.2 MB/s). */
+enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
+
+/* Start the recording, to last ns plus our stop's bound. Returns 0, or 1
+ * after saying why. */
+static int start(struct prof *p, const char *event, int64_t interval,
+                 int64_t ns)
 {
+  long long ms = ns / 1000000 + p->timeout_ms, mb = ms / 1000 * MB_PER_S;
   struct buf line = {0};
   char *reply;
   int ok;
 
-  buf_printf(&line, "JFR.start name=%s settings=none", p->name);
+  mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
+  buf_printf(&line, "JFR.start name=%s settings=none duration=%lldms "
+             "maxsize=%lldM filename=%s", p->name, ms, mb, p->file);
   settings(event, interval, &line);
   reply = jfr_command(p, line.p);
   buf_free(&line);
@@ -152,30 +161,40 @@ static int stop(struct prof *p)
   return !ok;
 }
 
-/* The recording file in the target's /tmp: resolved inside its root
- * (core/root), checked (a regular file of the JVM's user, one link) and
- * removed by inode at once; the open descriptor still reads it. Returns
- * the descriptor or -1 after saying why. */
+/* The recording file in the target's /tmp (p->tmp, resolved inside its
+ * root and held from the start, so a JVM that exits is cleaned after too):
+ * checked (a regular file of the JVM's user, one link) and removed by
+ * inode at once; the open descriptor still reads it. Returns the
+ * descriptor or -1 after saying why. */
 static int take_file(const struct prof *p, int quiet)
 {
   const char *name = p->file + 5;  /* after "/tmp/" */
-  struct root r;
   struct stat sb;
-  int dir = -1, fd = -1, rc;
+  int fd = -1, rc;
 
-  if ((rc = root_open(p->t.pid, &r)) || (rc = root_tmp(&r, &dir, &sb)) ||
-      (rc = root_open_checked(&r, dir, name, O_RDONLY, S_IFREG,
+  if ((rc = root_open_checked(NULL, p->tmp, name, O_RDONLY, S_IFREG,
                               p->t.st.euid, &fd, &sb))) {
     if (!quiet || rc != -ENOENT)
       error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
                 root_check_msg(rc, S_IFREG));
-    fd = -1;
-  } else if ((rc = root_unlink(dir, name, &sb, 0))) {
-    errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
+    return -1;
   }
-  if (dir >= 0) close(dir);
-  root_close(&r);
+  if ((rc = root_unlink(p->tmp, name, &sb, 0)))
+    errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
   return fd;
+}
+
+/* Open the target's /tmp into p->tmp. Returns 0, or 1 after saying why. */
+static int open_tmp(struct prof *p)
+{
+  struct root r;
+  struct stat sb;
+  int rc;
+
+  if (!(rc = root_open(p->t.pid, &r))) rc = root_tmp(&r, &p->tmp, &sb);
+  root_close(&r);
+  if (rc) errno_msg(rc, "pid %d: cannot open its /tmp", p->t.pid);
+  return rc != 0;
 }
 
 /* The outputs asked for, opened before the recording starts (a folder
@@ -307,9 +326,37 @@ static void wait_for(const struct prof *p, int64_t ns)
 {
   uint64_t end = now_ms() + (uint64_t)(ns / 1000000);
 
-  while (!interrupted && now_ms() < end && proc_alive(p->t.pid))
+  while (!jt_stop_signal && now_ms() < end && proc_alive(p->t.pid))
     usleep(50000);
-  if (interrupted) verbose_msg("interrupted: collecting what was recorded");
+  if (jt_stop_signal) verbose_msg("interrupted: collecting what was recorded");
+}
+
+/* Start, wait, stop, collect; a JVM that exits mid-profile takes its
+ * recording with it (its file, if it wrote one, is removed). Returns 0 or
+ * 1, after saying why. */
+static int record(struct prof *p, struct args *a, const char *event,
+                  int64_t interval, int64_t duration)
+{
+  struct outs outs = {0};
+  int fd;
+
+  if (outs_open(&outs, a)) return 1;
+  if (start(p, event, interval, duration)) {
+    if ((fd = take_file(p, 1)) >= 0) close(fd);
+    return outs_close(&outs, 1);
+  }
+  wait_for(p, duration);
+  if (!proc_alive(p->t.pid)) {
+    error_msg("pid %d exited during the profile: nothing to collect",
+              p->t.pid);
+    if ((fd = take_file(p, 1)) >= 0) close(fd);
+    return outs_close(&outs, 1);
+  }
+  if (stop(p)) {  /* a file half written goes too */
+    if ((fd = take_file(p, 1)) >= 0) close(fd);
+    return outs_close(&outs, 1);
+  }
+  return outs_close(&outs, collect(p, a, &outs, event));
 }
 
 /* The one JVM a target names: a pid, or a main class as jcmd matches it
@@ -330,12 +377,10 @@ static int one_target(const char *target)
 
 int profile_main(int argc, char **argv)
 {
-  struct prof p = {0};
-  struct sigaction sa = {.sa_handler = on_signal};
+  struct prof p = {.tmp = -1};
   const char *event;
   char hex[17];
   struct args a;
-  struct outs outs = {0};
   int rc, pid;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
@@ -353,19 +398,9 @@ int profile_main(int argc, char **argv)
   random_hex(hex);
   snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
   snprintf(p.file, sizeof(p.file), "/tmp/jvmtool-%s.jfr", hex);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  if (outs_open(&outs, &a)) return 1;
-  if (start(&p, event, a.num[OPT_interval])) return outs_close(&outs, 1);
-  wait_for(&p, a.num[OPT_duration]);
-  if (!proc_alive(p.t.pid)) {
-    error_msg("pid %d exited during the profile: nothing to collect", pid);
-    return outs_close(&outs, 1);
-  }
-  if (stop(&p)) {  /* a file half written goes too */
-    if ((rc = take_file(&p, 1)) >= 0) close(rc);
-    return outs_close(&outs, 1);
-  }
-  return outs_close(&outs, collect(&p, &a, &outs, event));
+  if (open_tmp(&p)) return 1;
+  stop_signals(1);
+  rc = record(&p, &a, event, a.num[OPT_interval], a.num[OPT_duration]);
+  close(p.tmp);
+  return stop_status(rc);
 }

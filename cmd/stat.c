@@ -24,10 +24,6 @@
 #include <math.h>
 #include <poll.h>
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig) { stop_signal = sig; }
-
 /* --- counters of one target, for core/expr --- */
 
 static void tg_lookup(void *ctx, const char *name, struct expr_counter *c)
@@ -164,7 +160,7 @@ static int open_targets(struct run *r)
     }
     t->opened = 1;
     while (t->pid && !pd_accessible(&t->pd) && now_ms() < until &&
-           !stop_signal) {
+           !jt_stop_signal) {
       struct timespec ts = {0, 20 * 1000000};
 
       nanosleep(&ts, NULL);
@@ -349,7 +345,7 @@ static int sleep_until(uint64_t when)
 {
   struct pollfd out = {.fd = 1, .events = 0};
 
-  while (!stop_signal) {
+  while (!jt_stop_signal) {
     uint64_t now = now_ms();
     struct timespec ts;
 
@@ -394,7 +390,7 @@ static int sample(struct run *r)
 
   if (r->mode == CSV || (r->mode == TEXT && r->header_every <= 0))
     put_header(r);
-  while (!stop_signal && refresh(r)) {
+  while (!jt_stop_signal && refresh(r)) {
     if (r->mode == TEXT && r->header_every > 0 && --countdown <= 0) {
       countdown = r->header_every;
       put_header(r);
@@ -407,8 +403,7 @@ static int sample(struct run *r)
     if (r->count > 0 && rows >= r->count) break;
     if (r->interval > 0 && sleep_until(start + rows * r->interval)) break;
   }
-  if (stop_signal) return 128 + stop_signal;
-  return 0;
+  return stop_status(0);
 }
 
 static void run_free(struct run *r)
@@ -434,17 +429,15 @@ static void run_free(struct run *r)
 int stat_main(int argc, char **argv)
 {
   struct run r = {.interval = -1, .count = -1, .utf8 = fmt_locale_utf8()};
-  struct sigaction sa = {.sa_handler = on_signal};
   int rc;
 
   /* From the start: a Ctrl-C while a starting JVM is waited for ends the
    * run too, and a SIGINT ignored by a parent shell does not outlive us. */
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  stop_signals(1);
   rc = jt_alias ? stat_jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
   if (rc < 0) {
     pick_columns(&r);
-    if (open_targets(&r)) rc = stop_signal ? 128 + stop_signal : 1;
+    if (open_targets(&r)) rc = stop_status(1);
     else if (!(rc = sample(&r))) rc = jt_status;
   }
   run_free(&r);

@@ -15,7 +15,9 @@
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"
+#include "core/perfdata.h"
 #include "core/root.h"
+#include "core/vm.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -33,12 +35,48 @@ static int fail(char *err, size_t n, int code, const char *fmt, ...)
   return code;
 }
 
+int attach_allowed(const struct vm *v)
+{
+  struct perfdata pd;
+  const struct pd_counter *c;
+  const char *s;
+  int rc;
+
+  if ((rc = vm_open(v, &pd))) return rc;
+  /* A string of '0'/'1', one per capability; the first is attach. */
+  if (!(c = pd_find(&pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
+      !pd_string(&pd, c, &s))
+    rc = -ENOENT;
+  else
+    rc = s[0] == '1';
+  pd_close(&pd);
+  return rc;
+}
+
 int attach_target(struct attach_target *t, int pid)
 {
+  struct vm v;
+  char err[256], arg[16];
+
   memset(t, 0, sizeof(*t));
   t->pid = pid;
   if (proc_status(pid, &t->st)) return ATTACH_NOPROC;
   t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : pid;
+  /* docs/attach-agent.md §1.3: no PerfData to ask (-XX:-UsePerfData) is
+   * no refusal; jcmd tries too. */
+  snprintf(arg, sizeof(arg), "%d", pid);
+  if (!vm_resolve(arg, &v, err, sizeof(err))) {
+    t->off = attach_allowed(&v) == 0;
+    vm_free(&v);
+  }
+  return 0;
+}
+
+int attach_check(const struct attach_target *t, char *err, size_t errlen)
+{
+  if (t->off)
+    return fail(err, errlen, ATTACH_OFF, "pid %d takes no attach requests "
+                "(started with -XX:+DisableAttachMechanism)", t->pid);
   return 0;
 }
 
@@ -295,6 +333,7 @@ int attach_send(const struct attach_target *t, const char *cmd,
   int fd, rc, cwdfd;
 
   *reply = NULL;
+  if ((rc = attach_check(t, err, errlen))) return rc;
   /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
    * command exceeds 16 bytes or an argument 1024, without a reply. */
   if (strlen(cmd) > 16)

@@ -17,6 +17,7 @@
 struct attach_target {
   int pid, nspid;          /* host pid; the pid the JVM knows itself by */
   struct proc_status st;   /* its ids and caught signals */
+  int off;                 /* its PerfData says it takes no attach requests */
 };
 
 enum attach_error {
@@ -29,15 +30,32 @@ enum attach_error {
   ATTACH_UNSAFE = -7,      /* the socket is not the target JVM's: refused */
   ATTACH_CUT = -8,         /* reply over ATTACH_REPLY_MAX: *reply has the
                               first ATTACH_REPLY_MAX bytes */
+  ATTACH_OFF = -9,         /* started with -XX:+DisableAttachMechanism */
 };
 
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */
 enum { ATTACH_REPLY_MAX = 64 << 20 };
 
-/* Look the target up by host pid. Returns 0 or ATTACH_NOPROC. */
+/* Look the target up by host pid, and whether it takes attach requests
+ * (t->off, from its PerfData as attach_allowed reads it). Returns 0 or
+ * ATTACH_NOPROC. */
 int attach_target(struct attach_target *t, int pid);
 
-/* Send cmd with up to three args (NULL = empty) and read the whole reply
+/* The attach preconditions, the ones attach_send applies before it
+ * creates a file or sends a signal: returns 0, or ATTACH_OFF with the one
+ * line in err. A caller with work to do first (a file to put) asks early. */
+int attach_check(const struct attach_target *t, char *err, size_t errlen);
+
+/* Whether the JVM v takes attach requests, as its sun.rt.jvmCapabilities
+ * counter says (its first character, as the JDK attach client reads it):
+ * 1 yes, 0 no (started with -XX:+DisableAttachMechanism), -errno when it
+ * cannot be told (file unreadable; -ENOENT: no such counter). A SIGQUIT
+ * to a JVM that says no prints a thread dump into its log. */
+struct vm;
+int attach_allowed(const struct vm *v);
+
+/* Send cmd with up to three args (NULL = empty), unless attach_check
+ * refuses (then nothing is created or signalled), and read the whole reply
  * into *reply (malloc'd, NUL-terminated; caller frees): the status line
  * and the body. timeout_ms bounds everything: the wait for the listener,
  * connect, send and the reply. Returns 0, or an enum attach_error with err

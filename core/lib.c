@@ -6,9 +6,14 @@ const char *jt_cmd;
 int jt_status;
 int jt_verbose;
 
+/* The one writer of messages: one line, one write(2). What a message
+ * carries from a target (a reply, a path, a name) cannot drive the
+ * terminal: when stderr is one, control characters are escaped (a newline
+ * too: a message stays one line); a pipe or file gets the bytes exact. */
 PRINTF(2, 0) static void vmsg(int err, const char *fmt, va_list ap)
 {
   char line[4096];
+  struct buf out = {0};
   int n = 0;
 
   if (jt_cmd) n = snprintf(line, sizeof(line), "jvmtool %s: ", jt_cmd);
@@ -16,9 +21,12 @@ PRINTF(2, 0) static void vmsg(int err, const char *fmt, va_list ap)
   n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
   if ((size_t)n >= sizeof(line) - 80) n = sizeof(line) - 80;
   if (err) n += snprintf(line + n, sizeof(line) - n, ": %s", strerror(err));
-  line[n++] = '\n';
+  if (term_is_tty(STDERR_FILENO)) term_escape(&out, line, (size_t)n, 0);
+  else buf_add(&out, line, (size_t)n);
+  buf_addc(&out, '\n');
   fflush(stdout);
-  if (write(2, line, n) < 0) return;  /* nowhere left to complain */
+  if (write(2, out.p, out.len) < 0) out.len = 0;  /* nowhere to complain */
+  buf_free(&out);
 }
 
 void error_msg(const char *fmt, ...)
@@ -68,6 +76,28 @@ void info_msg(const char *fmt, ...)
   va_start(ap, fmt);
   vmsg(0, fmt, ap);
   va_end(ap);
+}
+
+volatile sig_atomic_t jt_stop_signal;
+
+static void on_stop(int sig)
+{
+  jt_stop_signal = sig;
+}
+
+void stop_signals(int on)
+{
+  struct sigaction sa = {.sa_handler = on ? on_stop : SIG_DFL}, old;
+
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int stop_status(int rc)
+{
+  return jt_stop_signal ? 128 + jt_stop_signal : rc;
 }
 
 /* Levenshtein distance, two rows; names are short. */

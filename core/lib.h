@@ -6,6 +6,7 @@
 #ifndef LIB_H
 #define LIB_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,18 @@ int usage_error(const char *fmt, ...) PRINTF(1, 2);
 /* Print "jvmtool <cmd>: <msg>" only when verbose (-v) is on. */
 extern int jt_verbose;
 void verbose_msg(const char *fmt, ...) PRINTF(1, 2);
+
+/* The signal that asked a long-running command to stop (SIGINT, SIGTERM,
+ * SIGHUP), or 0. Set by the handlers stop_signals installs; the command
+ * polls it, ends its wait early and still finishes its work. */
+extern volatile sig_atomic_t jt_stop_signal;
+/* on: catch SIGINT, SIGTERM and SIGHUP into jt_stop_signal (a SIGHUP that
+ * is ignored, as under nohup, stays ignored); off: their defaults again. */
+void stop_signals(int on);
+/* The exit status of a command that a stop signal may have ended: 128 +
+ * the signal (130 for Ctrl-C, 143 for SIGTERM) when one came, as a shell
+ * reports a process the signal killed; else rc. */
+int stop_status(int rc);
 
 /* The index of the name in names[0..n-1] nearest to word (at most a third
  * of its letters to change, insert or drop, at least one), for "did you

@@ -98,24 +98,27 @@ void xml_string(FILE *f, const char *s, size_t n)
   buf_free(&b);
 }
 
-int term_escaping(int force)
-{
-  static int tty = -1;
+/* Whether stdin, stdout and stderr are terminals: -1 not asked yet. */
+static int tty_fd[3] = {-1, -1, -1};
 
-  if (force >= 0) tty = force;
-  if (tty < 0) tty = isatty(STDOUT_FILENO);
-  return tty;
+int term_is_tty(int fd)
+{
+  if (fd < 0 || fd > 2) return fd >= 0 && isatty(fd);
+  if (tty_fd[fd] < 0) tty_fd[fd] = isatty(fd);
+  return tty_fd[fd];
 }
 
-void term_buf(struct buf *b, const char *str, size_t n, int keep_nl)
+int term_escaping(int force)
+{
+  if (force >= 0) tty_fd[STDOUT_FILENO] = force;
+  return term_is_tty(STDOUT_FILENO);
+}
+
+void term_escape(struct buf *b, const char *str, size_t n, int keep_nl)
 {
   const unsigned char *s = (const unsigned char *)str;
   size_t run = 0;  /* where the bytes not yet added start */
 
-  if (!term_escaping(-1)) {
-    buf_add(b, s, n);
-    return;
-  }
   for (size_t i = 0; i < n; i++) {
     int c1 = s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] < 0xa0;
 
@@ -131,15 +134,21 @@ void term_buf(struct buf *b, const char *str, size_t n, int keep_nl)
   buf_add(b, s + run, n - run);
 }
 
+void term_buf(struct buf *b, const char *s, size_t n, int keep_nl)
+{
+  if (term_escaping(-1)) term_escape(b, s, n, keep_nl);
+  else buf_add(b, s, n);
+}
+
 void term_write(FILE *f, const char *s, size_t n, int keep_nl)
 {
   struct buf b = {0};
 
-  if (!term_escaping(-1)) {
+  if (!term_is_tty(fileno(f))) {
     fwrite(s, 1, n, f);
     return;
   }
-  term_buf(&b, s, n, keep_nl);
+  term_escape(&b, s, n, keep_nl);
   fwrite(b.p, 1, b.len, f);
   buf_free(&b);
 }

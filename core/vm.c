@@ -445,24 +445,6 @@ int vm_open(const struct vm *v, struct perfdata *pd)
   return rc;
 }
 
-int vm_attachable(const struct vm *v)
-{
-  struct perfdata pd;
-  const struct pd_counter *c;
-  const char *s;
-  int rc;
-
-  if ((rc = vm_open(v, &pd))) return rc;
-  /* A string of '0'/'1', one per capability; the first is attach. */
-  if (!(c = pd_find(&pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
-      !pd_string(&pd, c, &s))
-    rc = -ENOENT;
-  else
-    rc = s[0] == '1';
-  pd_close(&pd);
-  return rc;
-}
-
 void vm_main_class(const char *cmd, int full, struct buf *out)
 {
   const char *sp = strchr(cmd, ' ');

@@ -60,12 +60,6 @@ void vm_free(struct vm *v);
 struct perfdata;
 int vm_open(const struct vm *v, struct perfdata *pd);
 
-/* Whether the JVM takes attach requests, as its sun.rt.jvmCapabilities
- * counter says (its first character, as the JDK attach client reads it):
- * 1 yes, 0 no (started with -XX:+DisableAttachMechanism), -errno when it
- * cannot be told (file unreadable; -ENOENT: no such counter). */
-int vm_attachable(const struct vm *v);
-
 /* Append the main class of a sun.rt.javaCommand string as jps shows it
  * (docs/jvmstat.md §3.3): the command up to its first space; unless full
  * (jps -l, and what jcmd matches its target against), the file or class

@@ -1,6 +1,7 @@
 /* vm.c - unit tests of core/vm: lock state, target resolution, listing,
  * the attach capability, the main class */
 #include "core/jvmtool.h"
+#include "core/attach.h"
 #include "core/vm.h"
 #include "check.h"
 #include "pdwriter.h"
@@ -91,7 +92,7 @@ static int attachable(const char *dir, const char *caps)
   pdw_save(&w, path);
   free(w.p);
   rc = vm_resolve(path, &v, err, sizeof(err));
-  if (!rc) rc = vm_attachable(&v);
+  if (!rc) rc = attach_allowed(&v);
   vm_free(&v);
   unlink(path);
   free(path);
