@@ -167,7 +167,8 @@ static int jcmd_line(int pid, const char *line, int timeout_ms, int *said)
 
   switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err,
                    sizeof(err))) {
-  case JCMD_SENT: break;
+  case JCMD_SENT:
+    break;
   case JCMD_NO_PROCESS: error_msg("no process %d", pid); return 1;
   case JCMD_ATTACH_OFF:
   case JCMD_FAILED: error_msg("%s", err); return 1;

@@ -123,8 +123,10 @@ static int start(struct prof *p, const char *event, int64_t interval,
   int ok;
 
   mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
-  buf_printf(&line, "JFR.start name=%s settings=none duration=%lldms "
-             "maxsize=%lldM filename=%s", p->name, ms, mb, p->file);
+  buf_printf(&line,
+             "JFR.start name=%s settings=none duration=%lldms "
+             "maxsize=%lldM filename=%s",
+             p->name, ms, mb, p->file);
   settings(event, interval, &line);
   reply = jfr_command(p, line.p);
   buf_free(&line);
@@ -168,7 +170,7 @@ static int stop(struct prof *p)
  * descriptor or -1 after saying why. */
 static int take_file(const struct prof *p, int quiet)
 {
-  const char *name = p->file + 5;  /* after "/tmp/" */
+  const char *name = p->file + 5; /* after "/tmp/" */
   struct stat sb;
   int fd = -1, rc;
 
@@ -347,12 +349,11 @@ static int record(struct prof *p, struct args *a, const char *event,
   }
   wait_for(p, duration);
   if (!proc_alive(p->t.pid)) {
-    error_msg("pid %d exited during the profile: nothing to collect",
-              p->t.pid);
+    error_msg("pid %d exited during the profile: nothing to collect", p->t.pid);
     if ((fd = take_file(p, 1)) >= 0) close(fd);
     return outs_close(&outs, 1);
   }
-  if (stop(p)) {  /* a file half written goes too */
+  if (stop(p)) { /* a file half written goes too */
     if ((fd = take_file(p, 1)) >= 0) close(fd);
     return outs_close(&outs, 1);
   }

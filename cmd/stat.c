@@ -437,7 +437,8 @@ int stat_main(int argc, char **argv)
   rc = jt_alias ? stat_jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
   if (rc < 0) {
     pick_columns(&r);
-    if (open_targets(&r)) rc = stop_status(1);
+    if (open_targets(&r))
+      rc = stop_status(1);
     else if (!(rc = sample(&r))) rc = jt_status;
   }
   run_free(&r);

@@ -75,8 +75,10 @@ int attach_target(struct attach_target *t, int pid)
 int attach_check(const struct attach_target *t, char *err, size_t errlen)
 {
   if (t->off)
-    return fail(err, errlen, ATTACH_OFF, "pid %d takes no attach requests "
-                "(started with -XX:+DisableAttachMechanism)", t->pid);
+    return fail(err, errlen, ATTACH_OFF,
+                "pid %d takes no attach requests "
+                "(started with -XX:+DisableAttachMechanism)",
+                t->pid);
   return 0;
 }
 

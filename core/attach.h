@@ -21,16 +21,16 @@ struct attach_target {
 };
 
 enum attach_error {
-  ATTACH_NOPROC = -1,      /* no such process */
-  ATTACH_NOTJVM = -2,      /* does not catch SIGQUIT: not (yet) a HotSpot JVM */
-  ATTACH_TIMEOUT = -3,     /* no listener came up, or no reply in time */
-  ATTACH_PERM = -4,        /* cannot act as the target's user */
-  ATTACH_IO = -5,          /* connect/read/write failed, or no reply */
-  ATTACH_TOOLONG = -6,     /* a command or argument over the protocol's limit */
-  ATTACH_UNSAFE = -7,      /* the socket is not the target JVM's: refused */
-  ATTACH_CUT = -8,         /* reply over ATTACH_REPLY_MAX: *reply has the
+  ATTACH_NOPROC = -1,  /* no such process */
+  ATTACH_NOTJVM = -2,  /* does not catch SIGQUIT: not (yet) a HotSpot JVM */
+  ATTACH_TIMEOUT = -3, /* no listener came up, or no reply in time */
+  ATTACH_PERM = -4,    /* cannot act as the target's user */
+  ATTACH_IO = -5,      /* connect/read/write failed, or no reply */
+  ATTACH_TOOLONG = -6, /* a command or argument over the protocol's limit */
+  ATTACH_UNSAFE = -7,  /* the socket is not the target JVM's: refused */
+  ATTACH_CUT = -8,     /* reply over ATTACH_REPLY_MAX: *reply has the
                               first ATTACH_REPLY_MAX bytes */
-  ATTACH_OFF = -9,         /* started with -XX:+DisableAttachMechanism */
+  ATTACH_OFF = -9,     /* started with -XX:+DisableAttachMechanism */
 };
 
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */

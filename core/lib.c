@@ -21,11 +21,13 @@ PRINTF(2, 0) static void vmsg(int err, const char *fmt, va_list ap)
   n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
   if ((size_t)n >= sizeof(line) - 80) n = sizeof(line) - 80;
   if (err) n += snprintf(line + n, sizeof(line) - n, ": %s", strerror(err));
-  if (term_is_tty(STDERR_FILENO)) term_escape(&out, line, (size_t)n, 0);
-  else buf_add(&out, line, (size_t)n);
+  if (term_is_tty(STDERR_FILENO))
+    term_escape(&out, line, (size_t)n, 0);
+  else
+    buf_add(&out, line, (size_t)n);
   buf_addc(&out, '\n');
   fflush(stdout);
-  if (write(2, out.p, out.len) < 0) out.len = 0;  /* nowhere to complain */
+  if (write(2, out.p, out.len) < 0) out.len = 0; /* nowhere to complain */
   buf_free(&out);
 }
 

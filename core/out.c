@@ -136,8 +136,10 @@ void term_escape(struct buf *b, const char *str, size_t n, int keep_nl)
 
 void term_buf(struct buf *b, const char *s, size_t n, int keep_nl)
 {
-  if (term_escaping(-1)) term_escape(b, s, n, keep_nl);
-  else buf_add(b, s, n);
+  if (term_escaping(-1))
+    term_escape(b, s, n, keep_nl);
+  else
+    buf_add(b, s, n);
 }
 
 void term_write(FILE *f, const char *s, size_t n, int keep_nl)
