@@ -152,30 +152,19 @@ static int stop(struct prof *p)
   return !ok;
 }
 
-/* The recording file in the target's /tmp: resolved inside its root
- * (core/root), checked (a regular file of the JVM's user, one link) and
- * removed by inode at once; the open descriptor still reads it. Returns
- * the descriptor or -1 after saying why. */
+/* The recording file in the target's /tmp, taken out as every file a JVM
+ * writes for us (core/root root_take_tmp: checked, removed by inode at
+ * once; the open descriptor still reads it). Returns the descriptor or -1
+ * after saying why. */
 static int take_file(const struct prof *p, int quiet)
 {
-  const char *name = p->file + 5;  /* after "/tmp/" */
-  struct root r;
-  struct stat sb;
-  int dir = -1, fd = -1, rc;
+  int fd, rc = root_take_tmp(p->t.pid, p->file + 5 /* after "/tmp/" */,
+                             p->t.st.euid, -1, 0, NULL, &fd);
 
-  if ((rc = root_open(p->t.pid, &r)) || (rc = root_tmp(&r, &dir, &sb)) ||
-      (rc = root_open_checked(&r, dir, name, O_RDONLY, S_IFREG,
-                              p->t.st.euid, &fd, &sb))) {
-    if (!quiet || rc != -ENOENT)
-      error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
-                root_check_msg(rc, S_IFREG));
-    fd = -1;
-  } else if ((rc = root_unlink(dir, name, &sb, 0))) {
-    errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
-  }
-  if (dir >= 0) close(dir);
-  root_close(&r);
-  return fd;
+  if (rc && (!quiet || rc != -ENOENT))
+    error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
+              root_check_msg(rc, S_IFREG));
+  return rc ? -1 : fd;
 }
 
 /* The outputs asked for, opened before the recording starts (a folder
