@@ -7,7 +7,7 @@
 #define CMD_H
 
 /* Set when the binary runs as a JDK tool's name ("jps", "jstat", "jcmd",
- * "jstack", "jmap"): the command then takes that tool's command line. NULL
+ * "jstack", "jmap", "jinfo"): the command then takes that tool's command line. NULL
  * otherwise. */
 extern const char *jt_alias;
 

@@ -38,6 +38,7 @@ struct request {
   int from_file;       /* text is a file: each line is one command */
   int counters;        /* PerfCounter.print: read from PerfData */
   int timeout_ms;
+  const char *out;     /* --out-file: where the heap dump lands */
 };
 
 /* The JVM's sun.rt.javaCommand, or "" when it cannot be read. */
@@ -179,6 +180,42 @@ static int jcmd_line(int pid, const char *line, int timeout_ms, int *said)
   return rc;
 }
 
+/* --out-file: GC.heap_dump with the file the JVM is given (cmd/jcmd_out.c:
+ * the host path, or a name in its /tmp taken out to it). */
+static int heap_dump(int pid, const struct request *r, int *said)
+{
+  struct jcmd_out o;
+  struct buf line = {0};
+  const char *args[3] = {NULL, NULL, NULL};
+  char *reply = NULL, err[512];
+  int rc;
+
+  if ((rc = jcmd_out_begin(&o, pid, r->out, strstr(r->text, " -gz")
+                                                ? ".hprof.gz" : ".hprof"))) {
+    if (rc == -ESRCH) error_msg("no process %d", pid);
+    else errno_msg(rc, "cannot write '%s'", r->out);
+    return 1;
+  }
+  buf_printf(&line, "%s %s", r->text, o.jvm_path);
+  args[0] = line.p;
+  switch (jcmd_ask(pid, "jcmd", args, r->timeout_ms, &reply, err,
+                   sizeof(err))) {
+  case JCMD_SENT:
+    head(pid, said);
+    rc = jcmd_print_reply(pid, reply, NULL);
+    break;
+  case JCMD_NO_PROCESS: error_msg("no process %d", pid); rc = 1; break;
+  case JCMD_ATTACH_OFF:
+  case JCMD_FAILED: error_msg("%s", err); rc = 1; break;
+  }
+  fflush(stdout);
+  if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+  else rc |= !jcmd_out_written(reply);
+  free(reply);
+  buf_free(&line);
+  return rc;
+}
+
 static int perf_counters(int pid, int *said)
 {
   struct vm v;
@@ -226,6 +263,7 @@ static int run(int pid, const struct request *r)
 
   if (jt_alias) head(pid, &said);
   if (r->counters) return perf_counters(pid, &said);
+  if (r->out) return heap_dump(pid, r, &said);
   if (!r->from_file) return jcmd_line(pid, r->text, r->timeout_ms, &said);
   text = xstrdup(r->text);
   end = text + strlen(text);
@@ -342,6 +380,31 @@ static int jdk_jcmd(int argc, char **argv)
   return rc;
 }
 
+/* --out-file takes GC.heap_dump and its options, no file of its own, and
+ * one JVM. Returns -1 to go on, or the exit status after a message. */
+static int out_file_words(const struct request *r)
+{
+  const char *w = r->text;
+  int n, *pids;
+
+  if (r->from_file || r->counters || strncmp(w, "GC.heap_dump", 12) ||
+      (w[12] && w[12] != ' '))
+    return usage_error("--out-file goes with GC.heap_dump, its options and "
+                       "no file (FILE is the file)");
+  for (w += 12; *w; w += strcspn(w, " "))
+    if (*(w += strspn(w, " ")) && *w != '-')
+      return usage_error("GC.heap_dump's file is --out-file's FILE: give "
+                         "only its options");
+  if (!*r->out || !strcmp(r->out, "-") || strpbrk(r->out, " \t\"'"))
+    return usage_error("--out-file takes a file name without blanks or "
+                       "quotes");
+  if ((n = jcmd_targets(r->target, &pids)) > 1)
+    error_msg("'%s' names %d JVMs: --out-file takes the dump of one",
+              r->target, n);
+  free(pids);
+  return n > 1 ? 1 : -1;
+}
+
 int jcmd_main(int argc, char **argv)
 {
   struct request r = {0};
@@ -358,6 +421,10 @@ int jcmd_main(int argc, char **argv)
   if (command_words(a.argc - 1, a.argv + 1, &r, &err)) {
     rc = usage_error("%s", err.p);
     buf_free(&err);
+    return rc;
+  }
+  if ((r.out = a.val[OPT_out_file]) && (rc = out_file_words(&r)) >= 0) {
+    free(r.text);
     return rc;
   }
   rc = run_all(&r);

@@ -4,10 +4,13 @@
  * help text and argument messages; it sends jstack's own "threaddump"
  * request (docs/attach-agent.md §1.8) and prints the dump as jstack does,
  * without jcmd's "<pid>:" line. Run as "jmap": -histo[:live|all] only, as
- * jmap's "inspectheap". Targets and the reply's printing are
+ * jmap's "inspectheap", and -dump:... as jmap's "dumpheap": the file
+ * lands at the path on this host, also for a JVM in a container or of
+ * another user (cmd/jcmd_out.c). Targets and the reply's printing are
  * cmd/jcmd.c's, the attach-off refusal core/attach's. Deviations: a
  * failure to attach is one line, "<pid>: <why>", in jvmtool's words;
- * jmap's other modes are not there.
+ * jmap's other modes are not there (one line says what is and where they
+ * went).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -17,6 +20,17 @@
 /* What jstack says of the options that need the serviceability agent. */
 #define JHSDB "Cannot connect to core dump or remote debug server. Use " \
               "jhsdb jstack instead\n"
+
+void jdk_refusal(int pid, enum jcmd_refusal why, const char *err)
+{
+  if (why == JCMD_ATTACH_OFF)
+    fprintf(stderr, "%d: The VM does not support the attach mechanism\n",
+            pid);
+  else if (why == JCMD_NO_PROCESS)
+    fprintf(stderr, "%d: No such process\n", pid);
+  else
+    fprintf(stderr, "%d: %s\n", pid, err);
+}
 
 /* jstack's and jmap's request to each JVM the target names, their reply
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
@@ -30,24 +44,17 @@ static int jdk_request(const char *target, const char *cmd,
     fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
   for (int i = 0; i < n; i++) {
     char *reply, err[512];
+    enum jcmd_refusal why;
 
     if (n > 1) printf("Pid:%d\n", pids[i]);
     fflush(stdout);
-    switch (jcmd_ask(pids[i], cmd, args, timeout_ms, &reply, err,
-                     sizeof(err))) {
-    case JCMD_SENT:
+    why = jcmd_ask(pids[i], cmd, args, timeout_ms, &reply, err, sizeof(err));
+    if (why == JCMD_SENT) {
       rc |= jcmd_print_reply(pids[i], reply, NULL);
       free(reply);
       continue;
-    case JCMD_ATTACH_OFF:
-      fprintf(stderr, "%d: The VM does not support the attach mechanism\n",
-              pids[i]);
-      break;
-    case JCMD_NO_PROCESS:
-      fprintf(stderr, "%d: No such process\n", pids[i]);
-      break;
-    case JCMD_FAILED: fprintf(stderr, "%d: %s\n", pids[i], err); break;
     }
+    jdk_refusal(pids[i], why, err);
     rc = 1;
   }
   free(pids);
@@ -118,21 +125,123 @@ static const char *histo_mode(const char *opt)
   return mode;
 }
 
+/* jmap -dump's options, comma-separated: live, all (live wins), format=b,
+ * file=F (the last one), gz=N (the JVM checks the level); empty ones are
+ * skipped, as in jmap. opt is changed. Returns 0, or 1 after jmap's
+ * "Fail:" line. */
+static int dump_opts(char *opt, const char **file, const char **mode,
+                     const char **gz)
+{
+  *file = NULL;
+  *mode = "-all";
+  *gz = "";
+  for (char *p = opt, *next; *p; p = next) {
+    size_t n = strcspn(p, ",");
+
+    next = p + n + (p[n] == ',');
+    p[n] = 0;
+    if (!strcmp(p, "live")) *mode = "-live";
+    else if (starts_with(p, "file=") && p[5]) *file = p + 5;
+    else if (starts_with(p, "gz=")) *gz = p + 3;
+    else if (*p && strcmp(p, "all") && strcmp(p, "format=b")) {
+      fprintf(stderr, "Fail: invalid option%s: '%s'\n",
+              !strcmp(p, "file=") ? " or no file name" : "", p);
+      return 1;
+    }
+  }
+  if (!*file) fputs("Fail: invalid option or no file name\n", stderr);
+  return !*file;
+}
+
+/* jmap -dump:...: jmap's "dumpheap" request (path, -live or -all, gz
+ * level) to the one JVM the target names; the file lands at the host path
+ * (cmd/jcmd_out.c). jmap's lines, then one naming where a file taken out
+ * of a container went. */
+static int jmap_dump(const char *target, const char *file, const char *mode,
+                     const char *gz)
+{
+  struct jcmd_out o;
+  const char *args[3] = {NULL, mode, gz};
+  char *reply = NULL, err[512];
+  enum jcmd_refusal why;
+  int n, rc = 1, *pids;
+
+  if (!(n = jcmd_targets(target, &pids)))
+    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
+  if (n > 1)
+    error_msg("'%s' names %d JVMs: a heap dump is of one (give its pid)",
+              target, n);
+  if (n != 1) {
+    free(pids);
+    return 1;
+  }
+  if ((rc = jcmd_out_begin(&o, pids[0], file,
+                           *gz ? ".hprof.gz" : ".hprof"))) {
+    if (rc == -ESRCH) jdk_refusal(pids[0], JCMD_NO_PROCESS, "");
+    else errno_msg(rc, "cannot write '%s'", file);
+    rc = 1;
+  } else {
+    args[0] = o.jvm_path;
+    why = jcmd_ask(pids[0], "dumpheap", args, 3600 * 1000, &reply, err,
+                   sizeof(err));
+    if (why == JCMD_SENT) rc = jcmd_print_reply(pids[0], reply, NULL);
+    else jdk_refusal(pids[0], why, err);
+    fflush(stdout);
+    if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+    free(reply);
+  }
+  free(pids);
+  return rc;
+}
+
+/* What jvmtool's jmap link takes, and where jmap's other modes went. */
+#define JMAP_TAKES "the jmap link takes -histo[:live|all] <pid> and " \
+                   "-dump:[live,][format=b,]file=<file> <pid>"
+
+static int jmap_other(const char *opt)
+{
+  if (!strcmp(opt, "-clstats"))
+    error_msg("-clstats is not there: " JMAP_TAKES "; for class loader "
+              "statistics: jvmtool jcmd <pid> VM.classloader_stats");
+  else if (!strcmp(opt, "-finalizerinfo"))
+    error_msg("-finalizerinfo is not there: " JMAP_TAKES "; for it: "
+              "jvmtool jcmd <pid> GC.finalizer_info");
+  else if (*opt)
+    error_msg("'%s' is not there: " JMAP_TAKES, opt);
+  else
+    error_msg(JMAP_TAKES);
+  return 1;
+}
+
 /* jmap -histo[:live|all] <pid>: jmap's "inspectheap" request ("-live" or
- * "-all", no file, the JVM's choice of threads); nothing else of jmap. */
+ * "-all", no file, the JVM's choice of threads); jmap -dump:...; nothing
+ * else of jmap. */
 int jmap_main(int argc, char **argv)
 {
-  const char *args[3] = {NULL, "", ""}, *opt;
+  const char *args[3] = {NULL, "", ""}, *opt, *file, *mode, *gz;
 
   argc = jcmd_drop_j(argc, argv);
   opt = argc > 1 ? argv[1] : "";
-  if (argc != 3 || (strcmp(opt, "-histo") && !starts_with(opt, "-histo:"))) {
+  if (jcmd_is_help(opt)) {
     fputs("Usage:\n    jmap -histo[:live|all] <pid>\n        to connect to "
           "running process and print histogram of java object heap\n"
-          "(jvmtool's jmap link knows only -histo)\n",
+          "    jmap -dump:[live,][format=b,]file=<file>[,gz=<level>] <pid>\n"
+          "        to connect to running process and dump java heap to "
+          "<file>, on this host\n",
           stderr);
-    return jcmd_is_help(opt) ? 0 : 1;
+    return 0;
   }
+  if (argc > 3) {
+    fputs("Error: More than one non-option argument\nCannot connect to core "
+          "dump or remote debug server. Use jhsdb jmap instead\n", stderr);
+    return 1;
+  }
+  if (argc == 3 && starts_with(opt, "-dump:")) {
+    if (dump_opts(argv[1] + 6, &file, &mode, &gz)) return jmap_other("");
+    return jmap_dump(argv[2], file, mode, gz);
+  }
+  if (argc != 3 || (strcmp(opt, "-histo") && !starts_with(opt, "-histo:")))
+    return jmap_other(opt);
   if (!(args[0] = histo_mode(opt))) return 1;
   return jdk_request(argv[2], "inspectheap", args, 60000);
 }

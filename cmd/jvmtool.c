@@ -1,7 +1,7 @@
 /* jvmtool.c - main: the command table and dispatch
  *
  * "jvmtool <command> ..." runs a command; so does a link named after a
- * command's alias (jps, jstat, jcmd), busybox-style, or "jvmtool-<command>".
+  * command's alias (jps, jstat, jcmd), busybox-style, or "jvmtool-<command>".
  * A row with no name (jstack, jmap) is reached through its link only.
  * One exit path: a command returns its status, main flushes stdout and
  * reports a write error (a closed pipe is not an error worth a message).

@@ -164,26 +164,19 @@ static int stop(struct prof *p)
 }
 
 /* The recording file in the target's /tmp (p->tmp, resolved inside its
- * root and held from the start, so a JVM that exits is cleaned after too):
- * checked (a regular file of the JVM's user, one link) and removed by
- * inode at once; the open descriptor still reads it. Returns the
- * descriptor or -1 after saying why. */
+ * root and held from the start, so a JVM that exits is cleaned after too),
+ * taken out as every file a JVM writes for us (core/root root_take_at:
+ * checked, removed by inode at once; the open descriptor still reads it).
+ * Returns the descriptor or -1 after saying why. */
 static int take_file(const struct prof *p, int quiet)
 {
-  const char *name = p->file + 5; /* after "/tmp/" */
-  struct stat sb;
-  int fd = -1, rc;
+  int fd, rc = root_take_at(p->tmp, p->file + 5 /* after "/tmp/" */,
+                            p->t.st.euid, -1, 0, NULL, &fd);
 
-  if ((rc = root_open_checked(NULL, p->tmp, name, O_RDONLY, S_IFREG,
-                              p->t.st.euid, &fd, &sb))) {
-    if (!quiet || rc != -ENOENT)
-      error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
-                root_check_msg(rc, S_IFREG));
-    return -1;
-  }
-  if ((rc = root_unlink(p->tmp, name, &sb, 0)))
-    errno_msg(rc, "pid %d: cannot remove its '%s'", p->t.pid, p->file);
-  return fd;
+  if (rc && (!quiet || rc != -ENOENT))
+    error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
+              root_check_msg(rc, S_IFREG));
+  return rc ? -1 : fd;
 }
 
 /* Open the target's /tmp into p->tmp. Returns 0, or 1 after saying why. */

@@ -118,6 +118,16 @@ int stat_all_targets(struct run *r)
   return r->ntg ? 0 : -1;
 }
 
+/* -t's column for a saved file: the timestamp option's second column when
+ * it has one (specs/jstat.spec: the file's own uptime, as jstat 17 prints),
+ * else its only one. */
+static const struct expr_column *file_timestamp(const struct run *r)
+{
+  const struct expr_option *ts = expr_spec_find(&r->spec, "timestamp");
+
+  return ts->ncols > 1 ? &ts->cols[1] : &ts->cols[0];
+}
+
 /* Open every target and resolve the columns against its counters, once:
  * like jstat, a counter that appears later is never picked up. */
 static int open_targets(struct run *r)
@@ -167,9 +177,12 @@ static int open_targets(struct run *r)
       if (pd_refresh(&t->pd)) break;
     }
     t->exprs = xmalloc(r->ncols * sizeof(*t->exprs));
-    for (int c = 0; c < r->ncols; c++)
-      t->exprs[c] = expr_resolve(r->cols[c]->data, r->cols[c]->required,
-                                 &src);
+    for (int c = 0; c < r->ncols; c++) {
+      const struct expr_column *col = r->cols[c];
+
+      if (c == 0 && r->timestamp && !t->pid) col = file_timestamp(r);
+      t->exprs[c] = expr_resolve(col->data, col->required, &src);
+    }
     ok++;
   }
   return ok ? 0 : -1;

@@ -394,18 +394,13 @@ int root_put(int dirfd, const char *prefix, const char *suffix,
   return rc;
 }
 
-int root_take(int dirfd, const char *name, long long uid, int outfd,
-              uint64_t max, uint64_t *copied)
+/* Copy fd to outfd, at most max bytes (-EFBIG after max were written). */
+static int copy_bounded(int fd, int outfd, uint64_t max, uint64_t *copied)
 {
-  struct stat sb;
   uint64_t done = 0;
-  char *buf;
-  int fd, rc, urc;
+  char *buf = xmalloc(TAKE_BUF);
+  int rc = 0;
 
-  if (copied) *copied = 0;
-  rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, &fd, &sb);
-  if (rc) return rc;
-  buf = xmalloc(TAKE_BUF);
   for (;;) {
     ssize_t n = read(fd, buf, TAKE_BUF), w = 0;
 
@@ -430,10 +425,60 @@ int root_take(int dirfd, const char *name, long long uid, int outfd,
     if (rc) break;
   }
   free(buf);
-  close(fd);
   if (copied) *copied = done;
+  return rc;
+}
+
+int root_take(int dirfd, const char *name, long long uid, int outfd,
+              uint64_t max, uint64_t *copied)
+{
+  struct stat sb;
+  int fd, rc, urc;
+
+  if (copied) *copied = 0;
+  rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, &fd, &sb);
+  if (rc) return rc;
+  rc = copy_bounded(fd, outfd, max, copied);
+  close(fd);
   urc = root_unlink(dirfd, name, &sb, 0);
   return rc ? rc : urc;
+}
+
+int root_take_at(int dirfd, const char *name, long long uid, int outfd,
+                 uint64_t max, uint64_t *copied, int *fd)
+{
+  struct stat sb;
+  int rc;
+
+  *fd = -1;
+  if (copied) *copied = 0;
+  if ((rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, fd,
+                              &sb)))
+    return rc;
+  rc = root_unlink(dirfd, name, &sb, 0);
+  if (!rc && outfd >= 0) rc = copy_bounded(*fd, outfd, max, copied);
+  if (rc || outfd >= 0) {
+    close(*fd);
+    *fd = -1;
+  }
+  return rc;
+}
+
+int root_take_tmp(int pid, const char *name, long long uid, int outfd,
+                  uint64_t max, uint64_t *copied, int *fd)
+{
+  struct root r;
+  struct stat sb;
+  int dir = -1, rc;
+
+  *fd = -1;
+  if (copied) *copied = 0;
+  if ((rc = root_open(pid, &r))) return rc;
+  if (!(rc = root_tmp(&r, &dir, &sb)))
+    rc = root_take_at(dir, name, uid, outfd, max, copied, fd);
+  if (dir >= 0) close(dir);
+  root_close(&r);
+  return rc;
 }
 
 int root_release(const struct root *r, const char *exe, char **data,

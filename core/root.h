@@ -123,6 +123,19 @@ int root_put(int dirfd, const char *prefix, const char *suffix,
 int root_take(int dirfd, const char *name, long long uid, int outfd,
               uint64_t max, uint64_t *copied);
 
+/* The one way a file a JVM wrote for us leaves it: name (one name) in the
+ * /tmp of process pid, seen through its root, checked as root_take checks
+ * (regular, uid's, one link) and removed by inode at once; *fd (O_RDONLY,
+ * caller closes) still reads it. outfd >= 0: also copied there as
+ * root_take copies (max, *copied when not NULL), and *fd is closed (-1).
+ * Returns 0 or -errno; a file that fails the check stays where it is. */
+int root_take_tmp(int pid, const char *name, long long uid, int outfd,
+                  uint64_t max, uint64_t *copied, int *fd);
+/* root_take_tmp for a /tmp (or any folder) already open as dirfd, e.g.
+ * held from before the JVM could exit. Same checks and returns. */
+int root_take_at(int dirfd, const char *name, long long uid, int outfd,
+                 uint64_t max, uint64_t *copied, int *fd);
+
 /* The release file of the Java home that holds exe (the process's
  * /proc/<pid>/exe target, a path inside the root: <home>/bin/java or
  * <home>/jre/bin/java), at most 64 KiB. Sets *data (caller frees) and

@@ -3,10 +3,10 @@
 #include "core/wfile.h"
 
 /* Write through path itself (no rename at commit). */
-static int direct(struct wfile *w, const char *path)
+static int direct(struct wfile *w, const char *path, mode_t mode)
 {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC,
-                0666), err;
+                mode), err;
 
   close(w->dirfd);
   free(w->name);
@@ -23,6 +23,11 @@ static int direct(struct wfile *w, const char *path)
 }
 
 int wfile_open(struct wfile *w, const char *path)
+{
+  return wfile_open_mode(w, path, 0666);
+}
+
+int wfile_open_mode(struct wfile *w, const char *path, mode_t mode)
 {
   const char *slash = strrchr(path, '/');
   char *dir, hex[17];
@@ -49,7 +54,7 @@ int wfile_open(struct wfile *w, const char *path)
   if (!fstatat(w->dirfd, w->name, &sb, AT_SYMLINK_NOFOLLOW)) {
     if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode) &&
         (sb.st_uid == geteuid() || sb.st_uid == 0))
-      return direct(w, path);
+      return direct(w, path, mode);
     /* A folder there would refuse the rename, after all the work. */
     if (S_ISDIR(sb.st_mode)) err = -EISDIR;
   }
@@ -58,7 +63,7 @@ int wfile_open(struct wfile *w, const char *path)
     free(w->tmp);
     w->tmp = xasprintf(".%.200s.%s.tmp", w->name, hex);
     fd = openat(w->dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+                O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
     err = fd < 0 ? -errno : 0;
     if (err != -EEXIST) break;
   }

@@ -12,6 +12,7 @@
 #define WFILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct wfile {
   FILE *f;              /* write here */
@@ -25,6 +26,9 @@ struct wfile {
  * and is writable, before any work is done). Returns 0, or -errno with w
  * untouched but safe to abort. */
 int wfile_open(struct wfile *w, const char *path);
+/* The same with the file's permissions (before the umask): 0600 for what
+ * only its owner may read, such as a heap dump. wfile_open is 0666. */
+int wfile_open_mode(struct wfile *w, const char *path, mode_t mode);
 
 /* Flush, close and rename over the name. Returns 0, or -errno (a write
  * that failed at any time; the temporary file is then removed). */

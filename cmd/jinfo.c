@@ -1,0 +1,153 @@
+/* jinfo.c - the jinfo link: a JVM's flags and system properties
+ *
+ * Run as "jinfo": jinfo 17's command line, help text, output and exit
+ * codes, through the same attach requests jinfo sends (seen with strace on
+ * JDK 17's jinfo): -flag NAME is "printflag NAME"; -flag +NAME, -NAME and
+ * NAME=VALUE are "setflag NAME 1|0|VALUE" (split at the first "="); -flags
+ * and -sysprops are the jcmd lines VM.flags and VM.system_properties under
+ * a heading; no option prints both, then VM.command_line. Targets and the
+ * "Pid:<pid>" line before each of several JVMs are jstack's.
+ * Deviations: where jinfo throws, one line: the exception's first line for
+ * what the JVM refused (no stack trace under it), jstack's "<pid>: <why>"
+ * for a failure to attach; an empty flag name is sent (jinfo crashes).
+ */
+#include "core/jvmtool.h"
+#include "cmd/cmd.h"
+#include "core/attach.h"
+#include "core/out.h"
+#include "cmd/jcmd.h"
+#include "jinfo_usage.inc" /* jinfo_usage[]: jinfo's help, byte for byte */
+
+enum mode { ALL, FLAG, FLAGS, SYSPROPS };
+
+/* What jinfo prints when the JVM answers a request with a failure. */
+#define REFUSED "Exception in thread \"main\" " \
+                "com.sun.tools.attach.AttachOperationFailedException: "
+
+/* One request to pid; its body on stdout under heading (NULL: none).
+ * Returns 0, or 1 after jinfo's line on stderr. */
+static int ask(int pid, const char *cmd, const char *const args[3],
+               const char *heading)
+{
+  char *reply, err[512];
+  const char *body;
+  enum jcmd_refusal why;
+  size_t n;
+
+  why = jcmd_ask(pid, cmd, args, 10000, &reply, err, sizeof(err));
+  if (why != JCMD_SENT) {
+    jdk_refusal(pid, why, err);
+    return 1;
+  }
+  n = strlen(body = "");
+  if (attach_status(reply, &body)) {
+    n = strlen(body);
+    while (n && body[n - 1] == '\n') n--;
+    fflush(stdout);
+    fputs(REFUSED, stderr);
+    term_write(stderr, body, n, 1);
+    fputc('\n', stderr);
+    free(reply);
+    return 1;
+  }
+  if (heading) fputs(heading, stdout);
+  term_write(stdout, body, strlen(body), 1);
+  free(reply);
+  return 0;
+}
+
+static int jcmd_line(int pid, const char *line, const char *heading)
+{
+  const char *args[3] = {line, NULL, NULL};
+
+  return ask(pid, "jcmd", args, heading);
+}
+
+/* -flag's argument: NAME=VALUE, +NAME, -NAME set it; NAME prints it. */
+static int flag(int pid, const char *arg)
+{
+  const char *args[3] = {NULL, NULL, NULL}, *eq = strchr(arg, '=');
+  char *name = NULL;
+  int rc;
+
+  if (eq) {
+    name = xstrndup(arg, (size_t)(eq - arg));
+    args[0] = name;
+    args[1] = eq + 1;
+  } else if (*arg == '+' || *arg == '-') {
+    args[0] = arg + 1;
+    args[1] = *arg == '+' ? "1" : "0";
+  } else {
+    args[0] = arg;
+    rc = ask(pid, "printflag", args, NULL);
+    return rc;
+  }
+  rc = ask(pid, "setflag", args, NULL);
+  free(name);
+  return rc;
+}
+
+static int one(int pid, enum mode m, const char *name)
+{
+  switch (m) {
+  case FLAG: return flag(pid, name);
+  case FLAGS: return jcmd_line(pid, "VM.flags", "VM Flags:\n");
+  case SYSPROPS:
+    return jcmd_line(pid, "VM.system_properties", "Java System Properties:\n");
+  case ALL: break;
+  }
+  return jcmd_line(pid, "VM.system_properties", "Java System Properties:\n") ||
+         jcmd_line(pid, "VM.flags", "\nVM Flags:\n") ||
+         jcmd_line(pid, "VM.command_line", "\n");
+}
+
+static int usage(int rc)
+{
+  fputs(jinfo_usage, stderr);
+  return rc;
+}
+
+/* jinfo's words: more non-option words than the form takes is refused
+ * first; leading words that start with "-" and are no option of jinfo's
+ * are skipped; then the option, and exactly its operands. */
+int jinfo_main(int argc, char **argv)
+{
+  const char *name = NULL, *target;
+  enum mode m = ALL;
+  int i, words = 0, most = 1, n, rc = 0, *pids;
+
+  argc = jcmd_drop_j(argc, argv);
+  for (i = 1; i < argc; i++) {
+    words += argv[i][0] != '-';
+    if (!strcmp(argv[i], "-flag")) most = 2;
+  }
+  if (argc < 2) return usage(1);
+  if (words > most) {
+    fprintf(stderr, "Error: More than %d non-option argument\nCannot connect "
+            "to core dump or remote debug server. Use jhsdb jinfo instead\n",
+            most);
+    return 1;
+  }
+  for (i = 1; i < argc && argv[i][0] == '-' && m == ALL; i++) {
+    if (jcmd_is_help(argv[i])) return usage(0);
+    if (!strcmp(argv[i], "-flag")) m = FLAG;
+    else if (!strcmp(argv[i], "-flags")) m = FLAGS;
+    else if (!strcmp(argv[i], "-sysprops")) m = SYSPROPS;
+  }
+  if (argc - i != (m == FLAG ? 2 : 1)) return usage(1);
+  if (m == FLAG) name = argv[i++];
+  target = argv[i];
+  if (!*target) {
+    fputs("Exception in thread \"main\" java.lang.IllegalArgumentException: "
+          "Pid string is invalid\n", stderr);
+    return 1;
+  }
+  if (!(n = jcmd_targets(target, &pids)))
+    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
+  for (int k = 0; k < n; k++) {
+    if (n > 1) printf("Pid:%d\n", pids[k]);
+    rc |= one(pids[k], m, name);
+  }
+  free(pids);
+  return n > 0 ? rc : 1;
+}
