@@ -38,7 +38,7 @@ struct request {
   int from_file;       /* text is a file: each line is one command */
   int counters;        /* PerfCounter.print: read from PerfData */
   int timeout_ms;
-  const char *out;     /* --out-file: where the heap dump lands */
+  const char *out; /* --out-file: where the heap dump lands */
 };
 
 /* The JVM's sun.rt.javaCommand, or "" when it cannot be read. */
@@ -190,27 +190,37 @@ static int heap_dump(int pid, const struct request *r, int *said)
   char *reply = NULL, err[512];
   int rc;
 
-  if ((rc = jcmd_out_begin(&o, pid, r->out, strstr(r->text, " -gz")
-                                                ? ".hprof.gz" : ".hprof"))) {
-    if (rc == -ESRCH) error_msg("no process %d", pid);
-    else errno_msg(rc, "cannot write '%s'", r->out);
+  if ((rc = jcmd_out_begin(&o, pid, r->out,
+                           strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
+    if (rc == -ESRCH)
+      error_msg("no process %d", pid);
+    else
+      errno_msg(rc, "cannot write '%s'", r->out);
     return 1;
   }
   buf_printf(&line, "%s %s", r->text, o.jvm_path);
   args[0] = line.p;
-  switch (jcmd_ask(pid, "jcmd", args, r->timeout_ms, &reply, err,
-                   sizeof(err))) {
+  switch (
+      jcmd_ask(pid, "jcmd", args, r->timeout_ms, &reply, err, sizeof(err))) {
   case JCMD_SENT:
     head(pid, said);
     rc = jcmd_print_reply(pid, reply, NULL);
     break;
-  case JCMD_NO_PROCESS: error_msg("no process %d", pid); rc = 1; break;
+  case JCMD_NO_PROCESS:
+    error_msg("no process %d", pid);
+    rc = 1;
+    break;
   case JCMD_ATTACH_OFF:
-  case JCMD_FAILED: error_msg("%s", err); rc = 1; break;
+  case JCMD_FAILED:
+    error_msg("%s", err);
+    rc = 1;
+    break;
   }
   fflush(stdout);
-  if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
-  else rc |= !jcmd_out_written(reply);
+  if (o.taken)
+    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+  else
+    rc |= !jcmd_out_written(reply);
   free(reply);
   buf_free(&line);
   return rc;
@@ -399,8 +409,8 @@ static int out_file_words(const struct request *r)
     return usage_error("--out-file takes a file name without blanks or "
                        "quotes");
   if ((n = jcmd_targets(r->target, &pids)) > 1)
-    error_msg("'%s' names %d JVMs: --out-file takes the dump of one",
-              r->target, n);
+    error_msg("'%s' names %d JVMs: --out-file takes the dump of one", r->target,
+              n);
   free(pids);
   return n > 1 ? 1 : -1;
 }

@@ -43,11 +43,11 @@ void jdk_refusal(int pid, enum jcmd_refusal why, const char *err);
 /* A file the JVM writes for us (cmd/jcmd_out.c), landing at out on the
  * host: jvm_path is what to ask the JVM to write. */
 struct jcmd_out {
-  const char *out;          /* the host path asked for */
-  struct wfile w;           /* where a taken file is written */
-  char jvm_path[PATH_MAX];  /* the path to send */
-  int pid, taken;           /* taken: a random name in the JVM's /tmp */
-  long long uid;            /* the JVM's user */
+  const char *out;         /* the host path asked for */
+  struct wfile w;          /* where a taken file is written */
+  char jvm_path[PATH_MAX]; /* the path to send */
+  int pid, taken;          /* taken: a random name in the JVM's /tmp */
+  long long uid;           /* the JVM's user */
 };
 /* Pick jvm_path for pid: out made absolute when the JVM shares our root
  * and user, else /tmp/jvmtool-dump-<random><suffix> in its root. Returns

@@ -98,7 +98,7 @@ int jcmd_out_end(struct jcmd_out *o, int written)
   int fd, rc;
 
   if (!o->taken) return !written;
-  if (!written) {  /* a half-written file goes too */
+  if (!written) { /* a half-written file goes too */
     wfile_abort(&o->w);
     if (!root_take_tmp(o->pid, o->jvm_path + 5, o->uid, -1, 0, NULL, &fd))
       close(fd);
@@ -111,7 +111,8 @@ int jcmd_out_end(struct jcmd_out *o, int written)
     wfile_abort(&o->w);
     if (rc == -EFBIG)
       error_msg("pid %d: its '%s' is over %" PRIu64 " bytes (the bound "
-                "from its heap's size): not copied", o->pid, o->jvm_path, max);
+                "from its heap's size): not copied",
+                o->pid, o->jvm_path, max);
     else
       error_msg("pid %d: cannot take its '%s': %s", o->pid, o->jvm_path,
                 root_check_msg(rc, S_IFREG));
@@ -121,7 +122,7 @@ int jcmd_out_end(struct jcmd_out *o, int written)
     errno_msg(rc, "cannot write '%s'", o->out);
     return 1;
   }
-  printf("Heap dump moved from pid %d's %s to %s [%" PRIu64 " bytes]\n",
-         o->pid, o->jvm_path, o->out, copied);
+  printf("Heap dump moved from pid %d's %s to %s [%" PRIu64 " bytes]\n", o->pid,
+         o->jvm_path, o->out, copied);
   return 0;
 }

@@ -21,8 +21,9 @@
 enum mode { ALL, FLAG, FLAGS, SYSPROPS };
 
 /* What jinfo prints when the JVM answers a request with a failure. */
-#define REFUSED "Exception in thread \"main\" " \
-                "com.sun.tools.attach.AttachOperationFailedException: "
+#define REFUSED                                                                \
+  "Exception in thread \"main\" "                                              \
+  "com.sun.tools.attach.AttachOperationFailedException: "
 
 /* One request to pid; its body on stdout under heading (NULL: none).
  * Returns 0, or 1 after jinfo's line on stderr. */
@@ -90,11 +91,14 @@ static int flag(int pid, const char *arg)
 static int one(int pid, enum mode m, const char *name)
 {
   switch (m) {
-  case FLAG: return flag(pid, name);
-  case FLAGS: return jcmd_line(pid, "VM.flags", "VM Flags:\n");
+  case FLAG:
+    return flag(pid, name);
+  case FLAGS:
+    return jcmd_line(pid, "VM.flags", "VM Flags:\n");
   case SYSPROPS:
     return jcmd_line(pid, "VM.system_properties", "Java System Properties:\n");
-  case ALL: break;
+  case ALL:
+    break;
   }
   return jcmd_line(pid, "VM.system_properties", "Java System Properties:\n") ||
          jcmd_line(pid, "VM.flags", "\nVM Flags:\n") ||
@@ -123,23 +127,28 @@ int jinfo_main(int argc, char **argv)
   }
   if (argc < 2) return usage(1);
   if (words > most) {
-    fprintf(stderr, "Error: More than %d non-option argument\nCannot connect "
+    fprintf(stderr,
+            "Error: More than %d non-option argument\nCannot connect "
             "to core dump or remote debug server. Use jhsdb jinfo instead\n",
             most);
     return 1;
   }
   for (i = 1; i < argc && argv[i][0] == '-' && m == ALL; i++) {
     if (jcmd_is_help(argv[i])) return usage(0);
-    if (!strcmp(argv[i], "-flag")) m = FLAG;
-    else if (!strcmp(argv[i], "-flags")) m = FLAGS;
-    else if (!strcmp(argv[i], "-sysprops")) m = SYSPROPS;
+    if (!strcmp(argv[i], "-flag"))
+      m = FLAG;
+    else if (!strcmp(argv[i], "-flags"))
+      m = FLAGS;
+    else if (!strcmp(argv[i], "-sysprops"))
+      m = SYSPROPS;
   }
   if (argc - i != (m == FLAG ? 2 : 1)) return usage(1);
   if (m == FLAG) name = argv[i++];
   target = argv[i];
   if (!*target) {
     fputs("Exception in thread \"main\" java.lang.IllegalArgumentException: "
-          "Pid string is invalid\n", stderr);
+          "Pid string is invalid\n",
+          stderr);
     return 1;
   }
   if (!(n = jcmd_targets(target, &pids)))

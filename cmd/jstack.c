@@ -24,8 +24,7 @@
 void jdk_refusal(int pid, enum jcmd_refusal why, const char *err)
 {
   if (why == JCMD_ATTACH_OFF)
-    fprintf(stderr, "%d: The VM does not support the attach mechanism\n",
-            pid);
+    fprintf(stderr, "%d: The VM does not support the attach mechanism\n", pid);
   else if (why == JCMD_NO_PROCESS)
     fprintf(stderr, "%d: No such process\n", pid);
   else
@@ -140,9 +139,12 @@ static int dump_opts(char *opt, const char **file, const char **mode,
 
     next = p + n + (p[n] == ',');
     p[n] = 0;
-    if (!strcmp(p, "live")) *mode = "-live";
-    else if (starts_with(p, "file=") && p[5]) *file = p + 5;
-    else if (starts_with(p, "gz=")) *gz = p + 3;
+    if (!strcmp(p, "live"))
+      *mode = "-live";
+    else if (starts_with(p, "file=") && p[5])
+      *file = p + 5;
+    else if (starts_with(p, "gz="))
+      *gz = p + 3;
     else if (*p && strcmp(p, "all") && strcmp(p, "format=b")) {
       fprintf(stderr, "Fail: invalid option%s: '%s'\n",
               !strcmp(p, "file=") ? " or no file name" : "", p);
@@ -175,17 +177,20 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
     free(pids);
     return 1;
   }
-  if ((rc = jcmd_out_begin(&o, pids[0], file,
-                           *gz ? ".hprof.gz" : ".hprof"))) {
-    if (rc == -ESRCH) jdk_refusal(pids[0], JCMD_NO_PROCESS, "");
-    else errno_msg(rc, "cannot write '%s'", file);
+  if ((rc = jcmd_out_begin(&o, pids[0], file, *gz ? ".hprof.gz" : ".hprof"))) {
+    if (rc == -ESRCH)
+      jdk_refusal(pids[0], JCMD_NO_PROCESS, "");
+    else
+      errno_msg(rc, "cannot write '%s'", file);
     rc = 1;
   } else {
     args[0] = o.jvm_path;
     why = jcmd_ask(pids[0], "dumpheap", args, 3600 * 1000, &reply, err,
                    sizeof(err));
-    if (why == JCMD_SENT) rc = jcmd_print_reply(pids[0], reply, NULL);
-    else jdk_refusal(pids[0], why, err);
+    if (why == JCMD_SENT)
+      rc = jcmd_print_reply(pids[0], reply, NULL);
+    else
+      jdk_refusal(pids[0], why, err);
     fflush(stdout);
     if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
     free(reply);
@@ -195,8 +200,9 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
 }
 
 /* What jvmtool's jmap link takes, and where jmap's other modes went. */
-#define JMAP_TAKES "the jmap link takes -histo[:live|all] <pid> and " \
-                   "-dump:[live,][format=b,]file=<file> <pid>"
+#define JMAP_TAKES                                                             \
+  "the jmap link takes -histo[:live|all] <pid> and "                           \
+  "-dump:[live,][format=b,]file=<file> <pid>"
 
 static int jmap_other(const char *opt)
 {
@@ -233,7 +239,8 @@ int jmap_main(int argc, char **argv)
   }
   if (argc > 3) {
     fputs("Error: More than one non-option argument\nCannot connect to core "
-          "dump or remote debug server. Use jhsdb jmap instead\n", stderr);
+          "dump or remote debug server. Use jhsdb jmap instead\n",
+          stderr);
     return 1;
   }
   if (argc == 3 && starts_with(opt, "-dump:")) {

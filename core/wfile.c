@@ -5,8 +5,9 @@
 /* Write through path itself (no rename at commit). */
 static int direct(struct wfile *w, const char *path, mode_t mode)
 {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC,
-                mode), err;
+  int fd =
+          open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, mode),
+      err;
 
   close(w->dirfd);
   free(w->name);
@@ -62,8 +63,10 @@ int wfile_open_mode(struct wfile *w, const char *path, mode_t mode)
     random_hex(hex);
     free(w->tmp);
     w->tmp = xasprintf(".%.200s.%s.tmp", w->name, hex);
-    fd = openat(w->dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+    fd = openat(w->dirfd, w->tmp,
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK |
+                    O_NOCTTY | O_CLOEXEC,
+                mode);
     err = fd < 0 ? -errno : 0;
     if (err != -EEXIST) break;
   }
