@@ -88,7 +88,9 @@ static void settings(const char *event, int64_t interval, struct buf *b)
     while (*s) {
       size_t n = strcspn(s, " ");
 
-      buf_printf(b, " +%s#", r->name);
+      /* "event#setting=value": another event's, which the rows need */
+      if (memchr(s, '#', n)) buf_adds(b, " +");
+      else buf_printf(b, " +%s#", r->name);
       for (size_t k = 0; k < n; k++) {
         if (s[k] == '$' && s[k + 1] == 'I') {
           span(b, interval);
