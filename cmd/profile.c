@@ -9,11 +9,14 @@
  * the JVM's user, one link), removed at once and read from the open
  * descriptor by core/jfr, then folded like `collapse` folds a .jfr.
  * Nothing is left: no recording (a failed stop is followed by a plain
- * stop), no file.
+ * stop), no file. Allocations are sampled by our agent where it loads
+ * (--sampler jvmti, profile_alloc.c), else by JFR with its bytes per
+ * thread from jdk.ThreadAllocationStatistics (core/jfr_alloc.c).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "cmd/jcmd.h"
+#include "cmd/profile.h"
 #include "core/attach.h"
 #include "core/flame.h"
 #include "core/fold.h"
@@ -266,11 +269,52 @@ static void write_result(struct outs *o, struct args *a, struct fold *f,
   if (o->path[OUT_SVG]) flame_svg(o->w[OUT_SVG].f, st, n, &fo);
 }
 
+/* alloc: why JFR samples rather than our agent, or NULL. */
+static const char *jfr_only(const struct args *a)
+{
+  const char *v = a->val[OPT_value];
+
+  if (a->val[OPT_interval]) return "--interval sets JFR's sampling rate";
+  if (a->val[OPT_jfr]) return "--jfr keeps a JFR recording";
+  if (a->count[OPT_thread_frames]) return "--thread-frames needs JFR's threads";
+  if (v && strcmp(v, "samples")) return "--value names a field of JFR's events";
+  return NULL;
+}
+
+/* Record until the duration is over, a signal comes or the JVM exits. */
+static void wait_for(int pid, int64_t ns);
+
+/* --sampler jvmti: our agent samples for the duration. 0 or 1 (said). */
+static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
+                         int64_t duration)
+{
+  int samples = a->val[OPT_value] != NULL;  /* jfr_only: "samples" */
+  /* type names as JFR's: byte[], java.lang.String[] */
+  struct fold_opts fo = {.format = FOLD_STACKS, .samples = samples,
+                         .normalize = 1, .gc_lo = -1, .gc_hi = -1};
+  struct fold *f = fold_new(&fo);
+  struct buf title = {0};
+  int pid = pa->t.pid, rc;
+
+  wait_for(pid, duration);
+  if (!proc_alive(pid)) {
+    error_msg("pid %d exited during the profile: nothing to collect", pid);
+    palloc_abort(pa);
+    rc = 1;
+  } else if (!(rc = palloc_collect(pa, f))) {
+    buf_printf(&title, "allocations (jvmti), pid %d", pid);
+    write_result(o, a, f, samples ? "samples" : "bytes", title.p);
+  }
+  buf_free(&title);
+  fold_free(f);
+  return rc;
+}
+
 /* Read the recording back and write what was asked for. */
 static int collect(struct prof *p, struct args *a, struct outs *o,
                    const char *event)
 {
-  struct jfr_fold_opts jo = {event, NULL, a->count[OPT_lines],
+  struct jfr_fold_opts jo = {event, a->val[OPT_value], a->count[OPT_lines],
                              a->count[OPT_thread_frames], 0, -1, -1};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);
@@ -304,14 +348,30 @@ static int collect(struct prof *p, struct args *a, struct outs *o,
   return rc;
 }
 
-/* Record until the duration is over, a signal comes or the JVM exits. */
-static void wait_for(const struct prof *p, int64_t ns)
+static void wait_for(int pid, int64_t ns)
 {
   uint64_t end = now_ms() + (uint64_t)(ns / 1000000);
 
-  while (!interrupted && now_ms() < end && proc_alive(p->t.pid))
+  while (!interrupted && now_ms() < end && proc_alive(pid))
     usleep(50000);
   if (interrupted) verbose_msg("interrupted: collecting what was recorded");
+}
+
+/* alloc: which sampler. 0 (*agent: ours), or 2 after a usage error. */
+static int sampler(const struct args *a, const char *event, int *agent)
+{
+  const char *s = a->val[OPT_sampler], *why = jfr_only(a);
+
+  *agent = 0;
+  if (s && strcmp(s, "jvmti") && strcmp(s, "jfr"))
+    return usage_error("unknown --sampler '%s' (jvmti or jfr)", s);
+  if (s && strcmp(event, "alloc"))
+    return usage_error("--sampler goes with --event alloc");
+  if (strcmp(event, "alloc") || (s && !strcmp(s, "jfr"))) return 0;
+  if (s && why) return usage_error("%s: not with --sampler jvmti", why);
+  if (why) info_msg("sampler jfr: %s", why);
+  *agent = !why;
+  return 0;
 }
 
 /* The one JVM a target names: a pid, or a main class as jcmd matches it
@@ -348,7 +408,9 @@ int profile_main(int argc, char **argv)
   char hex[17];
   struct args a;
   struct outs outs = {0};
-  int rc, pid;
+  struct palloc pa;
+  char why[512];
+  int rc, pid, agent;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
@@ -358,6 +420,7 @@ int profile_main(int argc, char **argv)
   if (!valid_event(event))
     return usage_error("unknown --event '%s' (cpu, cputime, native, alloc, "
                        "lock or an event type such as jdk.SocketRead)", event);
+  if ((rc = sampler(&a, event, &agent))) return rc;
   if (a.val[OPT_duration]) {
     if (parse_duration(a.val[OPT_duration], &ms))
       return usage_error("bad duration '%s' (e.g. 30, 2s, 500ms, 1m)",
@@ -379,13 +442,24 @@ int profile_main(int argc, char **argv)
   }
   random_hex(hex);
   snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
-  snprintf(p.file, sizeof(p.file), "/tmp/jvmtool-%s.jfr", hex);
+  agent_recording_name(p.file, sizeof(p.file));
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   if (outs_open(&outs, &a)) return 1;
+  if (agent && palloc_start(&pa, pid, a.count[OPT_lines], p.timeout_ms / 1000,
+                            why, sizeof(why))) {
+    if (a.val[OPT_sampler]) {
+      error_msg("pid %d: %s", pid, why);
+      return outs_close(&outs, 1);
+    }
+    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s", pid,
+             why);
+    agent = 0;
+  }
+  if (agent) return outs_close(&outs, agent_profile(&pa, &a, &outs, duration));
   if (start(&p, event, interval)) return outs_close(&outs, 1);
-  wait_for(&p, duration);
+  wait_for(p.t.pid, duration);
   if (!proc_alive(p.t.pid)) {
     error_msg("pid %d exited during the profile: nothing to collect", pid);
     return outs_close(&outs, 1);

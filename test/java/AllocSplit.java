@@ -33,7 +33,7 @@ public class AllocSplit {
 
   // Bytes one call of big (or small) allocates, by the thread's counter.
   static long size(boolean isBig) {
-    long id = Thread.currentThread().getId(), n = 2000000;
+    long id = Thread.currentThread().getId(), n = 200000;
     long before = mx().getThreadAllocatedBytes(id);
     for (long i = 0; i < n; i++) {
       if (isBig) allocBig(); else allocSmall();
