@@ -1,13 +1,16 @@
 // AllocSplit - one thread, "alloc-worker", allocates byte[3072] in allocBig()
-// and byte[1024] in allocSmall() at the same object rate: the true byte
-// split is 3:1 (2.97 with array headers). args: MODE CTL REPORT [SECS]
+// and byte[1024] in allocSmall() at the same object rate while it is on:
+// the true byte split is 3:1 (2.97 with array headers). While it is off it
+// allocates byte[2048] in allocOther(). args: MODE CTL REPORT [SECS]
 //   alt   big, small, big, small: a strictly periodic pattern
 //   rand  big or small with p = 1/2 each (a cheap xorshift)
-// Each line written to the FIFO CTL appends "mark ALLOCATED BIG SMALL
-// BIGSIZE SMALLSIZE" to REPORT: the worker's bytes (ThreadMXBean
-// getThreadAllocatedBytes), its object counts, and the bytes one object of
-// each kind takes, measured the same way at start. Runs SECS (default
-// 600) seconds at most, then exits.
+// Each line read from the FIFO CTL, "on" or "off", switches the worker and
+// appends "mark ALLOCATED BIG SMALL BIGSIZE SMALLSIZE" to REPORT ("peek"
+// appends "peek ..." and switches nothing): the worker's bytes so far
+// (ThreadMXBean.getThreadAllocatedBytes), its counts of big and small
+// objects, and the bytes one call of each allocates, measured with
+// getThreadAllocatedBytes at start. The first line of REPORT
+// ("ready ...") says the sizes are measured. Exits after SECS (600).
 import java.io.BufferedReader;
 import java.io.FileReader;
 import java.io.FileWriter;
@@ -16,7 +19,7 @@ import java.lang.management.ManagementFactory;
 public class AllocSplit {
   static volatile Object sink;
   static volatile long big, small;
-  static volatile boolean ready;
+  static volatile boolean on;
 
   static void allocBig() {
     sink = new byte[3072];
@@ -24,6 +27,10 @@ public class AllocSplit {
 
   static void allocSmall() {
     sink = new byte[1024];
+  }
+
+  static void allocOther() {
+    sink = new byte[2048];
   }
 
   static com.sun.management.ThreadMXBean mx() {
@@ -41,17 +48,29 @@ public class AllocSplit {
     return Math.round((mx().getThreadAllocatedBytes(id) - before) / (double) n);
   }
 
-  static long bigSize, smallSize;
+  static volatile long bigSize, smallSize;
+
+  static void report(String file, Thread w, String what) throws Exception {
+    try (FileWriter out = new FileWriter(file, true)) {
+      out.write(what + " " + mx().getThreadAllocatedBytes(w.getId()) + " "
+                + big + " " + small + " " + bigSize + " " + smallSize + "\n");
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     final boolean alt = args[0].equals("alt");
-    long secs = args.length > 3 ? Long.parseLong(args[3]) : 600;
+    final long secs = args.length > 3 ? Long.parseLong(args[3]) : 600;
     Thread w = new Thread(() -> {
+      size(true);
+      size(false);
       bigSize = size(true);
       smallSize = size(false);
-      ready = true;
       long x = 88172645463325252L, b = 0, s = 0;
       while (true) {
+        if (!on) {
+          for (int i = 0; i < 1000; i++) allocOther();
+          continue;
+        }
         for (int i = 0; i < 1000; i++) {
           boolean pick;
           if (alt) {
@@ -76,19 +95,29 @@ public class AllocSplit {
     }, "alloc-worker");
     w.setDaemon(true);
     w.start();
-    while (!ready) Thread.sleep(10);
     Thread killer = new Thread(() -> {
       try { Thread.sleep(secs * 1000); } catch (InterruptedException e) { }
       System.exit(0);
     });
     killer.setDaemon(true);
     killer.start();
-    try (BufferedReader ctl = new BufferedReader(new FileReader(args[1]))) {
-      while (ctl.readLine() != null) {
-        long bytes = mx().getThreadAllocatedBytes(w.getId());
-        try (FileWriter out = new FileWriter(args[2], true)) {
-          out.write("mark " + bytes + " " + big + " " + small + " " + bigSize
-                    + " " + smallSize + "\n");
+    while (smallSize == 0) Thread.sleep(10);
+    report(args[2], w, "ready");
+    while (true) {  // a writer that closes the FIFO ends one open of it
+      try (BufferedReader ctl = new BufferedReader(new FileReader(args[1]))) {
+        String line;
+        while ((line = ctl.readLine()) != null) {
+          if (line.equals("peek")) {
+            report(args[2], w, "peek");
+            continue;
+          }
+          boolean want = line.equals("on");
+          if (!want) {
+            on = false;
+            Thread.sleep(100);  // the worker ends its block of 1000
+          }
+          report(args[2], w, "mark");
+          on = want;
         }
       }
     }
