@@ -299,11 +299,13 @@ static int sample_for(struct agent_target *t, struct config *c, long long ms,
   /* the copy the JVM maps, or a fresh one (removed when refused) */
   if (agent_start(t, jt_agent_so, (size_t)jt_agent_so_size, opts, timeout,
                   lib, sizeof(lib), &reused, &rc, why, sizeof(why))) {
+    verbose_msg("pid %d: load %s failed%s", t->pid, lib,
+                reused ? "" : ": the file is removed");
     error_msg("%s", why);
     return 1;
   }
-  verbose_msg("pid %d: loaded %s%s=%s", t->pid, reused ? "again " : "", lib,
-              opts);
+  verbose_msg("pid %d: load %s=%s%s", t->pid, lib, opts,
+              reused ? " (the copy it maps)" : "");
   if (rc) {
     explain(t, rc);
     return 1;

@@ -279,7 +279,7 @@ void agent_drop(const struct agent_target *t, const char *path)
     root_unlink(t->tmpfd, name, &sb, 0);
 }
 
-/* ---- for clean: what is in use -------------------------------------- */
+/* ---- for clean: what is in use ---------------------------------------- */
 
 struct inodes {
   uint64_t *v;
@@ -311,13 +311,31 @@ static int cmp_u64(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-int agent_inodes_in_use(uint64_t **ino, size_t *n, size_t *skipped)
+/* A process whose maps or fds we cannot read: its euid, once. One whose
+ * root we cannot open either is left out: through that root our agent
+ * was never put, nor a recording taken (its /tmp is out of our reach). */
+static void unread(struct agent_in_use *u, int pid)
+{
+  struct proc_status st;
+  uid_t uid = proc_status(pid, &st) ? 0 : st.euid;  /* unknown: root's */
+  struct root r;
+
+  if (root_open(pid, &r)) return;
+  root_close(&r);
+
+  for (size_t i = 0; i < u->nunread; i++)
+    if (u->unread[i] == uid) return;
+  u->unread = xrealloc(u->unread, (u->nunread + 1) * sizeof(*u->unread));
+  u->unread[u->nunread++] = uid;
+}
+
+int agent_in_use_read(struct agent_in_use *u)
 {
   struct inodes s = {0};
   size_t np;
   int *pids, err;
 
-  *skipped = 0;
+  memset(u, 0, sizeof(*u));
   if ((err = proc_pids(&pids, &np))) return err;
   for (size_t i = 0; i < np; i++) {
     char path[64];
@@ -328,14 +346,14 @@ int agent_inodes_in_use(uint64_t **ino, size_t *n, size_t *skipped)
 
     snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-      *skipped += errno != ENOENT;
+      if (errno != ENOENT) unread(u, pids[i]);
       continue;
     }
     each_line(fd, ino_line, &s);
     close(fd);
     snprintf(path, sizeof(path), "/proc/%d/fd", pids[i]);
     if (!(d = opendir(path))) {
-      *skipped += errno != ENOENT;
+      if (errno != ENOENT) unread(u, pids[i]);
       continue;
     }
     while ((e = readdir(d)))
@@ -345,7 +363,23 @@ int agent_inodes_in_use(uint64_t **ino, size_t *n, size_t *skipped)
   }
   free(pids);
   if (s.n) qsort(s.v, s.n, sizeof(*s.v), cmp_u64);
-  *ino = s.v;
-  *n = s.n;
+  u->ino = s.v;
+  u->n = s.n;
   return 0;
+}
+
+int agent_in_use_by(const struct agent_in_use *u, uint64_t ino, uid_t uid)
+{
+  if (u->n && bsearch(&ino, u->ino, u->n, sizeof(*u->ino), cmp_u64))
+    return 1;
+  for (size_t i = 0; i < u->nunread; i++)
+    if (u->unread[i] == uid) return -1;
+  return 0;
+}
+
+void agent_in_use_free(struct agent_in_use *u)
+{
+  free(u->ino);
+  free(u->unread);
+  memset(u, 0, sizeof(*u));
 }

@@ -74,11 +74,22 @@ enum agent_file agent_file_kind(const char *name);
  * with a fresh random part. */
 void agent_recording_name(char *path, size_t n);
 
-/* The inodes of every file some process on this host maps or holds open,
- * sorted (for clean: a file in use is kept). Reads each /proc/<pid>/maps
- * through a fixed buffer and lists /proc/<pid>/fd; a process that cannot
- * be read is skipped (*skipped counts them). Sets *ino (caller frees) and
- * *n. Returns 0 or -errno when /proc cannot be read. */
-int agent_inodes_in_use(uint64_t **ino, size_t *n, size_t *skipped);
+/* What the processes we can see use (for clean: a file in use is kept):
+ * the inodes of every file one maps or holds open, sorted, and the euids
+ * of those whose maps or fds cannot be read while their root can be
+ * opened (for them we cannot tell). */
+struct agent_in_use {
+  uint64_t *ino;
+  size_t n;
+  uid_t *unread;
+  size_t nunread;
+};
+/* Fill u (each /proc/<pid>/maps read through a fixed buffer, each
+ * /proc/<pid>/fd listed). 0 or -errno when /proc cannot be read. */
+int agent_in_use_read(struct agent_in_use *u);
+/* 1 if some process uses inode ino, -1 if one we cannot read runs as
+ * uid, else 0. */
+int agent_in_use_by(const struct agent_in_use *u, uint64_t ino, uid_t uid);
+void agent_in_use_free(struct agent_in_use *u);
 
 #endif
