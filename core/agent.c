@@ -250,6 +250,8 @@ int agent_start(struct agent_target *t, const void *so, size_t len,
   int gid = uid < 0 ? -1 : (int)t->st.egid, err;
   char name[AGENT_PATH_MAX];
 
+  snprintf(lib, libn, "(none)");
+  *rc = 0;
   *reused = !find_agent(t, so, len, lib, libn);
   if (!*reused) {
     if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644,
