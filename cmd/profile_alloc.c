@@ -3,7 +3,7 @@
  * JFR samples allocations only where a thread refills its TLAB, so the
  * allocation that happens to overflow one takes the sample: a periodic
  * pattern (two sizes alternating) reads 1:1 whatever the byte split, and
- * JDK 17's G1 region ends pick by object count (docs/jfr.md §10). JVMTI's
+ * JDK 17's G1 region ends pick by object count (docs/jfr.md §13). JVMTI's
  * sampler places its sample points at random byte offsets (exponentially
  * spaced, 512 KiB apart on average), so an object is sampled with
  * probability by its size; the agent weighs each sample by the bytes it

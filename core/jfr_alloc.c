@@ -4,7 +4,7 @@
  * since that thread's last *emitted* sample, and that count is not reset
  * when a recording starts: each thread's first sample carries everything
  * it allocated before (gigabytes), and later weights follow time as much
- * as bytes (../docs/jfr.md §10). So a stack is given its share of its
+ * as bytes (docs/jfr.md §13). So a stack is given its share of its
  * thread's samples times the bytes the thread allocated during the
  * recording: the difference of its first and last
  * jdk.ThreadAllocationStatistics (cumulative since the thread started).
