@@ -94,9 +94,47 @@ void jfr_est_add(struct jfr_est *e, uint64_t thread, const char *key,
   buf_add(&e->arena, key, len);
 }
 
+static const struct jfr_est *sorting;  /* qsort has no context argument */
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+  const struct est_entry *x = pa, *y = pb;
+  uint32_t n = x->len < y->len ? x->len : y->len;
+  int c;
+
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  if ((c = memcmp(sorting->arena.p + x->off, sorting->arena.p + y->off, n)))
+    return c;
+  return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Entries of one thread and stack (from several chunks) made one, so that
+ * each (thread, stack) is rounded once. */
+static void merge(struct jfr_est *e)
+{
+  size_t k = 0;
+
+  if (!e->n) return;
+  sorting = e;
+  qsort(e->e, e->n, sizeof(*e->e), entry_cmp);
+  for (size_t i = 1; i < e->n; i++) {
+    struct est_entry *x = &e->e[k], *y = &e->e[i];
+
+    if (!entry_cmp(x, y)) {
+      x->count += y->count;
+      if (__builtin_add_overflow(x->weight, y->weight, &x->weight))
+        x->weight = INT64_MAX;
+    } else {
+      e->e[++k] = *y;
+    }
+  }
+  e->n = k + 1;
+}
+
 void jfr_est_flush(struct jfr_est *e, struct fold *f, int has_type,
                    uint64_t *scaled, uint64_t *unscaled)
 {
+  merge(e);
   for (size_t t = 0; t < e->nthreads; t++) {
     const struct est_thread *th = &e->threads[t];
     int pair = th->ntas >= 2 && th->samples;
