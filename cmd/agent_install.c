@@ -2,8 +2,10 @@
  *
  * Loads agent/ (embedded in the binary, see build.d/agent.sh) into a running
  * JVM with the attach "load" command, like jattach or async-profiler's
- * launcher. The agent is written into the target's own /tmp (resolved
- * inside its root, so containers work) under a fresh random name; the
+ * launcher (core/agent). The copy the JVM already maps is loaded again
+ * (the agent restarts with the new options); only a JVM without one gets
+ * a copy written into its own /tmp (resolved inside its root, so
+ * containers work) under a fresh random name: one agent per JVM. The
  * samples go to a file in that /tmp whose name agent-install chooses, and
  * come back to -o at --stop or the end of --duration. --stop and --status
  * talk to the agent image the JVM has mapped (/proc/<pid>/maps).
@@ -14,9 +16,10 @@
  * .jar through the JDK's instrument agent.
  *
  * Deviations: starting while a sampler runs is refused, so what it took
- * is never thrown away (--stop collects it first); agent files stay in the
- * target's /tmp (the JVM keeps them mapped; musl's loader needs the file
- * to recognise a second load). Messages count samples (the end line's
+ * is never thrown away (--stop collects it first); the agent file stays in
+ * the target's /tmp while the JVM maps it (the loader recognises a second
+ * load of it by that file; a copy whose load failed is removed, and clean
+ * removes copies nothing maps). Messages count samples (the end line's
  * count); the lifetime recorder's lines are the survivors among them.
  */
 #include "core/jvmtool.h"
@@ -30,9 +33,6 @@
 #define OPTS_FILE "specs/agent_install.opts"
 #include "core/opt_table.h"
 
-/* The agent's bytes, put into the binary by build.d/agent.sh. */
-extern const unsigned char jt_agent_so[];
-extern const uint64_t jt_agent_so_size;
 
 /* ---- options: the command line and --properties, into a config -------- */
 
@@ -130,7 +130,7 @@ static int option_string(const struct config *c, char *out, size_t n)
 
 /* ---- what the agent says ------------------------------------------------ */
 
-static void explain(struct target *t, int rc)
+static void explain(struct agent_target *t, int rc)
 {
   char version[64];
 
@@ -158,7 +158,7 @@ static void explain(struct target *t, int rc)
 }
 
 /* The mapped agent that says it is sampling: its index, or -1. */
-static int running_agent(struct target *t, char agents[][AGENT_PATH_MAX],
+static int running_agent(struct agent_target *t, char agents[][AGENT_PATH_MAX],
                          int n, int timeout)
 {
   int rc;
@@ -173,7 +173,7 @@ static int running_agent(struct target *t, char agents[][AGENT_PATH_MAX],
 /* ---- the actions ---------------------------------------------------------- */
 
 /* Copy the samples file to out (open), remove it, say how many. */
-static int collect(struct target *t, const char *samples, struct wfile *out,
+static int collect(struct agent_target *t, const char *samples, struct wfile *out,
                    const char *name)
 {
   struct samples s;
@@ -204,11 +204,11 @@ static int collect(struct target *t, const char *samples, struct wfile *out,
   return 0;
 }
 
-static int stop_and_collect(struct target *t, struct wfile *out,
+static int stop_and_collect(struct agent_target *t, struct wfile *out,
                             const char *name, int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], samples[AGENT_PATH_MAX];
-  int n = target_agents(t, agents, AGENT_MAX_LOADED), rc = AGENT_IDLE;
+  int n = agent_mapped(t->pid, agents, NULL, AGENT_MAX_LOADED), rc = AGENT_IDLE;
   int have = !target_open_samples(t, samples, sizeof(samples));
 
   if (!n) {
@@ -230,10 +230,10 @@ static int stop_and_collect(struct target *t, struct wfile *out,
   return collect(t, samples, out, name);
 }
 
-static int status(struct target *t, int timeout)
+static int status(struct agent_target *t, int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], samples[AGENT_PATH_MAX];
-  int n = target_agents(t, agents, AGENT_MAX_LOADED);
+  int n = agent_mapped(t->pid, agents, NULL, AGENT_MAX_LOADED);
   struct samples s = {0};
 
   if (running_agent(t, agents, n, timeout) < 0 ||
@@ -255,7 +255,7 @@ static int status(struct target *t, int timeout)
 /* Wait out the duration (or the JVM's end, or a stop signal: from the
  * load to the written samples, Ctrl-C or SIGTERM only ends the wait, and
  * what was sampled is still stopped, collected and written). */
-static void wait_duration(struct target *t, long long ms)
+static void wait_duration(struct agent_target *t, long long ms)
 {
   uint64_t end = now_ms() + (uint64_t)ms;
 
@@ -266,12 +266,13 @@ static void wait_duration(struct target *t, long long ms)
 /* Load a fresh copy of the sampler; with a duration, wait, stop it and
  * collect the samples into out. A running sampler is not restarted: that
  * would end its file, which nobody would collect. */
-static int sample_for(struct target *t, struct config *c, long long ms,
+static int sample_for(struct agent_target *t, struct config *c, long long ms,
                       struct wfile *out, const char *name, int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], lib[AGENT_PATH_MAX];
-  char opts[CONFIG_PATH_MAX + 512];
-  int n = target_agents(t, agents, AGENT_MAX_LOADED), rc;
+  char opts[CONFIG_PATH_MAX + 512], why[512];
+  int n = agent_mapped(t->pid, agents, NULL, AGENT_MAX_LOADED), rc;
+  int reused;
 
   if (running_agent(t, agents, n, timeout) >= 0) {
     error_msg("pid %d: a sampler is already running; not restarted, so its "
@@ -279,17 +280,19 @@ static int sample_for(struct target *t, struct config *c, long long ms,
               "stops it and collects them", t->pid, t->pid);
     return 1;
   }
-  target_samples_name(t, c->output, sizeof(c->output));
+  agent_samples_name(t, c->output, sizeof(c->output));
   if ((rc = option_string(c, opts, sizeof(opts)))) return rc;
-  if (target_put(t, AGENT_SO_PREFIX, ".so", jt_agent_so,
-                 (size_t)jt_agent_so_size, lib, sizeof(lib)))
+  /* the copy the JVM maps, or a fresh one (removed when refused) */
+  if (agent_start(t, jt_agent_so, (size_t)jt_agent_so_size, opts, timeout,
+                  lib, sizeof(lib), &reused, &rc, why, sizeof(why))) {
+    verbose_msg("pid %d: load %s failed%s", t->pid, lib,
+                reused ? "" : ": the file is removed");
+    error_msg("%s", why);
     return 1;
-  verbose_msg("pid %d: load %s=%s", t->pid, lib, opts);
-  if (target_load(t, lib, 1, opts, &rc, timeout)) return 1;
+  }
+  verbose_msg("pid %d: load %s=%s%s", t->pid, lib, opts,
+              reused ? " (the copy it maps)" : "");
   if (rc) {
-    /* The agent refused and is unloaded: its file would stay for nothing.
-     * (Not after an attach error: the JVM may still be loading it.) */
-    target_drop(t, lib);
     explain(t, rc);
     return 1;
   }
@@ -305,7 +308,7 @@ static int sample_for(struct target *t, struct config *c, long long ms,
      * /tmp outlives the process. */
     info_msg("pid %d ended while sampling", t->pid);
     rc = collect(t, c->output, out, name);
-    target_drop(t, lib);        /* nothing maps it any more */
+    agent_drop(t, lib);         /* nothing maps it any more */
     return rc;
   }
   if (target_load(t, lib, 1, AGENT_WORD_STOP, &rc, timeout) || rc) {
@@ -317,7 +320,7 @@ static int sample_for(struct target *t, struct config *c, long long ms,
 
 /* sample_for, with --duration under stop_signals: a run a signal ended
  * exits 128 + the signal (130 for Ctrl-C), as every command. */
-static int sample(struct target *t, struct config *c, long long ms,
+static int sample(struct agent_target *t, struct config *c, long long ms,
                   struct wfile *out, const char *name, int timeout)
 {
   int rc;
@@ -398,7 +401,7 @@ static int check_target(const char *arg)
 /* Everything after option parsing. */
 static int install(struct args *a)
 {
-  struct target t;
+  struct agent_target t;
   struct config c;
   struct wfile out = {.dirfd = -1};
   const char *name = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";

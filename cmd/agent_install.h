@@ -1,57 +1,35 @@
 /* agent_install.h - what cmd/agent_install.c and cmd/agent_target.c share
  *
- * agent_target.c is agent-install's view of the target: its ids, its root
- * and /tmp (as fds, resolved inside the target's root), the attach "load"
- * request, the agent file it writes there and the samples file it takes
+ * agent_target.c is agent-install's view of the target (core/agent.h's
+ * struct agent_target: its ids, its root and /tmp as fds): the attach
+ * "load" request, files it writes there and the samples file it takes
  * back. It prints its own errors (the error_msg family) and returns -1.
  */
 #ifndef AGENT_INSTALL_H
 #define AGENT_INSTALL_H
 
-#include "core/proc.h"
-#include "core/root.h"
+#include "core/agent.h"
 #include "core/wfile.h"
 
-struct target {
-  int pid, nspid;
-  struct proc_status st;
-  struct root root;         /* the target's / */
-  int tmpfd;                /* and its /tmp */
-};
-
-enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };
-
 /* Resolve a pid, PerfData path or file:// URI; open its root and /tmp. */
-int target_open(struct target *t, const char *arg);
-void target_close(struct target *t);
+int target_open(struct agent_target *t, const char *arg);
+void target_close(struct agent_target *t);
 
 /* attach "load" lib with opts: 0 and the agent's return code in *rc, or -1
  * (reported). A JVM still starting is asked again until timeout_ms ends;
  * each answer is awaited that long too. */
-int target_load(struct target *t, const char *lib, int absolute,
+int target_load(struct agent_target *t, const char *lib, int absolute,
                 const char *opts, int *rc, int timeout_ms);
 
 /* Write data into the target's /tmp under prefix<16 random hex>suffix
  * (O_EXCL, owned by the JVM's user), to be loaded; its path as the target
  * sees it goes to path. 0 or -1 (reported; also a JVM that takes no attach
  * requests, core/attach's check: nothing is put). */
-int target_put(struct target *t, const char *prefix, const char *suffix,
+int target_put(struct agent_target *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen);
 
-/* A fresh, unused name for the samples file: "/tmp/jvmtool-alloc-<nspid>-
- * <16 hex>.txt". */
-void target_samples_name(struct target *t, char *path, size_t n);
-
-/* Remove a file target_put wrote (path as the target sees it) that the
- * JVM did not keep: an agent whose load failed. Quiet. */
-void target_drop(struct target *t, const char *path);
-
-/* Our agents mapped into the target (paths as it sees them), at most max.
- * Returns how many. */
-int target_agents(struct target *t, char paths[][AGENT_PATH_MAX], int max);
-
 /* The samples file the target holds open, if any: 0 and its path, or -1. */
-int target_open_samples(struct target *t, char *path, size_t n);
+int target_open_samples(struct agent_target *t, char *path, size_t n);
 
 struct samples {
   uint64_t lines;           /* sample lines seen (lifetime: survivors) */
@@ -65,17 +43,17 @@ struct samples {
  * (NULL: only count), through a fixed buffer, after checking it is a
  * regular file of the JVM's user with one link; remove it afterwards when
  * take is set and the name still leads to that file. 0 or -1 (reported). */
-int target_samples(struct target *t, const char *path, struct wfile *out,
+int target_samples(struct agent_target *t, const char *path, struct wfile *out,
                    int take, struct samples *s);
 
 /* --agent: load any other agent, a .so natively or a .jar through the
  * JDK's instrument agent, copied into the target's /tmp when the target
  * cannot see path (another mount namespace). 0, or -1 (reported, also a
  * non-zero return code of the agent). */
-int target_load_other(struct target *t, const char *path, const char *args,
-                      int timeout_ms);
+int target_load_other(struct agent_target *t, const char *path,
+                      const char *args, int timeout_ms);
 
 /* The target's JAVA_VERSION from its JDK's release file, or "?". */
-void target_java_version(struct target *t, char *out, size_t n);
+void target_java_version(struct agent_target *t, char *out, size_t n);
 
 #endif

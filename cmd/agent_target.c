@@ -8,11 +8,11 @@
  * leads to the file that was read.
  */
 #include "core/jvmtool.h"
-#include "core/attach.h"
 #include "core/root.h"
 #include "core/vm.h"
 #include "agent/protocol.h"
 #include "cmd/agent_install.h"
+#include "core/attach.h"
 
 /* The process in the pid namespace of host pid n whose own pid there is
  * nspid, or 0. */
@@ -54,76 +54,40 @@ static int pid_of_path(const char *arg)
   return pid ? pid : -1;
 }
 
-int target_open(struct target *t, const char *arg)
+int target_open(struct agent_target *t, const char *arg)
 {
-  struct stat sb;
-  char why[128];
-  int err;
+  char why[256];
+  int pid;
 
   memset(t, 0, sizeof(*t));
   t->root.fd = t->tmpfd = -1;
   /* A pid is taken as it is (attach needs no PerfData file). */
-  if (parse_pid(arg, &t->pid) && (t->pid = pid_of_path(arg)) < 0) return -1;
-  if ((err = proc_status(t->pid, &t->st))) {
-    errno_msg(err, "no process %d", t->pid);
-    return -1;
-  }
-  t->nspid = proc_innermost(&t->st, t->pid);
-  if (proc_foreign_user(t->pid, why, sizeof(why))) {
+  if (parse_pid(arg, &pid) && (pid = pid_of_path(arg)) < 0) return -1;
+  if (agent_target_open(t, pid, why, sizeof(why))) {
     error_msg("%s", why);
     return -1;
   }
-  if ((err = root_open(t->pid, &t->root)) ||
-      (err = root_tmp(&t->root, &t->tmpfd, &sb))) {
-    errno_msg(err, "cannot open the /tmp of pid %d", t->pid);
-    return -1;
-  }
   return 0;
 }
 
-void target_close(struct target *t)
+void target_close(struct agent_target *t)
 {
-  if (t->tmpfd >= 0) close(t->tmpfd);
-  root_close(&t->root);
-  t->tmpfd = -1;
+  agent_target_close(t);
 }
 
-int target_load(struct target *t, const char *lib, int absolute,
+int target_load(struct agent_target *t, const char *lib, int absolute,
                 const char *opts, int *rc, int timeout_ms)
 {
-  const char *args[3] = { lib, absolute ? "true" : "false", opts }, *body;
-  struct attach_target at;
-  uint64_t end = now_ms() + (uint64_t)timeout_ms;
-  char *reply = NULL, err[512];
-  int e;
+  char why[512];
 
-  if (attach_target(&at, t->pid)) {
-    error_msg("no process %d", t->pid);
+  if (agent_load(t, lib, absolute, opts, rc, timeout_ms, why, sizeof(why))) {
+    error_msg("%s", why);
     return -1;
   }
-  while ((e = attach_send(&at, "load", args, timeout_ms, &reply, err,
-                          sizeof(err))) == ATTACH_NOTJVM &&
-         now_ms() < end) {
-    nanosleep(&(struct timespec){0, 100000000}, NULL);
-    attach_target(&at, t->pid);
-  }
-  if (e) {
-    free(reply);
-    error_msg("%s", err);
-    return -1;
-  }
-  if (attach_load_code(reply, rc)) {
-    attach_status(reply, &body);
-    error_msg("pid %d: load failed: %.*s", t->pid,
-              (int)strcspn(body, "\n"), body);
-    free(reply);
-    return -1;
-  }
-  free(reply);
   return 0;
 }
 
-int target_put(struct target *t, const char *prefix, const char *suffix,
+int target_put(struct agent_target *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen)
 {
   char name[AGENT_PATH_MAX], why[256];
@@ -149,58 +113,7 @@ int target_put(struct target *t, const char *prefix, const char *suffix,
   return 0;
 }
 
-void target_samples_name(struct target *t, char *path, size_t n)
-{
-  char hex[17];
-
-  random_hex(hex);
-  snprintf(path, n, "/tmp/%s%d-%s.txt", AGENT_SAMPLES_PREFIX, t->nspid, hex);
-}
-
-void target_drop(struct target *t, const char *path)
-{
-  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  struct stat sb;
-
-  if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW))
-    root_unlink(t->tmpfd, name, &sb, 0);
-}
-
-/* Does s (a path the target sees) name one of our files in its /tmp:
- * "/tmp/<prefix><hex or nspid-hex><suffix>"? */
-static int our_file(const char *s, size_t n, const char *prefix,
-                    const char *suffix)
-{
-  size_t pl = 5 + strlen(prefix), sl = strlen(suffix), i;
-
-  if (n <= pl + sl || n >= AGENT_PATH_MAX || memcmp(s, "/tmp/", 5) ||
-      memcmp(s + 5, prefix, pl - 5) || memcmp(s + n - sl, suffix, sl))
-    return 0;
-  for (i = pl; i < n - sl; i++)
-    if (!isxdigit((unsigned char)s[i]) && s[i] != '-') return 0;
-  return 1;
-}
-
-int target_agents(struct target *t, char paths[][AGENT_PATH_MAX], int max)
-{
-  char path[64], *maps, *line, *next, *p;
-  size_t len;
-  int n = 0, i, seen;
-
-  snprintf(path, sizeof(path), "/proc/%d/maps", t->pid);
-  if (read_file(AT_FDCWD, path, 0, (size_t)64 << 20, &maps, &len)) return 0;
-  for (line = maps; line && *line && n < max; line = next) {
-    if ((next = strchr(line, '\n'))) *next++ = 0;
-    if (!(p = strchr(line, '/'))) continue;
-    if (!our_file(p, strlen(p), AGENT_SO_PREFIX, ".so")) continue;
-    for (i = seen = 0; i < n; i++) seen |= !strcmp(paths[i], p);
-    if (!seen) snprintf(paths[n++], AGENT_PATH_MAX, "%s", p);
-  }
-  free(maps);
-  return n;
-}
-
-int target_open_samples(struct target *t, char *path, size_t n)
+int target_open_samples(struct agent_target *t, char *path, size_t n)
 {
   char dir[64], link[AGENT_PATH_MAX + 1];
   struct dirent *e;
@@ -215,7 +128,8 @@ int target_open_samples(struct target *t, char *path, size_t n)
     len = readlinkat(dfd, e->d_name, link, sizeof(link) - 1);
     if (len <= 0) continue;
     link[len] = 0;
-    if (our_file(link, (size_t)len, AGENT_SAMPLES_PREFIX, ".txt")) {
+    if (starts_with(link, "/tmp/") &&
+        agent_file_kind(link + 5) == AGENT_FILE_SAMPLES) {
       snprintf(path, n, "%s", link);
       found = 0;
     }
@@ -262,7 +176,7 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
   }
 }
 
-int target_samples(struct target *t, const char *path, struct wfile *out,
+int target_samples(struct agent_target *t, const char *path, struct wfile *out,
                    int take, struct samples *s)
 {
   static char chunk[65536];
@@ -308,7 +222,7 @@ int target_samples(struct target *t, const char *path, struct wfile *out,
   return 0;
 }
 
-void target_java_version(struct target *t, char *out, size_t n)
+void target_java_version(struct agent_target *t, char *out, size_t n)
 {
   char link[64], exe[PATH_MAX], *data, *p, *e;
   size_t dlen;
@@ -324,8 +238,8 @@ void target_java_version(struct target *t, char *out, size_t n)
   free(data);
 }
 
-int target_load_other(struct target *t, const char *path, const char *args,
-                      int timeout_ms)
+int target_load_other(struct agent_target *t, const char *path,
+                      const char *args, int timeout_ms)
 {
   int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
   char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];

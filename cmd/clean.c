@@ -12,9 +12,12 @@
  * is removed only if the name still leads to the very inode we locked.
  * /proc is read once per run. The summary counts the lines printed.
  * Deviation from the JVM: other files in the folder are left alone.
+ * jvmtool's own agent and recording files in a /tmp (core/agent.h) go by
+ * the same rules when no process maps or holds them open.
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
+#include "core/agent.h"
 #include "core/root.h"
 #include "core/vm.h"
 
@@ -47,6 +50,8 @@ static int removed, kept, failed;
 static uint64_t own_pidns;
 static struct proc_view *view;
 static size_t nview;
+static struct agent_in_use use;  /* for our own files, read on first need */
+static int use_read;
 
 static void build_view(void)
 {
@@ -316,6 +321,50 @@ static void clean_folder(const struct place *pl, const char *name)
   free(dir);
 }
 
+/* A file we may have just written (an agent-install or profile loading
+ * or reading it) is younger than this. */
+enum { OURS_NEW_SECS = 600 };
+
+/* jvmtool's agent or recording file name in pl: removed when it is a
+ * regular file with one link, ours to remove (as PerfData folders are),
+ * older than OURS_NEW_SECS, and no process maps or holds it. */
+static void clean_ours(const struct place *pl, const char *name)
+{
+  struct stat sb;
+  const char *keep = NULL;
+  int rc, used = 0;
+
+  if (fstatat(pl->fd, name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
+    keep = "not a regular file";
+  else if (sb.st_nlink > 1)
+    keep = "more than one link";
+  else if (sb.st_uid != geteuid() && (geteuid() || !a.count[OPT_all_users]))
+    keep = geteuid() ? "another user's" : "another user's; see --all-users";
+  else if (time(NULL) - sb.st_mtime < OURS_NEW_SECS)
+    keep = "new: a run of jvmtool may be using it";
+  if (!keep && !use_read && (rc = agent_in_use_read(&use))) {
+    report(FAILED, "failed", pl->name, name, "cannot read /proc: %s",
+           strerror(-rc));
+    return;
+  }
+  use_read |= !keep;
+  if (keep || (used = agent_in_use_by(&use, sb.st_ino, sb.st_uid)) > 0) {
+    if (jt_verbose) report(KEPT, "kept", pl->name, name, "%s",
+                           keep ? keep : "in use");
+  } else if (used < 0) {
+    report(KEPT, "kept", pl->name, name, "cannot tell if a process of uid "
+           "%d maps it", (int)sb.st_uid);
+  } else if (a.count[OPT_dry_run]) {
+    report(REMOVED, "would remove", pl->name, name, "used by no process");
+  } else if ((rc = root_unlink(pl->fd, name, &sb, 0)) == -ESTALE) {
+    report(KEPT, "kept", pl->name, name, "replaced while we looked");
+  } else if (rc) {
+    report(FAILED, "failed", pl->name, name, "%s", strerror(-rc));
+  } else {
+    report(REMOVED, "removed", pl->name, name, "used by no process");
+  }
+}
+
 /* Clean the hsperfdata_* folders of pl (its fd and root open). */
 static void clean_place(struct place *pl)
 {
@@ -340,8 +389,13 @@ static void clean_place(struct place *pl)
     pl->pidns = xmalloc(sizeof(*pl->pidns));
     pl->pidns[pl->npidns++] = own_pidns;
   }
-  while ((e = readdir(d)))
+  while ((e = readdir(d))) {
+    enum agent_file k = agent_file_kind(e->d_name);
+
     if (starts_with(e->d_name, "hsperfdata_")) clean_folder(pl, e->d_name);
+    else if (k == AGENT_FILE_SO || k == AGENT_FILE_RECORDING)
+      clean_ours(pl, e->d_name);
+  }
   closedir(d);
   free(pl->pidns);
   pl->pidns = NULL;
@@ -415,6 +469,7 @@ int clean_main(int argc, char **argv)
   if (host.fd >= 0) close(host.fd);
   root_close(&host.root);
   free(view);
+  agent_in_use_free(&use);
   printf("%d %s, %d kept, %d failed\n", removed,
          a.count[OPT_dry_run] ? "removable" : "removed", kept, failed);
   return failed ? 1 : 0;

@@ -121,6 +121,22 @@ static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
               "has published", path);
 }
 
+/* What was folded; alloc: how many threads' bytes came from their
+ * allocation statistics, and a warning when none did (raw weights). */
+static void jfr_say(struct jfr_fold *jf, const char *chosen)
+{
+  const struct jfr_fold_stats *s = jfr_fold_stats(jf);
+
+  verbose_msg("%s, %" PRIu64 " events", chosen, s->used);
+  if (s->scaled || s->unscaled)
+    verbose_msg("%" PRIu64 " threads' bytes from jdk.ThreadAllocationStatistics"
+                ", %" PRIu64 " kept raw weights (no pair of them)", s->scaled,
+                s->unscaled);
+  if (s->unscaled && !s->scaled)
+    warn_msg("no jdk.ThreadAllocationStatistics in the recording: values are "
+             "JFR's raw weights, which overcount (docs/jfr.md §13)");
+}
+
 /* Fold every input file ("-" is stdin) into f; a recording (detected, or
  * --format jfr) through *jf, made on first use. */
 static void fold_inputs(struct fold *f, char **files, int nfiles,
@@ -223,7 +239,7 @@ int collapse_main(int argc, char **argv)
     error_msg("no %s events in the recording", jo.event ? jo.event
               : "profiling (cpu, cputime, alloc, lock, native)");
   else if (jf)
-    verbose_msg("%s, %" PRIu64 " events", chosen, jfr_fold_stats(jf)->used);
+    jfr_say(jf, chosen);
   n = fold_result(f, &st);
   if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) || n) {
     if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {

@@ -9,13 +9,17 @@
  * the JVM's user, one link), removed at once and read from the open
  * descriptor by core/jfr, then folded like `collapse` folds a .jfr.
  * Nothing is left: no recording (a failed stop is followed by a plain
- * stop), no file. The recording ends itself should we be killed (its
- * duration= and maxsize=, below). A stop signal ends the wait early; the
- * profile is still written and the exit status is 128 + the signal.
+ * stop), no file. Allocations are sampled by our agent where it loads
+ * (--sampler jvmti, profile_alloc.c), else by JFR with its bytes per
+ * thread from jdk.ThreadAllocationStatistics (core/jfr_alloc.c). The
+ * recording ends itself should we be killed (its duration= and maxsize=,
+ * below). A stop signal ends the wait early; the profile is still written
+ * and the exit status is 128 + the signal.
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "cmd/jcmd.h"
+#include "cmd/profile.h"
 #include "core/attach.h"
 #include "core/flame.h"
 #include "core/fold.h"
@@ -84,7 +88,9 @@ static void settings(const char *event, int64_t interval, struct buf *b)
     while (*s) {
       size_t n = strcspn(s, " ");
 
-      buf_printf(b, " +%s#", r->name);
+      /* "event#setting=value": another event's, which the rows need */
+      if (memchr(s, '#', n)) buf_adds(b, " +");
+      else buf_printf(b, " +%s#", r->name);
       for (size_t k = 0; k < n; k++) {
         if (s[k] == '$' && s[k + 1] == 'I') {
           span(b, interval);
@@ -278,11 +284,52 @@ static void write_result(struct outs *o, struct args *a, struct fold *f,
   if (o->path[OUT_SVG]) flame_svg(o->w[OUT_SVG].f, st, n, &fo);
 }
 
+/* alloc: why JFR samples rather than our agent, or NULL. */
+static const char *jfr_only(const struct args *a)
+{
+  const char *v = a->val[OPT_value];
+
+  if (a->val[OPT_interval]) return "--interval sets JFR's sampling rate";
+  if (a->val[OPT_jfr]) return "--jfr keeps a JFR recording";
+  if (a->count[OPT_thread_frames]) return "--thread-frames needs JFR's threads";
+  if (v && strcmp(v, "samples")) return "--value names a field of JFR's events";
+  return NULL;
+}
+
+/* Record until the duration is over, a signal comes or the JVM exits. */
+static void wait_for(int pid, int64_t ns);
+
+/* --sampler jvmti: our agent samples for the duration. 0 or 1 (said). */
+static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
+                         int64_t duration)
+{
+  int samples = a->val[OPT_value] != NULL;  /* jfr_only: "samples" */
+  /* type names as JFR's: byte[], java.lang.String[] */
+  struct fold_opts fo = {.format = FOLD_STACKS, .samples = samples,
+                         .normalize = 1, .gc_lo = -1, .gc_hi = -1};
+  struct fold *f = fold_new(&fo);
+  struct buf title = {0};
+  int pid = pa->t.pid, rc;
+
+  wait_for(pid, duration);
+  if (!proc_alive(pid)) {
+    error_msg("pid %d exited during the profile: nothing to collect", pid);
+    palloc_abort(pa);
+    rc = 1;
+  } else if (!(rc = palloc_collect(pa, f))) {
+    buf_printf(&title, "allocations (jvmti), pid %d", pid);
+    write_result(o, a, f, samples ? "samples" : "bytes", title.p);
+  }
+  buf_free(&title);
+  fold_free(f);
+  return rc;
+}
+
 /* Read the recording back and write what was asked for. */
 static int collect(struct prof *p, struct args *a, struct outs *o,
                    const char *event)
 {
-  struct jfr_fold_opts jo = {event, NULL, a->count[OPT_lines],
+  struct jfr_fold_opts jo = {event, a->val[OPT_value], a->count[OPT_lines],
                              a->count[OPT_thread_frames], 0, -1, -1};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);
@@ -316,31 +363,44 @@ static int collect(struct prof *p, struct args *a, struct outs *o,
   return rc;
 }
 
-/* Record until the duration is over, a signal comes or the JVM exits. */
-static void wait_for(const struct prof *p, int64_t ns)
+static void wait_for(int pid, int64_t ns)
 {
   uint64_t end = now_ms() + (uint64_t)(ns / 1000000);
 
-  while (!jt_stop_signal && now_ms() < end && proc_alive(p->t.pid))
+  while (!jt_stop_signal && now_ms() < end && proc_alive(pid))
     usleep(50000);
   if (jt_stop_signal) verbose_msg("interrupted: collecting what was recorded");
 }
 
-/* Start, wait, stop, collect; a JVM that exits mid-profile takes its
- * recording with it (its file, if it wrote one, is removed). Returns 0 or
- * 1, after saying why. */
+/* Start, wait, stop, collect, with our agent (agent set) or JFR; a JVM
+ * that exits mid-profile takes its recording with it (its file, if it
+ * wrote one, is removed). Returns 0 or 1, after saying why. */
 static int record(struct prof *p, struct args *a, const char *event,
-                  int64_t interval, int64_t duration)
+                  int agent)
 {
+  int64_t duration = a->num[OPT_duration];
   struct outs outs = {0};
+  struct palloc pa;
+  char why[512];
   int fd;
 
   if (outs_open(&outs, a)) return 1;
-  if (start(p, event, interval, duration)) {
+  if (agent && palloc_start(&pa, p->t.pid, a->count[OPT_lines], p->timeout_ms,
+                            why, sizeof(why))) {
+    if (a->val[OPT_sampler]) {
+      error_msg("pid %d: %s", p->t.pid, why);
+      return outs_close(&outs, 1);
+    }
+    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s",
+             p->t.pid, why);
+    agent = 0;
+  }
+  if (agent) return outs_close(&outs, agent_profile(&pa, a, &outs, duration));
+  if (start(p, event, a->num[OPT_interval], duration)) {
     if ((fd = take_file(p, 1)) >= 0) close(fd);
     return outs_close(&outs, 1);
   }
-  wait_for(p, duration);
+  wait_for(p->t.pid, duration);
   if (!proc_alive(p->t.pid)) {
     error_msg("pid %d exited during the profile: nothing to collect", p->t.pid);
     if ((fd = take_file(p, 1)) >= 0) close(fd);
@@ -351,6 +411,21 @@ static int record(struct prof *p, struct args *a, const char *event,
     return outs_close(&outs, 1);
   }
   return outs_close(&outs, collect(p, a, &outs, event));
+}
+
+/* alloc: which sampler. 0 (*agent: ours), or 2 after a usage error. */
+static int sampler(const struct args *a, const char *event, int *agent)
+{
+  const char *s = a->val[OPT_sampler], *why = jfr_only(a);
+
+  *agent = 0;
+  if (s && strcmp(event, "alloc"))
+    return usage_error("--sampler goes with --event alloc");
+  if (strcmp(event, "alloc") || (s && !strcmp(s, "jfr"))) return 0;
+  if (s && why) return usage_error("%s: not with --sampler jvmti", why);
+  if (why) info_msg("sampler jfr: %s", why);
+  *agent = !why;
+  return 0;
 }
 
 /* The one JVM a target names: a pid, or a main class as jcmd matches it
@@ -375,7 +450,7 @@ int profile_main(int argc, char **argv)
   const char *event;
   char hex[17];
   struct args a;
-  int rc, pid;
+  int rc, pid, agent;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
@@ -383,6 +458,7 @@ int profile_main(int argc, char **argv)
   if (a.argc != 1)
     return usage_error("give the pid or main class of one JVM");
   if (!jfr_event_valid(event)) return jfr_event_error(event);
+  if ((rc = sampler(&a, event, &agent))) return rc;
   p.timeout_ms = (int)(a.num[OPT_timeout] / 1000000);
   if ((pid = one_target(a.argv[0])) < 0) return 1;
   if (attach_target(&p.t, pid)) {
@@ -391,10 +467,10 @@ int profile_main(int argc, char **argv)
   }
   random_hex(hex);
   snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
-  snprintf(p.file, sizeof(p.file), "/tmp/jvmtool-%s.jfr", hex);
+  agent_recording_name(p.file, sizeof(p.file));
   if (open_tmp(&p)) return 1;
   stop_signals(1);
-  rc = record(&p, &a, event, a.num[OPT_interval], a.num[OPT_duration]);
+  rc = record(&p, &a, event, agent);
   close(p.tmp);
   return stop_status(rc);
 }

@@ -113,6 +113,7 @@ struct jfr_event_row {
   const char *value;       /* the field summed, NULL: one a sample */
   int type_leaf;           /* the allocated class as the leaf frame */
   const char *settings;    /* JFR.start settings, NULL: none */
+  const char *scale;       /* "type#field": per-thread bytes, NULL: none */
 };
 extern const struct jfr_event_row jfr_event_rows[];
 extern const int jfr_event_nrows;
@@ -124,7 +125,8 @@ int jfr_event_error(const char *e);
 
 struct jfr_fold_opts {
   const char *event;       /* a row word or an event type; NULL: default */
-  const char *value;       /* sum this numeric field instead */
+  const char *value;       /* sum this numeric field instead ("samples":
+                              count them; alloc: "weight" is the raw one) */
   int lines;               /* "Class.method:line" */
   int thread_frames;       /* the thread's name as the root frame */
   int samples;             /* one a sample, whatever the value */
@@ -134,6 +136,8 @@ struct jfr_fold_opts {
 struct jfr_fold_stats {
   uint64_t chunks, events, no_stack, unknown_frames, bad;
   uint64_t used;           /* events in the result (after finish) */
+  uint64_t scaled, unscaled; /* threads whose samples were scaled by their
+                              allocation statistics / kept raw weights */
   uint64_t end;            /* the last recording's bytes read (chunks whole) */
   int truncated, live;     /* some recording was cut short / being written */
 };

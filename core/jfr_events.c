@@ -18,7 +18,7 @@
 #include "core/jfr_int.h"
 
 const struct jfr_event_row jfr_event_rows[] = {
-#define EVENT(w, g, n, v, l, s) {w, g, n, v, l, s},
+#define EVENT(w, g, n, v, l, s, x) {w, g, n, v, l, s, x},
 #include "specs/jfr_events.def"
 #undef EVENT
 };
@@ -30,10 +30,12 @@ enum { MAXSEL = 16 };
 struct sel {
   const char *name, *value;
   int group, leaf;         /* group: index into pending[] */
+  const char *scale;       /* the row's scale, when it applies */
 };
 
 struct bound {             /* where a selected event keeps its fields */
   int sel, time, stack, thread, cls, value, ticks;
+  int scale;               /* a scale event of sel: feeds est */
 };
 
 struct jfr_fold {
@@ -52,6 +54,8 @@ struct jfr_fold {
   struct agg *agg;               /* this chunk's sums */
   uint64_t bound_gen;            /* the metadata bind[] was made for */
   size_t nagg, agg_cap;
+  struct jfr_est *est;           /* the scaled group's samples */
+  int est_group, est_leaf;
   struct jfr_fold_stats st;
 };
 
@@ -85,6 +89,11 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
 
   jf->f = f;
   jf->o = *o;
+  if (o->value && !strcmp(o->value, "samples")) {
+    jf->o.value = NULL;
+    jf->o.samples = 1;
+  }
+  o = &jf->o;
   for (int i = 0; i < jfr_event_nrows && jf->nsel < MAXSEL; i++) {
     const struct jfr_event_row *r = &jfr_event_rows[i];
 
@@ -92,10 +101,17 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     if (r->group != last) jf->ngroups++;
     last = r->group;
     jf->sel[jf->nsel++] = (struct sel){r->name, o->value ? o->value : r->value,
-                                       jf->ngroups - 1, r->type_leaf};
+                                       jf->ngroups - 1, r->type_leaf,
+                                       o->value || o->samples ? NULL
+                                       : r->scale};
+    if (r->scale && !o->value && !o->samples && !jf->est) {
+      jf->est = jfr_est_new();
+      jf->est_group = jf->ngroups - 1;
+      jf->est_leaf = r->type_leaf;
+    }
   }
   if (!jf->nsel) {  /* an event type by name */
-    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0};
+    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0, NULL};
     jf->ngroups = 1;
   }
   jf->pending[0] = f;
@@ -103,12 +119,33 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
   return jf;
 }
 
+/* The event that scales sel i ("type#field"), bound to feed est. */
+static void bind_scale(struct jfr_fold *jf, int i)
+{
+  const char *s = jf->sel[i].scale, *hash = strchr(s, '#');
+  char name[128];
+  struct bound *b;
+  int t;
+
+  snprintf(name, sizeof(name), "%.*s", (int)(hash - s), s);
+  if ((t = jfr_type(jf->j, name)) < 0) return;
+  b = &jf->bind[t];
+  memset(b, 0, sizeof(*b));
+  b->sel = i;
+  b->scale = 1;
+  b->thread = jfr_field(jf->j, t, "thread");
+  b->value = jfr_field(jf->j, t, hash + 1);
+  if (b->thread < 0 || jfr_field_numeric(jf->j, t, b->value) != 1) return;
+  jf->want[t] = 1;
+}
+
 /* Find the selected events in a new chunk. Returns 0, or -1 with err when
  * --value names no number of an event that is there. */
 static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
 {
   struct jfr *j = jf->j;
-  int nt = jfr_ntypes(j);
+  const struct sel *missing = NULL;
+  int nt = jfr_ntypes(j), bound = 0;
 
   jmap_clear(&jf->stacks);
   jf->cache.len = 0;
@@ -123,6 +160,7 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     struct bound *b;
 
     if (t < 0) continue;
+    bound++;
     b = &jf->bind[t];
     b->sel = i;
     b->time = jfr_field(j, t, "startTime");
@@ -132,15 +170,23 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     b->cls = s->leaf ? jfr_field(j, t, "objectClass") : -1;
     b->value = s->value ? jfr_field(j, t, s->value) : -1;
     if (s->value && !(num = jfr_field_numeric(j, t, b->value))) {
-      if (!jf->o.value) continue;  /* a table row this JDK lays out else */
-      jf->bound_gen = 0;
-      snprintf(err, errlen, "%s has no numeric field '%s'", s->name,
-               s->value);
-      return -1;
+      /* a table row this JDK lays out else, or a --value that only some
+       * of a word's events have (alloc's "weight") */
+      if (!missing) missing = s;
+      bound--;
+      continue;
     }
     b->ticks = num == 2;
+    b->scale = 0;
     jf->group_ticks[s->group] |= b->ticks;
     jf->want[t] = 1;
+    if (s->scale) bind_scale(jf, i);
+  }
+  if (jf->o.value && missing && !bound) {
+    jf->bound_gen = 0;
+    snprintf(err, errlen, "%s has no numeric field '%s'", missing->name,
+             missing->value);
+    return -1;
   }
   return 0;
 }
@@ -194,6 +240,7 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
 struct agg {
   uint64_t stack, thread, cls;
   int64_t value;
+  uint64_t count;
   int sel;                 /* -1: empty slot */
   uint8_t has;             /* 1 stack, 2 thread, 4 class fields */
 };
@@ -231,6 +278,7 @@ static void agg_add(struct jfr_fold *jf, const struct agg *a)
         e->sel == a->sel && e->has == a->has) {
       if (__builtin_add_overflow(e->value, a->value, &e->value))
         e->value = a->value > 0 ? INT64_MAX : INT64_MIN;
+      e->count += a->count;
       return;
     }
   }
@@ -242,8 +290,19 @@ static int on_event(void *ctx, int t, const uint64_t *v)
 {
   struct jfr_fold *jf = ctx;
   const struct bound *b = &jf->bind[t];
-  struct agg a = {0, 0, 0, 1, b->sel, 0};
+  const struct sel *s = &jf->sel[b->sel];
+  struct agg a = {0, 0, 0, 1, 1, b->sel, 0};
 
+  if (b->scale) {
+    jfr_est_tas(jf->est, v[b->thread], (int64_t)v[b->value]);
+    return 0;
+  }
+  /* a scaled sample counts for its thread's share in or out of a window */
+  if (s->scale && b->thread >= 0) {
+    a.thread = v[b->thread];
+    a.has |= 8;
+    jfr_est_seen(jf->est, a.thread);
+  }
   if (b->time >= 0 && (jf->o.from_ns >= 0 || jf->o.to_ns >= 0)) {
     int64_t rel = jfr_time_ns(jf->j, v[b->time]) - jfr_start_ns(jf->j);
 
@@ -268,7 +327,7 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.has |= 4;
   }
   agg_add(jf, &a);
-  jf->group_events[jf->sel[b->sel].group]++;
+  jf->group_events[s->group]++;
   return 0;
 }
 
@@ -305,7 +364,10 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
     buf_adds(k, "[no stack]");
     jf->st.no_stack++;
   }
-  fold_add(jf->pending[s->group], k->p, k->len, a->value, s->leaf);
+  if (a->has & 8)
+    jfr_est_add(jf->est, a->thread, k->p, k->len, a->count, a->value);
+  else
+    fold_add(jf->pending[s->group], k->p, k->len, a->value, s->leaf);
 }
 
 /* The chunk's sums go into the folds while its pools name them. */
@@ -334,6 +396,9 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
     }
     flush_chunk(jf);
   }
+  if (jf->est)
+    jfr_est_flush(jf->est, jf->pending[jf->est_group], jf->est_leaf,
+                  &jf->st.scaled, &jf->st.unscaled);
   s = jfr_stats(jf->j);
   jf->st.chunks += s->chunks;
   jf->st.events += s->events;
@@ -382,6 +447,7 @@ void jfr_fold_free(struct jfr_fold *jf)
 {
   if (!jf) return;
   for (int g = 1; g < jf->ngroups; g++) fold_free(jf->pending[g]);
+  jfr_est_free(jf->est);
   free(jf->bind);
   free(jf->want);
   free(jf->agg);

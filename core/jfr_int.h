@@ -128,6 +128,24 @@ void jmap_clear(struct jmap *m);
 uint32_t jmap_get(const struct jmap *m, uint64_t key);
 void jmap_put(struct jmap *m, uint64_t key, uint32_t v);
 
+/* ---- bytes per stack of sampled allocations (core/jfr_alloc.c) ---- */
+struct jfr_est;
+struct jfr_est *jfr_est_new(void);
+void jfr_est_free(struct jfr_est *e);
+/* One jdk.ThreadAllocationStatistics value of thread (a pool key). */
+void jfr_est_tas(struct jfr_est *e, uint64_t thread, int64_t allocated);
+/* One sample of thread, in the --from/--to window or not. */
+void jfr_est_seen(struct jfr_est *e, uint64_t thread);
+/* count samples of thread at stack key[0..len) (copied), their weights
+ * summing to weight. */
+void jfr_est_add(struct jfr_est *e, uint64_t thread, const char *key,
+                 size_t len, uint64_t count, int64_t weight);
+/* End of a recording: each stack gets count / the thread's samples x its
+ * statistics' delta (its raw weight when the thread has no pair) into f;
+ * threads scaled and not are added to the counters. Then empty. */
+void jfr_est_flush(struct jfr_est *e, struct fold *f, int has_type,
+                   uint64_t *scaled, uint64_t *unscaled);
+
 /* Decode one value of field f (or, f NULL, of type t) at c, capturing it
  * into v (may be NULL). */
 void jfr_dec_field(struct jfr *j, struct cur *c, const struct jfield *f,

@@ -6,10 +6,11 @@ folded stacks the way our reader names them (docs/jfr.md §5, §6): frames root
 first as dotted.Class.method (hidden classes as written), a "[truncated]"
 root when JFR cut the stack, "[no stack]" when there is none, the allocated
 class as the leaf for allocation events (an event with none of these:
-"[no stack]"); values: one a sample, `weight`,
-`tlabSize`/`allocationSize`, or the duration in ns.
+"[no stack]"); values: one a sample, bytes from jdk.ThreadAllocationStatistics
+per thread (`weight` with --raw), `tlabSize`/`allocationSize`, or the
+duration in ns.
 
-usage: jfr_fold.py KIND [--thread-frames] [--lines]   (KIND: cpu alloc lock ...)
+usage: jfr_fold.py KIND [--thread-frames] [--lines] [--raw]   (KIND: cpu alloc lock ...)
 """
 import json
 import re
@@ -71,10 +72,31 @@ VALUE = {"jdk.ObjectAllocationSample": "weight",
          "jdk.ObjectAllocationOutsideTLAB": "allocationSize",
          "jdk.JavaMonitorEnter": "duration", "jdk.ThreadPark": "duration"}
 LEAF = kind == "alloc"
+scaled = "--raw" not in sys.argv
+
+def thread_id(t):
+    if t is None:
+        return None
+    return (t.get("osThreadId"), t.get("javaThreadId"), t.get("javaName"))
+
+
+# jdk.ObjectAllocationSample: a stack's share of its thread's samples times
+# the thread's growth of jdk.ThreadAllocationStatistics.allocated (raw
+# weights for a thread without two of those), rounded per thread and stack
+# (docs/jfr.md §13)
+tas = {}        # thread -> [lo, hi, n]
+samples = {}    # thread -> samples
+per = {}        # (thread, key) -> [count, weight]
 
 totals = {}
 for e in json.load(sys.stdin)["recording"]["events"]:
     v = e["values"]
+    if e["type"] == "jdk.ThreadAllocationStatistics":
+        t = thread_id(v.get("thread"))
+        a = int(v["allocated"])
+        lo, hi, n = tas.get(t, [a, a, 0])
+        tas[t] = [min(lo, a), max(hi, a), n + 1]
+        continue
     st = v.get("stackTrace")
     if st is None:
         stack = ["[no stack]"]
@@ -99,6 +121,20 @@ for e in json.load(sys.stdin)["recording"]["events"]:
     elif field:
         value = int(v[field])
     key = ";".join(stack)
+    if e["type"] == "jdk.ObjectAllocationSample" and scaled:
+        t = thread_id(v.get("eventThread"))
+        samples[t] = samples.get(t, 0) + 1
+        c = per.setdefault((t, key), [0, 0])
+        c[0] += 1
+        c[1] += value
+        continue
+    totals[key] = totals.get(key, 0) + value
+
+for (t, key), (count, weight) in per.items():
+    lo, hi, n = tas.get(t, [0, 0, 0])
+    value = weight
+    if n >= 2 and samples.get(t):
+        value = int(count / samples[t] * (hi - lo) + 0.5)
     totals[key] = totals.get(key, 0) + value
 
 for key in sorted(totals, key=lambda k: k.encode()):

@@ -1,0 +1,395 @@
+/* agent.c - our allocation agent in a running JVM (agent.h)
+ *
+ * Everything here reaches into a process another user (or a container)
+ * controls: its /tmp is opened inside its own root (core/root.h), files
+ * are created O_EXCL under random names, a copy the JVM maps is reused
+ * only when its name, owner, link count, inode and every byte say it is
+ * ours, and files are removed only while their name still leads to the
+ * inode that was checked. /proc/<pid>/maps (kernel text, but as long as
+ * the process has mappings) is read through a fixed buffer.
+ */
+#include "core/jvmtool.h"
+#include "core/agent.h"
+#include "core/attach.h"
+#include "agent/protocol.h"
+
+int agent_target_open(struct agent_target *t, int pid, char *why, size_t n)
+{
+  struct stat sb;
+  int err;
+
+  memset(t, 0, sizeof(*t));
+  t->root.fd = t->tmpfd = -1;
+  t->pid = pid;
+  if ((err = proc_status(pid, &t->st))) {
+    snprintf(why, n, "no process %d: %s", pid, strerror(-err));
+    return err;
+  }
+  t->nspid = proc_innermost(&t->st, pid);
+  if ((err = proc_foreign_user(pid, why, n))) return err;
+  if ((err = root_open(pid, &t->root)) ||
+      (err = root_tmp(&t->root, &t->tmpfd, &sb))) {
+    snprintf(why, n, "cannot open the /tmp of pid %d: %s", pid,
+             strerror(-err));
+    return err;
+  }
+  return 0;
+}
+
+void agent_target_close(struct agent_target *t)
+{
+  if (t->tmpfd >= 0) close(t->tmpfd);
+  root_close(&t->root);
+  t->tmpfd = -1;
+}
+
+/* Does s[0..n) name one of our files in a /tmp: "<prefix><hex or
+ * nspid-hex><suffix>", with "/tmp/" in front when dir is set? */
+static int our_name(const char *s, size_t n, int dir, const char *prefix,
+                    const char *suffix)
+{
+  size_t d = dir ? 5 : 0, pl = d + strlen(prefix), sl = strlen(suffix), i;
+
+  if (n <= pl + sl || n >= AGENT_PATH_MAX || (dir && memcmp(s, "/tmp/", 5)) ||
+      memcmp(s + d, prefix, pl - d) || memcmp(s + n - sl, suffix, sl))
+    return 0;
+  for (i = pl; i < n - sl; i++)
+    if (!isxdigit((unsigned char)s[i]) && s[i] != '-') return 0;
+  return 1;
+}
+
+enum agent_file agent_file_kind(const char *name)
+{
+  size_t n = strlen(name), i;
+
+  if (our_name(name, n, 0, AGENT_SO_PREFIX, ".so")) return AGENT_FILE_SO;
+  if (our_name(name, n, 0, AGENT_SAMPLES_PREFIX, ".txt"))
+    return AGENT_FILE_SAMPLES;
+  if (n != 8 + 16 + 4 || !starts_with(name, "jvmtool-") ||
+      strcmp(name + 24, ".jfr"))
+    return AGENT_FILE_NONE;
+  for (i = 8; i < 24; i++)
+    if (!isxdigit((unsigned char)name[i])) return AGENT_FILE_NONE;
+  return AGENT_FILE_RECORDING;
+}
+
+void agent_recording_name(char *path, size_t n)
+{
+  char hex[17];
+
+  random_hex(hex);
+  snprintf(path, n, "/tmp/jvmtool-%s.jfr", hex);
+}
+
+void agent_samples_name(const struct agent_target *t, char *path, size_t n)
+{
+  char hex[17];
+
+  random_hex(hex);
+  snprintf(path, n, "/tmp/%s%d-%s.txt", AGENT_SAMPLES_PREFIX, t->nspid, hex);
+}
+
+/* Hand each whole line of fd to cb through a fixed buffer; a line longer
+ * than the buffer is skipped. cb returns nonzero to stop. */
+static void each_line(int fd, int (*cb)(void *, char *), void *arg)
+{
+  char b[16384];
+  size_t have = 0;
+  int skip = 0, stop = 0;
+  ssize_t r;
+
+  while (!stop && (r = read(fd, b + have, sizeof(b) - 1 - have)) > 0) {
+    char *p = b, *nl, *end = b + have + r;
+
+    while (!stop && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+      *nl = 0;
+      if (!skip) stop = cb(arg, p);
+      skip = 0;
+      p = nl + 1;
+    }
+    have = (size_t)(end - p);
+    if (have == sizeof(b) - 1) {  /* a line longer than the buffer */
+      skip = 1;
+      have = 0;
+    }
+    memmove(b, p, have);
+  }
+}
+
+/* Fields of a maps line: "start-end perms offset dev inode   path". */
+static int maps_line(char *line, uint64_t *ino, char **path)
+{
+  char *p = line;
+  unsigned long long v;
+
+  for (int f = 0; f < 4 && p; f++)
+    if ((p = strchr(p, ' '))) p++;
+  if (!p || sscanf(p, "%llu", &v) != 1) return -1;
+  *ino = v;
+  *path = strchr(p, '/');
+  return 0;
+}
+
+struct mapped {
+  char (*paths)[AGENT_PATH_MAX];
+  uint64_t *ino;
+  int n, max;
+};
+
+static int mapped_line(void *arg, char *line)
+{
+  struct mapped *m = arg;
+  uint64_t ino;
+  char *path;
+  int i;
+
+  if (maps_line(line, &ino, &path) || !path ||
+      !our_name(path, strlen(path), 1, AGENT_SO_PREFIX, ".so"))
+    return 0;
+  for (i = 0; i < m->n && strcmp(m->paths[i], path); i++) ;
+  if (i == m->n) {
+    snprintf(m->paths[m->n], AGENT_PATH_MAX, "%s", path);
+    if (m->ino) m->ino[m->n] = ino;
+    m->n++;
+  }
+  return m->n == m->max;
+}
+
+int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino,
+                 int max)
+{
+  struct mapped m = {paths, ino, 0, max};
+  char path[64];
+  int fd;
+
+  snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+  if (max <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  each_line(fd, mapped_line, &m);
+  close(fd);
+  return m.n;
+}
+
+int agent_load(const struct agent_target *t, const char *lib, int absolute,
+               const char *opts, int *rc, int timeout_ms, char *why, size_t n)
+{
+  const char *args[3] = { lib, absolute ? "true" : "false", opts }, *body;
+  struct attach_target at;
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  char *reply = NULL;
+  int e;
+
+  if (attach_target(&at, t->pid)) {
+    snprintf(why, n, "no process %d", t->pid);
+    return -ESRCH;
+  }
+  while ((e = attach_send(&at, "load", args, timeout_ms, &reply, why,
+                          n)) == ATTACH_NOTJVM && now_ms() < end) {
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+    attach_target(&at, t->pid);
+  }
+  if (e) {
+    free(reply);
+    return -EIO;
+  }
+  if (attach_load_code(reply, rc)) {
+    attach_status(reply, &body);
+    snprintf(why, n, "pid %d: load failed: %.*s", t->pid,
+             (int)strcspn(body, "\n"), body);
+    free(reply);
+    return -ENOEXEC;
+  }
+  free(reply);
+  return 0;
+}
+
+/* Is the file name in the target's /tmp exactly so[0..len), the JVM's
+ * user's, one link, inode ino? */
+static int same_agent(const struct agent_target *t, const char *name,
+                      uint64_t ino, const void *so, size_t len)
+{
+  char b[8192];
+  struct stat sb;
+  size_t at = 0;
+  ssize_t r = 0;
+  int fd, same;
+
+  if (root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
+                        t->st.euid, &fd, &sb))
+    return 0;
+  same = (uint64_t)sb.st_ino == ino && (uint64_t)sb.st_size == len;
+  while (same && at < len && (r = read(fd, b, sizeof(b))) > 0) {
+    same = (size_t)r <= len - at && !memcmp(b, (const char *)so + at,
+                                            (size_t)r);
+    at += (size_t)r;
+  }
+  close(fd);
+  return same && at == len && r >= 0;
+}
+
+/* The mapped copy of so: 0 and its path, or -ENOENT. */
+static int find_agent(const struct agent_target *t, const void *so,
+                      size_t len, char *lib, size_t libn)
+{
+  char paths[AGENT_MAX_LOADED][AGENT_PATH_MAX];
+  uint64_t ino[AGENT_MAX_LOADED];
+  int k = agent_mapped(t->pid, paths, ino, AGENT_MAX_LOADED);
+
+  for (int i = 0; i < k; i++)
+    if (same_agent(t, paths[i] + 5, ino[i], so, len)) {
+      snprintf(lib, libn, "%s", paths[i]);
+      return 0;
+    }
+  return -ENOENT;
+}
+
+int agent_start(struct agent_target *t, const void *so, size_t len,
+                const char *opts, int timeout_ms, char *lib, size_t libn,
+                int *reused, int *rc, char *why, size_t n)
+{
+  int uid = geteuid() ? -1 : (int)t->st.euid;
+  int gid = uid < 0 ? -1 : (int)t->st.egid, err;
+  char name[AGENT_PATH_MAX];
+  struct attach_target at;
+
+  snprintf(lib, libn, "(none)");
+  *rc = 0;
+  /* nothing is put into a JVM that takes no attach requests: the load
+   * would be refused (core/attach's preconditions, asked early) */
+  if (attach_target(&at, t->pid)) {
+    snprintf(why, n, "no process %d", t->pid);
+    return -ESRCH;
+  }
+  if (attach_check(&at, why, n)) return -EPERM;
+  *reused = !find_agent(t, so, len, lib, libn);
+  if (!*reused) {
+    if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644,
+                        uid, gid, name, sizeof(name)))) {
+      snprintf(why, n, "cannot write the agent into the /tmp of pid %d: %s",
+               t->pid, strerror(-err));
+      return err;
+    }
+    snprintf(lib, libn, "/tmp/%s", name);
+  }
+  err = agent_load(t, lib, 1, opts, rc, timeout_ms, why, n);
+  if (!*reused && (err || *rc)) agent_drop(t, lib);
+  return err;
+}
+
+void agent_drop(const struct agent_target *t, const char *path)
+{
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  char paths[AGENT_MAX_LOADED][AGENT_PATH_MAX];
+  int k = agent_mapped(t->pid, paths, NULL, AGENT_MAX_LOADED);
+  struct stat sb;
+
+  for (int i = 0; i < k; i++)
+    if (!strcmp(paths[i], path)) return;  /* the JVM has it: it stays */
+  if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
+      S_ISREG(sb.st_mode))
+    root_unlink(t->tmpfd, name, &sb, 0);
+}
+
+/* ---- for clean: what is in use ---------------------------------------- */
+
+struct inodes {
+  uint64_t *v;
+  size_t n, cap;
+};
+
+static void add_ino(struct inodes *s, uint64_t ino)
+{
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 1024;
+    s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+  }
+  s->v[s->n++] = ino;
+}
+
+static int ino_line(void *arg, char *line)
+{
+  uint64_t ino;
+  char *path;
+
+  if (!maps_line(line, &ino, &path) && ino) add_ino(arg, ino);
+  return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* A process whose maps or fds we cannot read: its euid, once. One whose
+ * root we cannot open either is left out: through that root our agent
+ * was never put, nor a recording taken (its /tmp is out of our reach). */
+static void unread(struct agent_in_use *u, int pid)
+{
+  struct proc_status st;
+  uid_t uid = proc_status(pid, &st) ? 0 : st.euid;  /* unknown: root's */
+  struct root r;
+
+  if (root_open(pid, &r)) return;
+  root_close(&r);
+
+  for (size_t i = 0; i < u->nunread; i++)
+    if (u->unread[i] == uid) return;
+  u->unread = xrealloc(u->unread, (u->nunread + 1) * sizeof(*u->unread));
+  u->unread[u->nunread++] = uid;
+}
+
+int agent_in_use_read(struct agent_in_use *u)
+{
+  struct inodes s = {0};
+  size_t np;
+  int *pids, err;
+
+  memset(u, 0, sizeof(*u));
+  if ((err = proc_pids(&pids, &np))) return err;
+  for (size_t i = 0; i < np; i++) {
+    char path[64];
+    struct dirent *e;
+    struct stat sb;
+    DIR *d;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+      if (errno != ENOENT) unread(u, pids[i]);
+      continue;
+    }
+    each_line(fd, ino_line, &s);
+    close(fd);
+    snprintf(path, sizeof(path), "/proc/%d/fd", pids[i]);
+    if (!(d = opendir(path))) {
+      if (errno != ENOENT) unread(u, pids[i]);
+      continue;
+    }
+    while ((e = readdir(d)))
+      if (e->d_name[0] != '.' && !fstatat(dirfd(d), e->d_name, &sb, 0))
+        add_ino(&s, (uint64_t)sb.st_ino);
+    closedir(d);
+  }
+  free(pids);
+  if (s.n) qsort(s.v, s.n, sizeof(*s.v), cmp_u64);
+  u->ino = s.v;
+  u->n = s.n;
+  return 0;
+}
+
+int agent_in_use_by(const struct agent_in_use *u, uint64_t ino, uid_t uid)
+{
+  if (u->n && bsearch(&ino, u->ino, u->n, sizeof(*u->ino), cmp_u64))
+    return 1;
+  for (size_t i = 0; i < u->nunread; i++)
+    if (u->unread[i] == uid) return -1;
+  return 0;
+}
+
+void agent_in_use_free(struct agent_in_use *u)
+{
+  free(u->ino);
+  free(u->unread);
+  memset(u, 0, sizeof(*u));
+}

@@ -1,0 +1,95 @@
+/* agent.h - our allocation agent (agent/) in a running JVM: one per JVM
+ *
+ * What agent-install and profile's jvmti sampler share: the target's /tmp
+ * (inside its root), the copy of the agent the JVM already maps (a JVMTI
+ * agent cannot be unloaded, and HotSpot maps every new file anew: a file
+ * per run would pile up), the attach "load" request, and which files of
+ * jvmtool a /tmp may hold (for clean). Nothing here prints: 0 or -errno,
+ * with a one-line reason in why where a command shows it.
+ */
+#ifndef AGENT_H
+#define AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/proc.h"
+#include "core/root.h"
+
+/* The agent's bytes, put into the binary by build.d/agent.sh. */
+extern const unsigned char jt_agent_so[];
+extern const uint64_t jt_agent_so_size;
+
+enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };
+
+struct agent_target {
+  int pid, nspid;
+  struct proc_status st;
+  struct root root;         /* the target's / */
+  int tmpfd;                /* and its /tmp */
+};
+
+/* Open pid's status, root and /tmp. 0, or -errno with why ("pid N belongs
+ * to uid U: ...", "cannot open the /tmp of pid N: ..."). Close it with
+ * agent_target_close, also after a failure. */
+int agent_target_open(struct agent_target *t, int pid, char *why, size_t n);
+void agent_target_close(struct agent_target *t);
+
+/* Our agent files pid maps (paths as it sees them, "/tmp/jvmtool-agent-
+ * <hex>.so", each once), at most max, and their inodes (ino may be NULL).
+ * /proc/<pid>/maps is read through a fixed buffer. Returns how many. */
+int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino,
+                 int max);
+
+/* attach "load" lib (absolute: a path) with opts: 0 and the agent's return
+ * code in *rc, or -errno with why. A JVM still starting is asked again
+ * until timeout_ms. */
+int agent_load(const struct agent_target *t, const char *lib, int absolute,
+               const char *opts, int *rc, int timeout_ms, char *why,
+               size_t n);
+
+/* Load so[0..len) with opts: into the copy the JVM maps when that copy is
+ * these bytes (our name, a regular file of the JVM's user with one link
+ * in its /tmp, the mapped inode), else a fresh copy put into its /tmp
+ * (O_EXCL, a random name). A fresh copy whose load failed or was refused
+ * is removed. Sets lib (the path loaded) and *reused. 0 and the agent's
+ * return code in *rc, or -errno with why. */
+int agent_start(struct agent_target *t, const void *so, size_t len,
+                const char *opts, int timeout_ms, char *lib, size_t libn,
+                int *reused, int *rc, char *why, size_t n);
+
+/* Remove our agent file path (in the target's /tmp) unless the JVM maps
+ * it. Quiet. */
+void agent_drop(const struct agent_target *t, const char *path);
+
+/* A fresh name for a samples file: "/tmp/jvmtool-alloc-<nspid>-<16 hex>
+ * .txt" (agent/protocol.h). */
+void agent_samples_name(const struct agent_target *t, char *path, size_t n);
+
+/* Files of jvmtool a /tmp may hold, by name. */
+enum agent_file { AGENT_FILE_NONE, AGENT_FILE_SO, AGENT_FILE_SAMPLES,
+                  AGENT_FILE_RECORDING };
+enum agent_file agent_file_kind(const char *name);
+
+/* profile's recording name in a target's /tmp: "/tmp/jvmtool-<16 hex>.jfr"
+ * with a fresh random part. */
+void agent_recording_name(char *path, size_t n);
+
+/* What the processes we can see use (for clean: a file in use is kept):
+ * the inodes of every file one maps or holds open, sorted, and the euids
+ * of those whose maps or fds cannot be read while their root can be
+ * opened (for them we cannot tell). */
+struct agent_in_use {
+  uint64_t *ino;
+  size_t n;
+  uid_t *unread;
+  size_t nunread;
+};
+/* Fill u (each /proc/<pid>/maps read through a fixed buffer, each
+ * /proc/<pid>/fd listed). 0 or -errno when /proc cannot be read. */
+int agent_in_use_read(struct agent_in_use *u);
+/* 1 if some process uses inode ino, -1 if one we cannot read runs as
+ * uid, else 0. */
+int agent_in_use_by(const struct agent_in_use *u, uint64_t ino, uid_t uid);
+void agent_in_use_free(struct agent_in_use *u);
+
+#endif
