@@ -33,7 +33,6 @@
 #define OPTS_FILE "specs/agent_install.opts"
 #include "core/opt_table.h"
 
-
 /* ---- options: the command line and --properties, into a config -------- */
 
 static void warn_property(const char *msg, void *file)
@@ -173,8 +172,8 @@ static int running_agent(struct agent_target *t, char agents[][AGENT_PATH_MAX],
 /* ---- the actions ---------------------------------------------------------- */
 
 /* Copy the samples file to out (open), remove it, say how many. */
-static int collect(struct agent_target *t, const char *samples, struct wfile *out,
-                   const char *name)
+static int collect(struct agent_target *t, const char *samples,
+                   struct wfile *out, const char *name)
 {
   struct samples s;
   int err;
@@ -283,8 +282,8 @@ static int sample_for(struct agent_target *t, struct config *c, long long ms,
   agent_samples_name(t, c->output, sizeof(c->output));
   if ((rc = option_string(c, opts, sizeof(opts)))) return rc;
   /* the copy the JVM maps, or a fresh one (removed when refused) */
-  if (agent_start(t, jt_agent_so, (size_t)jt_agent_so_size, opts, timeout,
-                  lib, sizeof(lib), &reused, &rc, why, sizeof(why))) {
+  if (agent_start(t, jt_agent_so, (size_t)jt_agent_so_size, opts, timeout, lib,
+                  sizeof(lib), &reused, &rc, why, sizeof(why))) {
     verbose_msg("pid %d: load %s failed%s", t->pid, lib,
                 reused ? "" : ": the file is removed");
     error_msg("%s", why);
@@ -308,7 +307,7 @@ static int sample_for(struct agent_target *t, struct config *c, long long ms,
      * /tmp outlives the process. */
     info_msg("pid %d ended while sampling", t->pid);
     rc = collect(t, c->output, out, name);
-    agent_drop(t, lib);         /* nothing maps it any more */
+    agent_drop(t, lib); /* nothing maps it any more */
     return rc;
   }
   if (target_load(t, lib, 1, AGENT_WORD_STOP, &rc, timeout) || rc) {

@@ -50,7 +50,7 @@ static int removed, kept, failed;
 static uint64_t own_pidns;
 static struct proc_view *view;
 static size_t nview;
-static struct agent_in_use use;  /* for our own files, read on first need */
+static struct agent_in_use use; /* for our own files, read on first need */
 static int use_read;
 
 static void build_view(void)
@@ -349,11 +349,13 @@ static void clean_ours(const struct place *pl, const char *name)
   }
   use_read |= !keep;
   if (keep || (used = agent_in_use_by(&use, sb.st_ino, sb.st_uid)) > 0) {
-    if (jt_verbose) report(KEPT, "kept", pl->name, name, "%s",
-                           keep ? keep : "in use");
+    if (jt_verbose)
+      report(KEPT, "kept", pl->name, name, "%s", keep ? keep : "in use");
   } else if (used < 0) {
-    report(KEPT, "kept", pl->name, name, "cannot tell if a process of uid "
-           "%d maps it", (int)sb.st_uid);
+    report(KEPT, "kept", pl->name, name,
+           "cannot tell if a process of uid "
+           "%d maps it",
+           (int)sb.st_uid);
   } else if (a.count[OPT_dry_run]) {
     report(REMOVED, "would remove", pl->name, name, "used by no process");
   } else if ((rc = root_unlink(pl->fd, name, &sb, 0)) == -ESTALE) {

@@ -130,8 +130,8 @@ static void jfr_say(struct jfr_fold *jf, const char *chosen)
   verbose_msg("%s, %" PRIu64 " events", chosen, s->used);
   if (s->scaled || s->unscaled)
     verbose_msg("%" PRIu64 " threads' bytes from jdk.ThreadAllocationStatistics"
-                ", %" PRIu64 " kept raw weights (no pair of them)", s->scaled,
-                s->unscaled);
+                ", %" PRIu64 " kept raw weights (no pair of them)",
+                s->scaled, s->unscaled);
   if (s->unscaled && !s->scaled)
     warn_msg("no jdk.ThreadAllocationStatistics in the recording: values are "
              "JFR's raw weights, which overcount (docs/jfr.md §13)");

@@ -89,8 +89,10 @@ static void settings(const char *event, int64_t interval, struct buf *b)
       size_t n = strcspn(s, " ");
 
       /* "event#setting=value": another event's, which the rows need */
-      if (memchr(s, '#', n)) buf_adds(b, " +");
-      else buf_printf(b, " +%s#", r->name);
+      if (memchr(s, '#', n))
+        buf_adds(b, " +");
+      else
+        buf_printf(b, " +%s#", r->name);
       for (size_t k = 0; k < n; k++) {
         if (s[k] == '$' && s[k + 1] == 'I') {
           span(b, interval);
@@ -303,10 +305,13 @@ static void wait_for(int pid, int64_t ns);
 static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
                          int64_t duration)
 {
-  int samples = a->val[OPT_value] != NULL;  /* jfr_only: "samples" */
+  int samples = a->val[OPT_value] != NULL; /* jfr_only: "samples" */
   /* type names as JFR's: byte[], java.lang.String[] */
-  struct fold_opts fo = {.format = FOLD_STACKS, .samples = samples,
-                         .normalize = 1, .gc_lo = -1, .gc_hi = -1};
+  struct fold_opts fo = {.format = FOLD_STACKS,
+                         .samples = samples,
+                         .normalize = 1,
+                         .gc_lo = -1,
+                         .gc_hi = -1};
   struct fold *f = fold_new(&fo);
   struct buf title = {0};
   int pid = pa->t.pid, rc;
@@ -329,8 +334,13 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
 static int collect(struct prof *p, struct args *a, struct outs *o,
                    const char *event)
 {
-  struct jfr_fold_opts jo = {event, a->val[OPT_value], a->count[OPT_lines],
-                             a->count[OPT_thread_frames], 0, -1, -1};
+  struct jfr_fold_opts jo = {event,
+                             a->val[OPT_value],
+                             a->count[OPT_lines],
+                             a->count[OPT_thread_frames],
+                             0,
+                             -1,
+                             -1};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
@@ -367,16 +377,14 @@ static void wait_for(int pid, int64_t ns)
 {
   uint64_t end = now_ms() + (uint64_t)(ns / 1000000);
 
-  while (!jt_stop_signal && now_ms() < end && proc_alive(pid))
-    usleep(50000);
+  while (!jt_stop_signal && now_ms() < end && proc_alive(pid)) usleep(50000);
   if (jt_stop_signal) verbose_msg("interrupted: collecting what was recorded");
 }
 
 /* Start, wait, stop, collect, with our agent (agent set) or JFR; a JVM
  * that exits mid-profile takes its recording with it (its file, if it
  * wrote one, is removed). Returns 0 or 1, after saying why. */
-static int record(struct prof *p, struct args *a, const char *event,
-                  int agent)
+static int record(struct prof *p, struct args *a, const char *event, int agent)
 {
   int64_t duration = a->num[OPT_duration];
   struct outs outs = {0};
@@ -391,8 +399,8 @@ static int record(struct prof *p, struct args *a, const char *event,
       error_msg("pid %d: %s", p->t.pid, why);
       return outs_close(&outs, 1);
     }
-    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s",
-             p->t.pid, why);
+    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s", p->t.pid,
+             why);
     agent = 0;
   }
   if (agent) return outs_close(&outs, agent_profile(&pa, a, &outs, duration));

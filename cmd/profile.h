@@ -14,8 +14,8 @@
 
 struct palloc {
   struct agent_target t;
-  char lib[AGENT_PATH_MAX];      /* the agent, as the JVM names it */
-  char samples[AGENT_PATH_MAX];  /* its samples file, in the JVM's /tmp */
+  char lib[AGENT_PATH_MAX];     /* the agent, as the JVM names it */
+  char samples[AGENT_PATH_MAX]; /* its samples file, in the JVM's /tmp */
   int timeout_ms;
 };
 

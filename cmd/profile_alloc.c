@@ -45,10 +45,10 @@ int palloc_start(struct palloc *pa, int pid, int lines, int timeout_ms,
   }
   if (rc) {
     snprintf(why, n, "the agent refused (code %d: %s)", rc,
-             rc == AGENT_OLD ? "JDK 11 or later is needed"
-             : rc == AGENT_TAKEN ? "another agent owns allocation sampling"
+             rc == AGENT_OLD      ? "JDK 11 or later is needed"
+             : rc == AGENT_TAKEN  ? "another agent owns allocation sampling"
              : rc == AGENT_OUTPUT ? "it cannot create a file in /tmp"
-             : "see the JVM's stderr");
+                                  : "see the JVM's stderr");
     agent_target_close(&pa->t);
     return -1;
   }
@@ -68,10 +68,10 @@ static int fold_upto(struct fold *f, int fd, off_t size)
   while (size > 0) {
     char *p = b, *nl, *end;
 
-    r = read(fd, b + have, (size_t)size < sizeof(b) - have
-             ? (size_t)size : sizeof(b) - have);
+    r = read(fd, b + have,
+             (size_t)size < sizeof(b) - have ? (size_t)size : sizeof(b) - have);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return r < 0 ? -errno : 0;  /* shrank: what there is */
+    if (r <= 0) return r < 0 ? -errno : 0; /* shrank: what there is */
     size -= r;
     end = b + have + r;
     while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
@@ -79,7 +79,7 @@ static int fold_upto(struct fold *f, int fd, off_t size)
       p = nl + 1;
     }
     have = (size_t)(end - p);
-    if (have == sizeof(b)) have = 0;  /* no agent line is that long */
+    if (have == sizeof(b)) have = 0; /* no agent line is that long */
     memmove(b, p, have);
   }
   return 0;
@@ -88,7 +88,7 @@ static int fold_upto(struct fold *f, int fd, off_t size)
 /* Take the samples file: checked, removed by inode, folded. */
 static int take(struct palloc *pa, struct fold *f)
 {
-  const char *name = pa->samples + 5;  /* after "/tmp/" */
+  const char *name = pa->samples + 5; /* after "/tmp/" */
   struct stat sb;
   int fd, rc;
 
@@ -133,10 +133,10 @@ void palloc_abort(struct palloc *pa)
 
   if (pa->t.tmpfd < 0) return;
   if (proc_alive(pa->t.pid))
-    agent_load(&pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms,
-               why, sizeof(why));
+    agent_load(&pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms, why,
+               sizeof(why));
   else
-    agent_drop(&pa->t, pa->lib);  /* nothing maps it any more */
+    agent_drop(&pa->t, pa->lib); /* nothing maps it any more */
   if (!fstatat(pa->t.tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
       S_ISREG(sb.st_mode))
     root_unlink(pa->t.tmpfd, name, &sb, 0);

@@ -29,8 +29,7 @@ int agent_target_open(struct agent_target *t, int pid, char *why, size_t n)
   if ((err = proc_foreign_user(pid, why, n))) return err;
   if ((err = root_open(pid, &t->root)) ||
       (err = root_tmp(&t->root, &t->tmpfd, &sb))) {
-    snprintf(why, n, "cannot open the /tmp of pid %d: %s", pid,
-             strerror(-err));
+    snprintf(why, n, "cannot open the /tmp of pid %d: %s", pid, strerror(-err));
     return err;
   }
   return 0;
@@ -108,7 +107,7 @@ static void each_line(int fd, int (*cb)(void *, char *), void *arg)
       p = nl + 1;
     }
     have = (size_t)(end - p);
-    if (have == sizeof(b) - 1) {  /* a line longer than the buffer */
+    if (have == sizeof(b) - 1) { /* a line longer than the buffer */
       skip = 1;
       have = 0;
     }
@@ -146,7 +145,8 @@ static int mapped_line(void *arg, char *line)
   if (maps_line(line, &ino, &path) || !path ||
       !our_name(path, strlen(path), 1, AGENT_SO_PREFIX, ".so"))
     return 0;
-  for (i = 0; i < m->n && strcmp(m->paths[i], path); i++) ;
+  for (i = 0; i < m->n && strcmp(m->paths[i], path); i++)
+    ;
   if (i == m->n) {
     snprintf(m->paths[m->n], AGENT_PATH_MAX, "%s", path);
     if (m->ino) m->ino[m->n] = ino;
@@ -155,8 +155,7 @@ static int mapped_line(void *arg, char *line)
   return m->n == m->max;
 }
 
-int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino,
-                 int max)
+int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino, int max)
 {
   struct mapped m = {paths, ino, 0, max};
   char path[64];
@@ -172,7 +171,7 @@ int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino,
 int agent_load(const struct agent_target *t, const char *lib, int absolute,
                const char *opts, int *rc, int timeout_ms, char *why, size_t n)
 {
-  const char *args[3] = { lib, absolute ? "true" : "false", opts }, *body;
+  const char *args[3] = {lib, absolute ? "true" : "false", opts}, *body;
   struct attach_target at;
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
   char *reply = NULL;
@@ -182,8 +181,9 @@ int agent_load(const struct agent_target *t, const char *lib, int absolute,
     snprintf(why, n, "no process %d", t->pid);
     return -ESRCH;
   }
-  while ((e = attach_send(&at, "load", args, timeout_ms, &reply, why,
-                          n)) == ATTACH_NOTJVM && now_ms() < end) {
+  while ((e = attach_send(&at, "load", args, timeout_ms, &reply, why, n)) ==
+             ATTACH_NOTJVM &&
+         now_ms() < end) {
     nanosleep(&(struct timespec){0, 100000000}, NULL);
     attach_target(&at, t->pid);
   }
@@ -213,13 +213,13 @@ static int same_agent(const struct agent_target *t, const char *name,
   ssize_t r = 0;
   int fd, same;
 
-  if (root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
-                        t->st.euid, &fd, &sb))
+  if (root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG, t->st.euid,
+                        &fd, &sb))
     return 0;
   same = (uint64_t)sb.st_ino == ino && (uint64_t)sb.st_size == len;
   while (same && at < len && (r = read(fd, b, sizeof(b))) > 0) {
-    same = (size_t)r <= len - at && !memcmp(b, (const char *)so + at,
-                                            (size_t)r);
+    same =
+        (size_t)r <= len - at && !memcmp(b, (const char *)so + at, (size_t)r);
     at += (size_t)r;
   }
   close(fd);
@@ -227,8 +227,8 @@ static int same_agent(const struct agent_target *t, const char *name,
 }
 
 /* The mapped copy of so: 0 and its path, or -ENOENT. */
-static int find_agent(const struct agent_target *t, const void *so,
-                      size_t len, char *lib, size_t libn)
+static int find_agent(const struct agent_target *t, const void *so, size_t len,
+                      char *lib, size_t libn)
 {
   char paths[AGENT_MAX_LOADED][AGENT_PATH_MAX];
   uint64_t ino[AGENT_MAX_LOADED];
@@ -262,8 +262,8 @@ int agent_start(struct agent_target *t, const void *so, size_t len,
   if (attach_check(&at, why, n)) return -EPERM;
   *reused = !find_agent(t, so, len, lib, libn);
   if (!*reused) {
-    if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644,
-                        uid, gid, name, sizeof(name)))) {
+    if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644, uid,
+                        gid, name, sizeof(name)))) {
       snprintf(why, n, "cannot write the agent into the /tmp of pid %d: %s",
                t->pid, strerror(-err));
       return err;
@@ -283,9 +283,8 @@ void agent_drop(const struct agent_target *t, const char *path)
   struct stat sb;
 
   for (int i = 0; i < k; i++)
-    if (!strcmp(paths[i], path)) return;  /* the JVM has it: it stays */
-  if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
-      S_ISREG(sb.st_mode))
+    if (!strcmp(paths[i], path)) return; /* the JVM has it: it stays */
+  if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) && S_ISREG(sb.st_mode))
     root_unlink(t->tmpfd, name, &sb, 0);
 }
 
@@ -327,7 +326,7 @@ static int cmp_u64(const void *a, const void *b)
 static void unread(struct agent_in_use *u, int pid)
 {
   struct proc_status st;
-  uid_t uid = proc_status(pid, &st) ? 0 : st.euid;  /* unknown: root's */
+  uid_t uid = proc_status(pid, &st) ? 0 : st.euid; /* unknown: root's */
   struct root r;
 
   if (root_open(pid, &r)) return;
@@ -380,8 +379,7 @@ int agent_in_use_read(struct agent_in_use *u)
 
 int agent_in_use_by(const struct agent_in_use *u, uint64_t ino, uid_t uid)
 {
-  if (u->n && bsearch(&ino, u->ino, u->n, sizeof(*u->ino), cmp_u64))
-    return 1;
+  if (u->n && bsearch(&ino, u->ino, u->n, sizeof(*u->ino), cmp_u64)) return 1;
   for (size_t i = 0; i < u->nunread; i++)
     if (u->unread[i] == uid) return -1;
   return 0;

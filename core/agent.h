@@ -24,8 +24,8 @@ enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };
 struct agent_target {
   int pid, nspid;
   struct proc_status st;
-  struct root root;         /* the target's / */
-  int tmpfd;                /* and its /tmp */
+  struct root root; /* the target's / */
+  int tmpfd;        /* and its /tmp */
 };
 
 /* Open pid's status, root and /tmp. 0, or -errno with why ("pid N belongs
@@ -37,15 +37,13 @@ void agent_target_close(struct agent_target *t);
 /* Our agent files pid maps (paths as it sees them, "/tmp/jvmtool-agent-
  * <hex>.so", each once), at most max, and their inodes (ino may be NULL).
  * /proc/<pid>/maps is read through a fixed buffer. Returns how many. */
-int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino,
-                 int max);
+int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino, int max);
 
 /* attach "load" lib (absolute: a path) with opts: 0 and the agent's return
  * code in *rc, or -errno with why. A JVM still starting is asked again
  * until timeout_ms. */
 int agent_load(const struct agent_target *t, const char *lib, int absolute,
-               const char *opts, int *rc, int timeout_ms, char *why,
-               size_t n);
+               const char *opts, int *rc, int timeout_ms, char *why, size_t n);
 
 /* Load so[0..len) with opts: into the copy the JVM maps when that copy is
  * these bytes (our name, a regular file of the JVM's user with one link
@@ -66,8 +64,12 @@ void agent_drop(const struct agent_target *t, const char *path);
 void agent_samples_name(const struct agent_target *t, char *path, size_t n);
 
 /* Files of jvmtool a /tmp may hold, by name. */
-enum agent_file { AGENT_FILE_NONE, AGENT_FILE_SO, AGENT_FILE_SAMPLES,
-                  AGENT_FILE_RECORDING };
+enum agent_file {
+  AGENT_FILE_NONE,
+  AGENT_FILE_SO,
+  AGENT_FILE_SAMPLES,
+  AGENT_FILE_RECORDING
+};
 enum agent_file agent_file_kind(const char *name);
 
 /* profile's recording name in a target's /tmp: "/tmp/jvmtool-<16 hex>.jfr"

@@ -19,20 +19,20 @@
 #include "core/jfr_int.h"
 
 struct est_thread {
-  uint64_t samples;        /* all its samples, in the window or not */
-  int64_t lo, hi;          /* its statistics' least and greatest value */
+  uint64_t samples; /* all its samples, in the window or not */
+  int64_t lo, hi;   /* its statistics' least and greatest value */
   int ntas;
 };
 
 struct est_entry {
   uint32_t thread, len;
-  size_t off;              /* the stack: arena[off .. off + len) */
+  size_t off; /* the stack: arena[off .. off + len) */
   uint64_t count;
   int64_t weight;
 };
 
 struct jfr_est {
-  struct jmap ids;         /* thread key -> index into threads */
+  struct jmap ids; /* thread key -> index into threads */
   struct est_thread *threads;
   size_t nthreads;
   struct est_entry *e;
@@ -51,8 +51,7 @@ static struct est_thread *thread_of(struct jfr_est *e, uint64_t key,
   uint32_t i = jmap_get(&e->ids, key);
 
   if (i == UINT32_MAX) {
-    e->threads = xrealloc(e->threads, (e->nthreads + 1) *
-                          sizeof(*e->threads));
+    e->threads = xrealloc(e->threads, (e->nthreads + 1) * sizeof(*e->threads));
     i = (uint32_t)e->nthreads++;
     memset(&e->threads[i], 0, sizeof(*e->threads));
     jmap_put(&e->ids, key, i);
@@ -94,7 +93,7 @@ void jfr_est_add(struct jfr_est *e, uint64_t thread, const char *key,
   buf_add(&e->arena, key, len);
 }
 
-static const struct jfr_est *sorting;  /* qsort has no context argument */
+static const struct jfr_est *sorting; /* qsort has no context argument */
 
 static int entry_cmp(const void *pa, const void *pb)
 {
@@ -150,7 +149,8 @@ void jfr_est_flush(struct jfr_est *e, struct fold *f, int has_type,
 
     if (th->ntas >= 2 && th->samples)
       v = (int64_t)((double)x->count / (double)th->samples *
-                    (double)(th->hi - th->lo) + 0.5);
+                        (double)(th->hi - th->lo) +
+                    0.5);
     fold_add(f, e->arena.p + x->off, x->len, v, has_type);
   }
   jmap_clear(&e->ids);

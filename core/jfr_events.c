@@ -35,7 +35,7 @@ struct sel {
 
 struct bound {             /* where a selected event keeps its fields */
   int sel, time, stack, thread, cls, value, ticks;
-  int scale;               /* a scale event of sel: feeds est */
+  int scale; /* a scale event of sel: feeds est */
 };
 
 struct jfr_fold {
@@ -54,7 +54,7 @@ struct jfr_fold {
   struct agg *agg;               /* this chunk's sums */
   uint64_t bound_gen;            /* the metadata bind[] was made for */
   size_t nagg, agg_cap;
-  struct jfr_est *est;           /* the scaled group's samples */
+  struct jfr_est *est; /* the scaled group's samples */
   int est_group, est_leaf;
   struct jfr_fold_stats st;
 };
@@ -100,10 +100,9 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     if (o->event && strcmp(o->event, r->word)) continue;
     if (r->group != last) jf->ngroups++;
     last = r->group;
-    jf->sel[jf->nsel++] = (struct sel){r->name, o->value ? o->value : r->value,
-                                       jf->ngroups - 1, r->type_leaf,
-                                       o->value || o->samples ? NULL
-                                       : r->scale};
+    jf->sel[jf->nsel++] =
+        (struct sel){r->name, o->value ? o->value : r->value, jf->ngroups - 1,
+                     r->type_leaf, o->value || o->samples ? NULL : r->scale};
     if (r->scale && !o->value && !o->samples && !jf->est) {
       jf->est = jfr_est_new();
       jf->est_group = jf->ngroups - 1;
