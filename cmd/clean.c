@@ -131,11 +131,12 @@ static int alive_in(const struct place *pl, int pid)
   return found ? 1 : unknown ? -1 : 0;
 }
 
-enum kind { REMOVED, KEPT, FAILED };
+/* QUIET: kept, and said only with -v (the summary counts it either way). */
+enum kind { REMOVED, KEPT, QUIET, FAILED };
 
 /* Print one line "<what> <dir>[/<name>] (<why>)" and count it: the summary
- * counts exactly the lines printed. Names come from containers: escaped
- * for a terminal. */
+ * counts the same with or without -v, which only adds the QUIET lines.
+ * Names come from containers: escaped for a terminal. */
 static void report(enum kind kind, const char *what, const char *dir,
                    const char *name, const char *fmt, ...) PRINTF(5, 6);
 static void report(enum kind kind, const char *what, const char *dir,
@@ -145,6 +146,10 @@ static void report(enum kind kind, const char *what, const char *dir,
   char why[512];
   va_list ap;
 
+  removed += kind == REMOVED;
+  kept += kind == KEPT || kind == QUIET;
+  failed += kind == FAILED;
+  if (kind == QUIET && !jt_verbose) return;
   va_start(ap, fmt);
   vsnprintf(why, sizeof(why), fmt, ap);
   va_end(ap);
@@ -153,9 +158,6 @@ static void report(enum kind kind, const char *what, const char *dir,
   term_write(stdout, line.p, line.len, 0);
   fputc('\n', stdout);
   buf_free(&line);
-  removed += kind == REMOVED;
-  kept += kind == KEPT;
-  failed += kind == FAILED;
 }
 
 /* Open name in dfd only if it is (still) the regular file lstat saw: a
@@ -193,12 +195,12 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
   int fd, pid, live, rc;
 
   if (parse_pid(name, &pid)) {
-    if (jt_verbose) report(KEPT, "kept", dir, name, "not a pid");
+    report(QUIET, "kept", dir, name, "not a pid");
     return;
   }
   if ((fd = open_file(dfd, name, &sb)) < 0) {
     if (fd == -EINVAL || fd == -ELOOP) {
-      if (jt_verbose) report(KEPT, "kept", dir, name, "not a regular file");
+      report(QUIET, "kept", dir, name, "not a regular file");
     } else if (fd != -ENOENT) {
       report(FAILED, "failed", dir, name, "%s", strerror(-fd));
     }
@@ -214,7 +216,7 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
   /* A live JVM holds the lock for its whole life; we hold it until the
    * file is gone, so a JVM starting with this pid cannot race us. */
   if (flock(fd, LOCK_EX | LOCK_NB)) {
-    if (jt_verbose) report(KEPT, "kept", dir, name, "locked by a live JVM");
+    report(QUIET, "kept", dir, name, "locked by a live JVM");
     close(fd);
     return;
   }
@@ -222,7 +224,7 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
   if (live < 0) {
     report(FAILED, "failed", dir, name, "cannot tell if pid %d lives", pid);
   } else if (live) {
-    if (jt_verbose) report(KEPT, "kept", dir, name, "process %d exists", pid);
+    report(QUIET, "kept", dir, name, "process %d exists", pid);
   } else if (a.count[OPT_dry_run] && !same_inode(dfd, name, &sb)) {
     report(KEPT, "kept", dir, name, "replaced while we looked");
   } else if (a.count[OPT_dry_run]) {
@@ -291,8 +293,7 @@ static void clean_folder(const struct place *pl, const char *name)
                         &dfd)) || fstat(dfd, &sb)) {
     if (!rc) rc = -errno;
     if (rc == -ELOOP || rc == -ENOTDIR) {
-      if (jt_verbose)
-        report(KEPT, "skipped", dir, NULL, "not a folder: a link?");
+      report(QUIET, "skipped", dir, NULL, "not a folder: a link?");
     } else {
       report(KEPT, "skipped", dir, NULL, "%s", strerror(-rc));
     }

@@ -80,9 +80,11 @@ static int prometheus(struct args *a)
   pd = xzalloc((n + 1) * sizeof(*pd));
   j = xzalloc((n + 1) * sizeof(*j));
   for (size_t i = 0; i < n; i++) {
-    if (vm_open(&v[i], &pd[nj])) {
+    int orc = vm_open_budget(&v[i], &pd[nj]);
+
+    if (orc) {
       if (v[i].root_pid || !v[i].alive || a->argc != 1 ||
-          strcmp(a->argv[0], "all"))
+          strcmp(a->argv[0], "all") || vm_over_budget(orc))
         error_msg("cannot read '%s': %s", v[i].path, pd[nj].err), rc = 1;
       continue;
     }

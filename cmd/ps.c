@@ -75,7 +75,9 @@ static uint64_t until;
  * must exist and the file is the one HotSpot's attach picks (secure folder,
  * newest, no symlink, one link only, resolved inside the JVM's root); it
  * must be page-sized, and a starting JVM gets until the run's bound to
- * become ready. */
+ * become ready. A file over a ceiling or the budget (core/vm.h) is said in
+ * one line on stderr; the JVM is still listed, its information
+ * unavailable. */
 static int attach(const struct vm *v, struct perfdata *pd)
 {
   char target[16], err[256];
@@ -85,7 +87,9 @@ static int attach(const struct vm *v, struct perfdata *pd)
   if (!v->alive) return -1;
   snprintf(target, sizeof(target), "%d", v->pid);
   if (vm_resolve(target, &r, err, sizeof(err))) return -1;
-  rc = vm_open(&r, pd);
+  rc = vm_open_budget(&r, pd);
+  if (vm_over_budget(rc))
+    error_msg("pid %d: '%s': %s; skipped", v->pid, r.path, pd->err);
   vm_free(&r);
   if (rc) return -1;
   if (!pd->size || pd->size % 4096) {

@@ -150,7 +150,7 @@ static int open_targets(struct run *r)
       snprintf(pid, sizeof(pid), "%d", t->pid);
       if (!(rc = vm_resolve(pid, &vm, why, sizeof(why)))) {
         t->path = xstrdup(vm.path);
-        rc = vm_open(&vm, &t->pd);
+        rc = vm_open_budget(&vm, &t->pd);
         vm_free(&vm);
       }
     } else {
@@ -161,7 +161,8 @@ static int open_targets(struct run *r)
         error_msg("%s", why);
       else if (t->pid)
         error_msg("no JVM with pid %d: %s", t->pid, *why ? why
-                  : rc == -EINVAL ? t->pd.err : strerror(-rc));
+                  : rc == -EINVAL || vm_over_budget(rc) ? t->pd.err
+                  : strerror(-rc));
       else
         error_msg("'%s': %s", t->name, rc == -EINVAL ? t->pd.err
                                                       : strerror(-rc));

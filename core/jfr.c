@@ -19,10 +19,13 @@
 #include "core/jfr_int.h"
 
 /* WIN: the event window; 128 KiB stays in the L2 cache between the
- * kernel's copy and the walk (1 MiB took a tenth longer). */
+ * kernel's copy and the walk (1 MiB took a tenth longer). REC_MAX: a
+ * metadata or checkpoint record; JDK 17/25 write metadata of 97-111 KB and
+ * checkpoints of under 20 KB, and JFR rotates chunks at 12 MiB by default
+ * (docs/jfr.md "Ceilings"). */
 enum {
-  HDR = 68, WIN = 1 << 17, EVENT_MAX = 16 << 20, REC_MAX = 1 << 30,
-  PIPE_MAX = 1 << 30
+  HDR = 68, WIN = 1 << 17, EVENT_MAX = 16 << 20, REC_MAX = 64 << 20,
+  PIPE_MAX = 1 << 30, SPARSE_FROM = 64 << 10
 };
 
 /* ---- reading bytes of the chunk ---- */
@@ -61,7 +64,7 @@ int jfr_record(struct jfr *j, uint64_t pos, struct cur *c, uint64_t *size)
   h = (struct cur){head, head + n, 0};
   *size = jfr_varint(&h);
   if (h.bad || *size < (uint64_t)(h.p - head) + 1 || *size > j->limit - pos ||
-      *size > REC_MAX)
+      *size > REC_MAX || (!j->mem && *size > j->real))
     return -1;
   if (j->mem) {
     c->p = j->mem + pos + (h.p - head);
@@ -242,7 +245,7 @@ static const uint8_t *window(struct jfr *j, uint64_t pos, size_t len)
   if (pos >= j->win_pos && pos + len <= j->win_pos + j->win_len)
     return j->win + (pos - j->win_pos);
   if (len > j->win_cap) {
-    if (len > REC_MAX) return NULL;
+    if (len > REC_MAX || len > j->real) return NULL;
     j->win = xrealloc(j->win, j->win_cap = len);
   }
   j->win_pos = pos;
@@ -391,6 +394,11 @@ struct jfr *jfr_open(int fd, const char *name)
   j->name = name;
   j->seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode);
   j->fsize = j->seekable ? (uint64_t)sb.st_size : 0;
+  /* No record is larger than the bytes the file holds: a sparse file's
+   * holes read as zeros, and a record claiming them is refused unread. */
+  j->real = j->fsize;
+  if (j->fsize > SPARSE_FROM && (uint64_t)sb.st_blocks * 512 < j->fsize / 2)
+    j->real = (uint64_t)sb.st_blocks * 512;
   return j;
 }
 

@@ -8,7 +8,9 @@
  * at a time. Memory grows with the pools, not with the file: events are
  * read through a window. Every length and count in the file is checked
  * against what is left before it is used; nesting is bounded, decoding has
- * a work budget, pools are capped (JFR_POOL_MAX).
+ * a work budget, pools are capped (JFR_POOL_MAX), and no record is read
+ * that is larger than 64 MiB or than the bytes the file really holds (a
+ * sparse file's holes are not data).
  */
 #ifndef JFR_H
 #define JFR_H
@@ -19,7 +21,9 @@
 #include "core/lib.h"
 
 enum {
-  JFR_POOL_MAX = 512 << 20,  /* bytes of decoded pools per chunk */
+  JFR_POOL_MAX = 128 << 20,  /* bytes of decoded pools per chunk: real
+                                recordings decode to under 100 KiB per
+                                chunk (docs/jfr.md "Ceilings") */
   JFR_MAX_DEPTH = 16,        /* nesting of inline structs and elements */
 };
 

@@ -71,6 +71,8 @@ struct jfr {
   int fd, seekable;
   const char *name;
   uint64_t fsize, off;     /* file size (seekable); current chunk start */
+  uint64_t real;           /* bytes a seekable file really holds: its size,
+                              or its allocated blocks when it is sparse */
   uint64_t size, limit;    /* chunk size; bytes of it we may read */
   uint64_t cp_off, md_off, start_ns, start_ticks, tps;
   int gen, done;

@@ -158,7 +158,7 @@ static int walk(struct perfdata *pd)
     if (len < ENTRY_HEADER)
       return fail(pd, -EINVAL, "entry at 0x%x is shorter than its header", at);
     if (pd->entries >= PD_MAX_ENTRIES)
-      return fail(pd, -EINVAL, "more than %d entries, the most a JVM writes",
+      return fail(pd, -EFBIG, "more than %d entries, the most a JVM writes",
                   PD_MAX_ENTRIES);
     name_off = get32(pd, at + 4);
     vlen = get32(pd, at + 8);
@@ -190,7 +190,7 @@ static int walk(struct perfdata *pd)
     if (room > PD_MAX_NAME + 1) room = PD_MAX_NAME + 1;
     namelen = strnlen((const char *)pd->buf + at + name_off, room);
     if (namelen > PD_MAX_NAME)
-      return fail(pd, -EINVAL, "entry at 0x%x: name longer than %d bytes", at,
+      return fail(pd, -EFBIG, "entry at 0x%x: name longer than %d bytes", at,
                   PD_MAX_NAME);
     c.off = at + data_off;
     c.len = vlen;
@@ -394,7 +394,7 @@ int pd_open_fd(struct perfdata *pd, int fd, const char *name)
   if (sb.st_size > SPARSE_FROM &&
       (uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size / 2) {
     close(fd);
-    return fail(pd, -EINVAL, "sparse: %lld of %lld bytes allocated",
+    return fail(pd, -EFBIG, "sparse: %lld of %lld bytes allocated",
                 (long long)sb.st_blocks * 512, (long long)sb.st_size);
   }
   pd->fd = fd;

@@ -69,9 +69,10 @@ enum { PD_NOFOLLOW = 1 };  /* pd_open: refuse a symlink as the file */
 
 /* Open path (flags: PD_NOFOLLOW), read it up to its used and parse it.
  * Returns 0, or -errno for I/O (-ENOENT, -EACCES, ...), -EFBIG for a file
- * over PD_MAX_FILE, or -EINVAL for a file that is not valid PerfData 2.0,
- * is sparse or holds more than the caps; pd->err then says why in a few
- * words ("bad magic 0x12fec0c0", "entry at 0x1a8 extends past the end").
+ * over a ceiling (PD_MAX_FILE, PD_MAX_ENTRIES, PD_MAX_NAME, or sparse), or
+ * -EINVAL for a file that is not valid PerfData 2.0; pd->err then says why
+ * in a few words ("bad magic 0x12fec0c0", "sparse: 4096 of 67108864 bytes
+ * allocated").
  * On failure nothing needs freeing; on success call pd_close(). */
 int pd_open(struct perfdata *pd, const char *path, int flags);
 

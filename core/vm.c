@@ -115,8 +115,7 @@ static void add(struct list *l, const struct vm *proto, const struct stat *sb)
 {
   struct vm *v;
 
-  for (size_t i = 0; i < l->n; i++)
-    if (l->v[i].pid == proto->pid) return;  /* the first one found wins */
+  /* a pid found twice: vm_list keeps the first one found (dedup) */
   if (l->n == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 16;
     l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
@@ -135,6 +134,7 @@ static void add(struct list *l, const struct vm *proto, const struct stat *sb)
 struct entry {
   char *user;
   int name;
+  size_t seq;  /* the order it was read in */
   struct stat sb;
 };
 
@@ -161,6 +161,22 @@ static int readable(const struct stat *sb)
       if (groups[i] == sb->st_gid) return 1;
   }
   return (sb->st_mode & S_IROTH) != 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+  const struct entry *x = a, *y = b;
+
+  if (x->name != y->name) return (x->name > y->name) - (x->name < y->name);
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Sort t's candidates by name, keeping the order of equal names (the
+ * index breaks ties: it is the order they were read in). */
+static void qsort_stable_entries(struct tmpdir *t)
+{
+  for (size_t i = 0; i < t->n; i++) t->e[i].seq = i;
+  qsort(t->e, t->n, sizeof(*t->e), by_name);
 }
 
 /* The candidates in the hsperfdata_* folders of r's /tmp (tmpfd, §2.1):
@@ -207,6 +223,8 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
     closedir(u);
   }
   closedir(d);
+  /* stable order for equal names: the folder read first stays first */
+  if (t->n) qsort_stable_entries(t);
 }
 
 static void free_tmp(struct tmpdir *t)
@@ -215,15 +233,33 @@ static void free_tmp(struct tmpdir *t)
   free(t->e);
 }
 
-/* Add the candidates of t named hostpid or nspid, found in root r. */
+
+/* The first of t's candidates (sorted by name) named name or later. */
+static size_t first_named(const struct tmpdir *t, int name)
+{
+  size_t lo = 0, hi = t->n;
+
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+
+    if (t->e[mid].name < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Add the candidates of t named hostpid or nspid, found in root r: found
+ * by binary search, so a /tmp of many files costs O(log n) per pid. */
 static void add_from(struct list *l, const struct tmpdir *t,
                      const struct root *r, int hostpid, int nspid,
                      int other_ns)
 {
-  for (size_t i = 0; i < t->n; i++) {
+  for (size_t i = first_named(t, hostpid < nspid ? hostpid : nspid);
+       i < t->n; i++) {
     const struct entry *e = &t->e[i];
     struct vm v = {0};
 
+    if (e->name > hostpid && e->name > nspid) break;
     if (e->name != hostpid && e->name != nspid) continue;
     v.pid = hostpid;
     v.nspid = e->name;
@@ -242,7 +278,25 @@ static int by_pid(const void *a, const void *b)
 {
   const struct vm *x = a, *y = b;
 
-  return (x->pid > y->pid) - (x->pid < y->pid);
+  if (x->pid != y->pid) return (x->pid > y->pid) - (x->pid < y->pid);
+  return (x->found > y->found) - (x->found < y->found);
+}
+
+/* Sort by pid and keep the first found of each pid: O(n log n). */
+static void sort_unique(struct list *l)
+{
+  size_t k = 0;
+
+  for (size_t i = 0; i < l->n; i++) l->v[i].found = i;
+  if (l->n) qsort(l->v, l->n, sizeof(*l->v), by_pid);
+  for (size_t i = 0; i < l->n; i++) {
+    if (k && l->v[k - 1].pid == l->v[i].pid) {
+      vm_free(&l->v[i]);
+      continue;
+    }
+    l->v[k++] = l->v[i];
+  }
+  l->n = k;
 }
 
 int vm_list(struct vm **out, size_t *n)
@@ -298,7 +352,7 @@ int vm_list(struct vm **out, size_t *n)
   free_tmp(&host);
   free(seen);
   free(pids);
-  if (l.n) qsort(l.v, l.n, sizeof(*l.v), by_pid);
+  sort_unique(&l);
   *out = l.v;
   *n = l.n;
   return 0;
@@ -443,21 +497,4 @@ int vm_open(const struct vm *v, struct perfdata *pd)
   if (!rc) return pd_open_fd(pd, fd, v->path);
   snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
   return rc;
-}
-
-void vm_main_class(const char *cmd, int full, struct buf *out)
-{
-  const char *sp = strchr(cmd, ' ');
-  size_t n = sp && sp > cmd ? (size_t)(sp - cmd) : strlen(cmd);
-  char *s = xstrndup(cmd, n), *p = s, *slash, *dot;
-
-  if (!full) {
-    slash = strrchr(p, '/');
-    if (strrchr(p, '\\') > slash) slash = strrchr(p, '\\');
-    if (slash && slash > p) p = slash + 1;
-    dot = strrchr(p, '.');
-    if (dot && dot > p && strcmp(dot + 1, "jar")) p = dot + 1;
-  }
-  buf_adds(out, p);
-  free(s);
 }

@@ -27,6 +27,7 @@ struct vm {
   int other_ns;     /* found in another mount namespace's /tmp */
   int alive;        /* a process with that pid exists */
   int locked;       /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
+  size_t found;     /* vm_list: the order it was found in (ties by pid) */
 };
 
 /* Every JVM this user can see, sorted by host pid, each pid once. Sets
@@ -59,6 +60,23 @@ void vm_free(struct vm *v);
  * named, and must be a regular file too. Never blocks. */
 struct perfdata;
 int vm_open(const struct vm *v, struct perfdata *pd);
+
+/* A node-wide loop (ps, stat all, dump all) reads one JVM at a time, each
+ * within a budget: its work is bounded by the PerfData ceilings (at most
+ * PD_MAX_FILE bytes read, PD_MAX_ENTRIES entries, O(n log n)), and its
+ * time by VM_BUDGET_MS, 200 times what a real JVM's file takes (~5 ms). */
+enum { VM_BUDGET_MS = 1000 };
+
+/* vm_open within the budget: the same returns, and -EFBIG for a file over
+ * a ceiling, -ETIME when the open and parse took longer than VM_BUDGET_MS
+ * (the file is then closed). pd->err says why, for one line of the loop:
+ * vm_over_budget() tells the two apart from an ordinary failure. The time
+ * is checked once the read returns: a read that never returns is not cut. */
+int vm_open_budget(const struct vm *v, struct perfdata *pd);
+
+/* 1 if rc (from vm_open_budget) means "over a ceiling or the budget": the
+ * loop says so in one line and goes on with the next JVM. */
+int vm_over_budget(int rc);
 
 /* Append the main class of a sun.rt.javaCommand string as jps shows it
  * (docs/jvmstat.md §3.3): the command up to its first space; unless full

@@ -259,7 +259,7 @@ static void test_caps(void)
     w.used = at + 20;
   }
   pdw_finish(&w);
-  CHECK(pd_parse(&pd, w.p, w.size, "tiny") == -EINVAL &&
+  CHECK(pd_parse(&pd, w.p, w.size, "tiny") == -EFBIG &&
             strstr(pd.err, "more than 87380 entries"),
         "pd-6.4 too many entries: '%s'", pd.err);
   free(w.p);
@@ -278,7 +278,7 @@ static void test_caps(void)
   pdw_init(&w, 4096, 0);
   pdw_long(&w, name, 1, 1, 7);
   pdw_finish(&w);
-  CHECK(parse(&w, &pd) == -EINVAL && strstr(pd.err, "name longer than 256"),
+  CHECK(parse(&w, &pd) == -EFBIG && strstr(pd.err, "name longer than 256"),
         "pd-6.6 a longer name is refused: '%s'", pd.err);
   free(w.p);
 
@@ -308,7 +308,7 @@ static void test_sparse(void)
   CHECK(fd >= 0 && write(fd, w.p, 4096) == 4096 && !ftruncate(fd, 1 << 20),
         "pd-7.1 make a sparse file");
   if (fd >= 0) close(fd);
-  CHECK(pd_open(&pd, "pd-sparse", 0) == -EINVAL && strstr(pd.err, "sparse"),
+  CHECK(pd_open(&pd, "pd-sparse", 0) == -EFBIG && strstr(pd.err, "sparse"),
         "pd-7.2 a sparse file is refused: '%s'", pd.err);
   unlink("pd-sparse");
   free(w.p);
