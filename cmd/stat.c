@@ -160,9 +160,10 @@ static int open_targets(struct run *r)
       if (rc == -EPERM && *why)
         error_msg("%s", why);
       else if (t->pid)
-        error_msg("no JVM with pid %d: %s", t->pid, *why ? why
+        error_msg("no JVM with pid %d: %s", t->pid,
+                  *why                                  ? why
                   : rc == -EINVAL || vm_over_budget(rc) ? t->pd.err
-                  : strerror(-rc));
+                                                        : strerror(-rc));
       else
         error_msg("'%s': %s", t->name, rc == -EINVAL ? t->pd.err
                                                       : strerror(-rc));

@@ -24,8 +24,12 @@
  * checkpoints of under 20 KB, and JFR rotates chunks at 12 MiB by default
  * (docs/jfr.md "Ceilings"). */
 enum {
-  HDR = 68, WIN = 1 << 17, EVENT_MAX = 16 << 20, REC_MAX = 64 << 20,
-  PIPE_MAX = 1 << 30, SPARSE_FROM = 64 << 10
+  HDR = 68,
+  WIN = 1 << 17,
+  EVENT_MAX = 16 << 20,
+  REC_MAX = 64 << 20,
+  PIPE_MAX = 1 << 30,
+  SPARSE_FROM = 64 << 10
 };
 
 /* ---- reading bytes of the chunk ---- */

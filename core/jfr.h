@@ -21,10 +21,10 @@
 #include "core/lib.h"
 
 enum {
-  JFR_POOL_MAX = 128 << 20,  /* bytes of decoded pools per chunk: real
+  JFR_POOL_MAX = 128 << 20, /* bytes of decoded pools per chunk: real
                                 recordings decode to under 100 KiB per
                                 chunk (docs/jfr.md "Ceilings") */
-  JFR_MAX_DEPTH = 16,        /* nesting of inline structs and elements */
+  JFR_MAX_DEPTH = 16,       /* nesting of inline structs and elements */
 };
 
 struct jfr;

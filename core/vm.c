@@ -134,7 +134,7 @@ static void add(struct list *l, const struct vm *proto, const struct stat *sb)
 struct entry {
   char *user;
   int name;
-  size_t seq;  /* the order it was read in */
+  size_t seq; /* the order it was read in */
   struct stat sb;
 };
 
@@ -233,7 +233,6 @@ static void free_tmp(struct tmpdir *t)
   free(t->e);
 }
 
-
 /* The first of t's candidates (sorted by name) named name or later. */
 static size_t first_named(const struct tmpdir *t, int name)
 {
@@ -242,8 +241,10 @@ static size_t first_named(const struct tmpdir *t, int name)
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
 
-    if (t->e[mid].name < name) lo = mid + 1;
-    else hi = mid;
+    if (t->e[mid].name < name)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -254,8 +255,8 @@ static void add_from(struct list *l, const struct tmpdir *t,
                      const struct root *r, int hostpid, int nspid,
                      int other_ns)
 {
-  for (size_t i = first_named(t, hostpid < nspid ? hostpid : nspid);
-       i < t->n; i++) {
+  for (size_t i = first_named(t, hostpid < nspid ? hostpid : nspid); i < t->n;
+       i++) {
     const struct entry *e = &t->e[i];
     struct vm v = {0};
 

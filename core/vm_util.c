@@ -15,8 +15,10 @@ int vm_open_budget(const struct vm *v, struct perfdata *pd)
   if (rc) return rc;
   if ((took = now_ms() - t0) > VM_BUDGET_MS) {
     pd_close(pd);
-    snprintf(pd->err, sizeof(pd->err), "over its budget: %llu ms to read, "
-             "more than %d", (unsigned long long)took, VM_BUDGET_MS);
+    snprintf(pd->err, sizeof(pd->err),
+             "over its budget: %llu ms to read, "
+             "more than %d",
+             (unsigned long long)took, VM_BUDGET_MS);
     return -ETIME;
   }
   return 0;
