@@ -429,21 +429,6 @@ static int copy_bounded(int fd, int outfd, uint64_t max, uint64_t *copied)
   return rc;
 }
 
-int root_take(int dirfd, const char *name, long long uid, int outfd,
-              uint64_t max, uint64_t *copied)
-{
-  struct stat sb;
-  int fd, rc, urc;
-
-  if (copied) *copied = 0;
-  rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, &fd, &sb);
-  if (rc) return rc;
-  rc = copy_bounded(fd, outfd, max, copied);
-  close(fd);
-  urc = root_unlink(dirfd, name, &sb, 0);
-  return rc ? rc : urc;
-}
-
 int root_take_at(int dirfd, const char *name, long long uid, int outfd,
                  uint64_t max, uint64_t *copied, int *fd)
 {

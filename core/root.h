@@ -115,20 +115,13 @@ int root_put(int dirfd, const char *prefix, const char *suffix,
              const void *data, size_t len, mode_t mode, long long uid,
              long long gid, char *name, size_t namelen);
 
-/* "Take a file": open name in dirfd (one name), check it is a regular file
- * with one link owned by uid (-1: any), copy it to outfd through a fixed
- * buffer (at most max bytes, else -EFBIG after max bytes were written),
- * then remove it by inode (root_unlink) whatever the copy's outcome. Sets
- * *copied when not NULL. Returns 0 or -errno (the first failure). */
-int root_take(int dirfd, const char *name, long long uid, int outfd,
-              uint64_t max, uint64_t *copied);
-
 /* The one way a file a JVM wrote for us leaves it: name (one name) in the
- * /tmp of process pid, seen through its root, checked as root_take checks
- * (regular, uid's, one link) and removed by inode at once; *fd (O_RDONLY,
- * caller closes) still reads it. outfd >= 0: also copied there as
- * root_take copies (max, *copied when not NULL), and *fd is closed (-1).
- * Returns 0 or -errno; a file that fails the check stays where it is. */
+ * /tmp of process pid, seen through its root, checked (a regular file of
+ * uid (-1: any) with one link) and removed by inode at once; *fd
+ * (O_RDONLY, caller closes) still reads it. outfd >= 0: also copied there
+ * through a fixed buffer (at most max bytes, else -EFBIG after max bytes;
+ * *copied when not NULL), and *fd is closed (-1). Returns 0 or -errno; a
+ * file that fails the check stays where it is. */
 int root_take_tmp(int pid, const char *name, long long uid, int outfd,
                   uint64_t max, uint64_t *copied, int *fd);
 /* root_take_tmp for a /tmp (or any folder) already open as dirfd, e.g.

@@ -139,17 +139,18 @@ static void test_files(const struct root *r)
   fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW);
   CHECK_INT(sb.st_mode & 07777, 0644, "root-3.4 with its mode");
   out = open("/dev/null", O_WRONLY);
-  CHECK_INT(root_take(dfd, name, (long long)getuid(), out, 1 << 20, &copied),
+  CHECK_INT(root_take_at(dfd, name, (long long)getuid(), out, 1 << 20,
+                         &copied, &fd),
             0, "root-3.5 take it back");
   CHECK_INT(copied, 4, "root-3.6 all of it");
   CHECK(fstatat(dfd, name, &sb, 0) && errno == ENOENT,
         "root-3.7 and it is gone");
   root_put(dfd, "big-", "", "0123456789", 10, 0600, -1, -1, name,
            sizeof(name));
-  CHECK_INT(root_take(dfd, name, -1, out, 4, &copied), -EFBIG,
+  CHECK_INT(root_take_at(dfd, name, -1, out, 4, &copied, &fd), -EFBIG,
             "root-3.8 a file over the bound");
   CHECK_INT(copied, 4, "root-3.9 copies the bound only");
-  CHECK_INT(root_take(dfd, "fifo", -1, out, 4, &copied), -EINVAL,
+  CHECK_INT(root_take_at(dfd, "fifo", -1, out, 4, &copied, &fd), -EINVAL,
             "root-3.10 a FIFO is not taken");
   CHECK(!fstatat(dfd, "fifo", &sb, AT_SYMLINK_NOFOLLOW),
         "root-3.11 nor removed");
