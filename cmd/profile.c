@@ -475,7 +475,7 @@ int profile_main(int argc, char **argv)
   }
   random_hex(hex);
   snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
-  agent_recording_name(p.file, sizeof(p.file));
+  agent_recording_name(hex, p.file, sizeof(p.file));
   if (open_tmp(&p)) return 1;
   stop_signals(1);
   rc = record(&p, &a, event, agent);

@@ -159,6 +159,8 @@ static int open_targets(struct run *r)
     if (rc) {
       if (rc == -EPERM && *why)
         error_msg("%s", why);
+      else if (t->pid && vm_over_budget(rc)) /* as ps says it */
+        error_msg("pid %d: '%s': %s; skipped", t->pid, t->path, t->pd.err);
       else if (t->pid)
         error_msg("no JVM with pid %d: %s", t->pid,
                   *why                                  ? why

@@ -72,11 +72,8 @@ enum agent_file agent_file_kind(const char *name)
   return AGENT_FILE_RECORDING;
 }
 
-void agent_recording_name(char *path, size_t n)
+void agent_recording_name(const char *hex, char *path, size_t n)
 {
-  char hex[17];
-
-  random_hex(hex);
   snprintf(path, n, "/tmp/jvmtool-%s.jfr", hex);
 }
 

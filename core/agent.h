@@ -72,9 +72,10 @@ enum agent_file {
 };
 enum agent_file agent_file_kind(const char *name);
 
-/* profile's recording name in a target's /tmp: "/tmp/jvmtool-<16 hex>.jfr"
- * with a fresh random part. */
-void agent_recording_name(char *path, size_t n);
+/* profile's recording name in a target's /tmp, "/tmp/jvmtool-<hex>.jfr",
+ * from 16 random hex digits (core/lib random_hex) it also names the
+ * recording with. */
+void agent_recording_name(const char *hex, char *path, size_t n);
 
 /* What the processes we can see use (for clean: a file in use is kept):
  * the inodes of every file one maps or holds open, sorted, and the euids
