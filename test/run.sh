@@ -121,9 +121,9 @@ run_one() { # name
   grep '^\(PASS\|FAIL\|SKIP\):' "$JT_TMP/out/$1" >> "$log"
 }
 
-# The slowest files first (as the last run measured them, dist/test-times),
-# so the longest does not start last; JOBS tokens in a FIFO bound how many
-# run at once.
+# The slowest files first (as the last runs measured them, dist/test-times;
+# a file never measured counts as slowest), so the longest does not start
+# last; JOBS tokens in a FIFO bound how many run at once.
 mkdir -p "$JT_TMP/out"
 : > "$JT_TMP/times"
 names=
@@ -133,8 +133,8 @@ for t in test/*.test; do
   wanted "$name" "$@" && names="$names $name"
 done
 order=$(for n in $names; do
-  echo "$(awk -v n="$n" '$2 == n { print $1 }' dist/test-times 2>/dev/null |
-    tail -1) $n"; done | sort -rn | awk '{ print $NF }')
+  t=$(awk -v n="$n" '$2 == n { print $1 }' dist/test-times 2>/dev/null)
+  echo "${t:-99999} $n"; done | sort -rn | awk '{ print $NF }')
 mkfifo "$JT_TMP/tokens"
 exec 3<>"$JT_TMP/tokens"
 i=0
@@ -147,7 +147,10 @@ done
 wait
 exec 3>&-
 [ -s "$JT_TMP/times" ] && {
-  cp "$JT_TMP/times" dist/test-times 2>/dev/null
+  # this run's times, and the last ones of the files it did not run
+  awk 'NR == FNR { seen[$2] = 1; print; next } !seen[$2]' "$JT_TMP/times" \
+    dist/test-times > "$JT_TMP/times.all" 2>/dev/null
+  cp "$JT_TMP/times.all" dist/test-times 2>/dev/null
   echo "slowest test files (seconds), of $(( $(date +%s) - suite_start )) s" \
     "with $jobs at a time:"
   sort -rn "$JT_TMP/times" | head -10 | sed 's/^/  /'
