@@ -378,25 +378,6 @@ static int extract(const char *path, struct args *a)
   return 0;
 }
 
-/* The target in core/vm's one grammar (a pid, a PerfData path, a file:
- * URI); a path that is not there is named, as every command names it.
- * 0, or 1 (reported). */
-static int check_target(const char *arg)
-{
-  char why[256], *path;
-  struct stat sb;
-  int pid, err = 0;
-
-  if (vm_parse_target(arg, 0, &pid, &path, why, sizeof(why))) {
-    error_msg("%s", why);
-    return 1;
-  }
-  if (path && stat(path, &sb)) err = -errno;
-  if (err) errno_msg(err, "cannot find '%s'", arg);
-  free(path);
-  return err ? 1 : 0;
-}
-
 /* Everything after option parsing. */
 static int install(struct args *a)
 {
@@ -406,7 +387,7 @@ static int install(struct args *a)
   const char *name = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";
   int timeout = (int)(a->num[OPT_timeout] / 1000000); /* ms */
   long long ms = a->num[OPT_duration] / 1000000;
-  int rc, collects, err;
+  int rc, collects, err, pid;
 
   jt_verbose |= a->count[OPT_verbose] > 0;
   if (a->val[OPT_extract]) {
@@ -431,12 +412,12 @@ static int install(struct args *a)
   if (a->val[OPT_output] && !collects)
     return usage_error("-o goes with --duration or --stop (a started sampler "
                        "is collected by --stop -o FILE)");
-  if (check_target(a->argv[0])) return 1;
+  if ((pid = target_find(a->argv[0])) < 0) return 1;
   if (collects && (err = wfile_open(&out, name))) {
     errno_msg(err, "cannot write '%s'", name);
     return 1;
   }
-  if (target_open(&t, a->argv[0])) {
+  if (target_open(&t, pid)) {
     wfile_abort(&out);
     target_close(&t);
     return 1;

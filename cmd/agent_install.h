@@ -11,8 +11,12 @@
 #include "core/agent.h"
 #include "core/wfile.h"
 
-/* Resolve a pid, PerfData path or file:// URI; open its root and /tmp. */
-int target_open(struct agent_target *t, const char *arg);
+/* The process a target names, in core/vm's one grammar: a pid as it is,
+ * a PerfData path or file: URI the JVM whose file it is (vm_owner).
+ * Returns the pid, or -1 (reported). */
+int target_find(const char *arg);
+/* Open pid's status, root and /tmp: 0, or -1 (reported). */
+int target_open(struct agent_target *t, int pid);
 void target_close(struct agent_target *t);
 
 /* attach "load" lib with opts: 0 and the agent's return code in *rc, or -1

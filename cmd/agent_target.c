@@ -14,55 +14,33 @@
 #include "cmd/agent_install.h"
 #include "core/attach.h"
 
-/* The process in the pid namespace of host pid n whose own pid there is
- * nspid, or 0. */
-static int pid_in_ns_of(int n, int nspid)
+int target_find(const char *arg)
 {
-  uint64_t want, ino;
-  size_t np;
-  int *pids, found = 0;
-
-  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
-  for (size_t i = 0; i < np && !found; i++)
-    if (proc_nspid(pids[i]) == nspid &&
-        !proc_ns_ino(pids[i], "pid", &ino) && ino == want)
-      found = pids[i];
-  free(pids);
-  return found;
-}
-
-/* The host pid a PerfData path or URI names: the file is named by the
- * JVM's pid in its own namespace, which is n's for a path through
- * /proc/<n>/root. */
-static int pid_of_path(const char *arg)
-{
-  const char *base;
   struct vm v;
   char why[256];
-  int pid, n;
+  int pid, rc = vm_resolve(arg, &v, why, sizeof(why));
 
-  if (vm_resolve(arg, &v, why, sizeof(why))) {
-    error_msg("%s", why);
+  /* a pid is taken as it is (attach needs no PerfData file) */
+  if ((pid = v.pid)) {
+    vm_free(&v);
+    return pid;
+  }
+  if (rc) {
+    error_msg("cannot find '%s': %s", arg, why);
     return -1;
   }
-  base = strrchr(v.path, '/') ? strrchr(v.path, '/') + 1 : v.path;
-  if (!(pid = v.pid) && !parse_pid(base, &pid) &&
-      (n = root_pid_of(v.path)))
-    pid = pid_in_ns_of(n, pid);
+  if (!(pid = vm_owner(&v)))
+    error_msg("cannot tell which process '%s' belongs to", arg);
   vm_free(&v);
-  if (!pid) error_msg("cannot tell which process '%s' belongs to", arg);
   return pid ? pid : -1;
 }
 
-int target_open(struct agent_target *t, const char *arg)
+int target_open(struct agent_target *t, int pid)
 {
   char why[256];
-  int pid;
 
   memset(t, 0, sizeof(*t));
   t->root.fd = t->tmpfd = -1;
-  /* A pid is taken as it is (attach needs no PerfData file). */
-  if (parse_pid(arg, &pid) && (pid = pid_of_path(arg)) < 0) return -1;
   if (agent_target_open(t, pid, why, sizeof(why))) {
     error_msg("%s", why);
     return -1;
@@ -98,7 +76,7 @@ int target_put(struct agent_target *t, const char *prefix, const char *suffix,
 
   /* What is put is for a load: none for a JVM that takes no attach
    * requests (attach_send would refuse the load). */
-  if (!attach_target(&at, t->pid) && attach_check(&at, why, sizeof(why))) {
+  if (!attach_target_pid(&at, t->pid) && attach_check(&at, why, sizeof(why))) {
     error_msg("%s", why);
     return -1;
   }

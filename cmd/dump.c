@@ -51,57 +51,44 @@ static void json(const struct perfdata *pd, const struct pd_counter *c,
 }
 
 /* --prometheus: every target (pids, files, "all") in one exposition,
- * families as Prometheus' Java client names them (core/prom.h). */
+ * families as Prometheus' Java client names them (core/prom.h), each JVM
+ * read within core/vm's budget (core/prom's struct prom_scrape). A JVM
+ * that cannot be read is said, unless "all" found it in our own /tmp,
+ * alive, and within budget (a file of a JVM we may not read). */
 static int prometheus(struct args *a)
 {
+  int all = a->argc == 1 && !strcmp(a->argv[0], "all"), rc = 0, step;
+  struct prom_scrape s;
+  const struct vm *w;
   struct vm *v = NULL;
-  struct perfdata *pd;
-  struct prom_jvm *j;
   struct buf out = {0};
-  size_t n = 0, nj = 0;
+  size_t n = 0;
   char err[256];
-  int rc = 0;
 
-  if (a->argc == 1 && !strcmp(a->argv[0], "all")) {
-    if ((rc = vm_list(&v, &n))) {
-      errno_msg(rc, "cannot list JVMs");
-      return 1;
-    }
-  } else {
-    v = xzalloc(a->argc * sizeof(*v));
-    for (int i = 0; i < a->argc; i++, n++) {
-      if (vm_resolve(a->argv[i], &v[n], err, sizeof(err))) {
-        error_msg("cannot find '%s': %s", a->argv[i], err);
-        rc = 1;
-        n--;
-      }
+  if (all && (rc = vm_list(&v, &n))) {
+    errno_msg(rc, "cannot list JVMs");
+    return 1;
+  }
+  if (!all) v = xzalloc(a->argc * sizeof(*v));
+  for (int i = 0; !all && i < a->argc; i++) {
+    if (vm_resolve(a->argv[i], &v[n], err, sizeof(err))) {
+      error_msg("cannot find '%s': %s", a->argv[i], err);
+      vm_free(&v[n]);
+      rc = 1;
+    } else {
+      n++;
     }
   }
-  pd = xzalloc((n + 1) * sizeof(*pd));
-  j = xzalloc((n + 1) * sizeof(*j));
-  for (size_t i = 0; i < n; i++) {
-    int orc = vm_open_budget(&v[i], &pd[nj]);
-
-    if (orc) {
-      if (v[i].root_pid || !v[i].alive || a->argc != 1 ||
-          strcmp(a->argv[0], "all") || vm_over_budget(orc))
-        error_msg("cannot read '%s': %s", v[i].path, pd[nj].err), rc = 1;
-      continue;
+  prom_scrape_begin(&s, v, n, a->count[OPT_raw] ? PROM_RAW : 0);
+  while ((step = prom_scrape_step(&s, &w))) {
+    if (step > 0 || step == -EAGAIN) continue;
+    if (!all || w->root_pid || !w->alive || vm_over_budget(step)) {
+      error_msg("cannot read '%s': %s", w->path, s.why);
+      rc = 1;
     }
-    j[nj].pid = v[i].pid;
-    j[nj].pd = &pd[nj];
-    nj++;
   }
-  prom_render(&out, j, nj, a->count[OPT_raw] ? PROM_RAW : 0);
+  prom_scrape_end(&s, &out);
   fwrite(out.p ? out.p : "", 1, out.len, stdout);
-  for (size_t i = 0; i < nj; i++) pd_close(&pd[i]);
-  if (a->argc == 1 && !strcmp(a->argv[0], "all")) vm_list_free(v, n);
-  else {
-    for (size_t i = 0; i < n; i++) vm_free(&v[i]);
-    free(v);
-  }
-  free(pd);
-  free(j);
   buf_free(&out);
   return rc;
 }

@@ -41,24 +41,6 @@ struct request {
   const char *out; /* --out-file: where the heap dump lands */
 };
 
-/* The JVM's sun.rt.javaCommand, or "" when it cannot be read. */
-static void java_command(const struct vm *v, struct buf *b)
-{
-  struct perfdata pd;
-  const struct pd_counter *c;
-  const char *s;
-  size_t n;
-
-  b->len = 0;
-  buf_add(b, "", 0);
-  if (vm_open(v, &pd)) return;
-  if ((c = pd_find(&pd, "sun.rt.javaCommand"))) {
-    n = pd_string(&pd, c, &s);
-    out_java_text(b, s, n, fmt_locale_utf8());
-  }
-  pd_close(&pd);
-}
-
 /* jcmd lists, and picks by main class, only the JVMs that say they take
  * attach requests. */
 static int list(void)
@@ -69,8 +51,8 @@ static int list(void)
 
   if (vm_list(&vms, &n)) return 1;
   for (size_t i = 0; i < n; i++) {
-    if (attach_allowed(&vms[i]) != 1) continue;
-    java_command(&vms[i], &cmd);
+    if (vm_attachable(&vms[i]) != 1) continue;
+    vm_java_command(&vms[i], &cmd);
     printf("%d ", vms[i].pid);
     term_write(stdout, cmd.p, cmd.len, 0);
     putchar('\n');
@@ -80,58 +62,23 @@ static int list(void)
   return 0;
 }
 
-int jcmd_targets(const char *target, int **pids)
+void jdk_none(const char *target, int rc, const char *err)
 {
-  struct vm *vms;
-  struct buf cmd = {0}, cls = {0};
-  char err[256], *path;
-  size_t n;
-  int pid, all, count = 0;
-
-  *pids = NULL;
-  all = *target && !target[strspn(target, "0")];
-  if (!all && !vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err,
-                               sizeof(err))) {
-    if (path) {
-      error_msg("'%s' is a PerfData file: attach needs a pid", target);
-      free(path);
-      return -1;
-    }
-    *pids = xmalloc(sizeof(int));
-    (*pids)[0] = pid;
-    return 1;
-  }
-  if (vm_list(&vms, &n)) return 0;
-  *pids = xmalloc((n + 1) * sizeof(int));
-  for (size_t i = 0; i < n; i++) {
-    if (attach_allowed(&vms[i]) != 1) continue;
-    java_command(&vms[i], &cmd);
-    cls.len = 0;
-    vm_main_class(cmd.p, 1, &cls);
-    if (all || (*cls.p && strstr(cls.p, target)))
-      (*pids)[count++] = vms[i].pid;
-  }
-  buf_free(&cls);
-  buf_free(&cmd);
-  vm_list_free(vms, n);
-  return count;
+  if (rc)
+    error_msg("%s", err);
+  else
+    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
 }
 
-enum jcmd_refusal jcmd_ask(int pid, const char *cmd,
-                           const char *const args[3], int timeout_ms,
-                           char **reply, char *err, size_t errlen)
+/* The JVMs r's target names (core/vm's vm_find): 0, or -1 after jcmd's
+ * words for none. */
+static int targets(const char *target, struct vm **v, size_t *n)
 {
-  struct attach_target t;
-  int rc;
+  char err[256];
+  int rc = vm_find(target, v, n, err, sizeof(err));
 
-  *reply = NULL;
-  if (attach_target(&t, pid)) return JCMD_NO_PROCESS;
-  if ((rc = attach_send(&t, cmd, args, timeout_ms, reply, err, errlen))) {
-    free(*reply);
-    *reply = NULL;
-    return rc == ATTACH_OFF ? JCMD_ATTACH_OFF : JCMD_FAILED;
-  }
-  return JCMD_SENT;
+  if (rc || !*n) jdk_none(target, rc, err);
+  return rc || !*n ? -1 : 0;
 }
 
 int jcmd_print_reply(int pid, const char *reply, const char *empty)
@@ -160,19 +107,16 @@ static void head(int pid, int *said)
   *said = 1;
 }
 
-static int jcmd_line(int pid, const char *line, int timeout_ms, int *said)
+static int jcmd_line(const struct vm *v, const char *line, int timeout_ms,
+                     int *said)
 {
   const char *args[3] = {line, NULL, NULL};
   char *reply, err[512];
-  int rc;
+  int pid = v->pid, rc;
 
-  switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err,
-                   sizeof(err))) {
-  case JCMD_SENT:
-    break;
-  case JCMD_NO_PROCESS: error_msg("no process %d", pid); return 1;
-  case JCMD_ATTACH_OFF:
-  case JCMD_FAILED: error_msg("%s", err); return 1;
+  if (attach_ask(v, "jcmd", args, timeout_ms, &reply, err, sizeof(err))) {
+    error_msg("%s", err);
+    return 1;
   }
   head(pid, said);
   rc = jcmd_print_reply(pid, reply, "Command executed successfully");
@@ -182,15 +126,15 @@ static int jcmd_line(int pid, const char *line, int timeout_ms, int *said)
 
 /* --out-file: GC.heap_dump with the file the JVM is given (cmd/jcmd_out.c:
  * the host path, or a name in its /tmp taken out to it). */
-static int heap_dump(int pid, const struct request *r, int *said)
+static int heap_dump(const struct vm *v, const struct request *r, int *said)
 {
   struct jcmd_out o;
   struct buf line = {0};
   const char *args[3] = {NULL, NULL, NULL};
   char *reply = NULL, err[512];
-  int rc;
+  int pid = v->pid, rc;
 
-  if ((rc = jcmd_out_begin(&o, pid, r->out,
+  if ((rc = jcmd_out_begin(&o, v, r->out,
                            strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
     if (rc == -ESRCH)
       error_msg("no process %d", pid);
@@ -200,21 +144,12 @@ static int heap_dump(int pid, const struct request *r, int *said)
   }
   buf_printf(&line, "%s %s", r->text, o.jvm_path);
   args[0] = line.p;
-  switch (
-      jcmd_ask(pid, "jcmd", args, r->timeout_ms, &reply, err, sizeof(err))) {
-  case JCMD_SENT:
-    head(pid, said);
-    rc = jcmd_print_reply(pid, reply, NULL);
-    break;
-  case JCMD_NO_PROCESS:
-    error_msg("no process %d", pid);
-    rc = 1;
-    break;
-  case JCMD_ATTACH_OFF:
-  case JCMD_FAILED:
+  if (attach_ask(v, "jcmd", args, r->timeout_ms, &reply, err, sizeof(err))) {
     error_msg("%s", err);
     rc = 1;
-    break;
+  } else {
+    head(pid, said);
+    rc = jcmd_print_reply(pid, reply, NULL);
   }
   fflush(stdout);
   if (o.taken)
@@ -226,30 +161,29 @@ static int heap_dump(int pid, const struct request *r, int *said)
   return rc;
 }
 
-static int perf_counters(int pid, int *said)
+static int perf_counters(const struct vm *v, int *said)
 {
-  struct vm v;
+  struct vm why;
   struct perfdata pd;
   struct buf out = {0};
-  char err[256], arg[16];
+  char err[256];
 
-  snprintf(arg, sizeof(arg), "%d", pid);
-  if (vm_resolve(arg, &v, err, sizeof(err))) {
-    error_msg("pid %d: %s", pid, err);
+  if (!v->path) { /* vm_find named it without a file: say why */
+    vm_resolve_pid(v->pid, &why, err, sizeof(err));
+    vm_free(&why);
+    error_msg("pid %d: %s", v->pid, err);
     return 1;
   }
-  if (vm_open(&v, &pd)) {
-    error_msg("cannot read '%s': %s", v.path, pd.err);
-    vm_free(&v);
+  if (vm_open(v, &pd)) {
+    error_msg("cannot read '%s': %s", v->path, pd.err);
     return 1;
   }
   for (size_t i = 0; i < pd.n; i++)
     pd_snap_line(&pd, pd.counters[i], 0, fmt_locale_utf8(), &out);
-  head(pid, said);
+  head(v->pid, said);
   term_write(stdout, out.p, out.len, 1);
   buf_free(&out);
   pd_close(&pd);
-  vm_free(&v);
   return 0;
 }
 
@@ -266,15 +200,15 @@ static int is_stop(const char *line)
  * or \r\n; the empty ones at its end dropped) until "stop", as jcmd sends
  * them: comments and blank lines too (the JVM skips them). The first
  * failure ends the file, as in jcmd. */
-static int run(int pid, const struct request *r)
+static int run(const struct vm *v, const struct request *r)
 {
   char *line, *next, *text, *end;
   int rc = 0, said = 0;
 
-  if (jt_alias) head(pid, &said);
-  if (r->counters) return perf_counters(pid, &said);
-  if (r->out) return heap_dump(pid, r, &said);
-  if (!r->from_file) return jcmd_line(pid, r->text, r->timeout_ms, &said);
+  if (jt_alias) head(v->pid, &said);
+  if (r->counters) return perf_counters(v, &said);
+  if (r->out) return heap_dump(v, r, &said);
+  if (!r->from_file) return jcmd_line(v, r->text, r->timeout_ms, &said);
   text = xstrdup(r->text);
   end = text + strlen(text);
   while (end > text && (end[-1] == '\n' || end[-1] == '\r')) *--end = 0;
@@ -289,7 +223,7 @@ static int run(int pid, const struct request *r)
       next = NULL;
     }
     if (is_stop(line)) break;
-    rc = jcmd_line(pid, line, r->timeout_ms, &said);
+    rc = jcmd_line(v, line, r->timeout_ms, &said);
   }
   free(text);
   return rc;
@@ -332,15 +266,14 @@ static int command_words(int argc, char **argv, struct request *r,
 
 static int run_all(const struct request *r)
 {
-  int n, rc = 0, *pids;
+  struct vm *v;
+  size_t n;
+  int rc = 0;
 
-  n = jcmd_targets(r->target, &pids);
-  if (!n)
-    fprintf(stderr, "Could not find any processes matching : '%s'\n",
-            r->target);
-  for (int i = 0; i < n; i++) rc |= run(pids[i], r);
-  free(pids);
-  return n > 0 ? rc : 1;
+  if (targets(r->target, &v, &n)) return 1;
+  for (size_t i = 0; i < n; i++) rc |= run(&v[i], r);
+  vm_list_free(v, n);
+  return rc;
 }
 
 int jcmd_drop_j(int argc, char **argv)
@@ -395,7 +328,8 @@ static int jdk_jcmd(int argc, char **argv)
 static int out_file_words(const struct request *r)
 {
   const char *w = r->text;
-  int n, *pids;
+  struct vm *v;
+  size_t n;
 
   if (r->from_file || r->counters || strncmp(w, "GC.heap_dump", 12) ||
       (w[12] && w[12] != ' '))
@@ -408,10 +342,11 @@ static int out_file_words(const struct request *r)
   if (!*r->out || !strcmp(r->out, "-") || strpbrk(r->out, " \t\"'"))
     return usage_error("--out-file takes a file name without blanks or "
                        "quotes");
-  if ((n = jcmd_targets(r->target, &pids)) > 1)
-    error_msg("'%s' names %d JVMs: --out-file takes the dump of one", r->target,
-              n);
-  free(pids);
+  if (targets(r->target, &v, &n)) return 1;
+  vm_list_free(v, n);
+  if (n > 1)
+    error_msg("'%s' names %zu JVMs: --out-file takes the dump of one",
+              r->target, n);
   return n > 1 ? 1 : -1;
 }
 

@@ -1,5 +1,7 @@
-/* jcmd.h - what cmd/jcmd.c shares with cmd/jstack.c (the jstack and jmap
- * links): targets, one attach request, printing its reply */
+/* jcmd.h - what cmd/jcmd.c shares with the other JDK tool links
+ * (cmd/jstack.c: jstack and jmap; cmd/jinfo.c): the tools' words, printing
+ * a reply, a file the JVM writes for us (cmd/jcmd_out.c). Targets are
+ * core/vm's (vm_find), requests core/attach's (attach_ask). */
 #ifndef JCMD_H
 #define JCMD_H
 
@@ -7,23 +9,9 @@
 #include <stddef.h>
 #include "core/wfile.h"
 
-/* The JVMs a target names: a pid (core/vm's grammar), 0 for all, or every
- * JVM whose main class (jps -l's: a jar's path, "module/class") contains
- * it, as jcmd matches; only JVMs that take attach requests. Returns how
- * many (*pids malloc'd, caller frees), 0 for none, -1 after a message for
- * a target that names no process. */
-int jcmd_targets(const char *target, int **pids);
-
-/* Why a request was not sent or got no reply. */
-enum jcmd_refusal { JCMD_SENT, JCMD_ATTACH_OFF, JCMD_NO_PROCESS, JCMD_FAILED };
-
-/* Send one request (cmd, up to three args, NULL = empty) to pid through
- * core/attach, which applies the attach preconditions. Returns JCMD_SENT
- * with *reply set (caller frees), or why not; JCMD_ATTACH_OFF and
- * JCMD_FAILED put attach's one-line reason in err. */
-enum jcmd_refusal jcmd_ask(int pid, const char *cmd, const char *const args[3],
-                           int timeout_ms, char **reply, char *err,
-                           size_t errlen);
+/* The JDK tools' words when vm_find (its rc and err) named no JVM for
+ * target: its reason, or "Could not find any processes matching". */
+void jdk_none(const char *target, int rc, const char *err);
 
 /* Print a reply through term_write: its body on stdout when the status is
  * 0 (empty: the line empty, unless NULL) and return 0, else on stderr and
@@ -36,9 +24,10 @@ int jcmd_drop_j(int argc, char **argv);
 /* 1 for the JDK tools' help words: -h -help --help -? */
 int jcmd_is_help(const char *s);
 
-/* cmd/jstack.c: why a request was not answered (jcmd_ask's refusal, err
- * its reason), in the words of jstack, jmap and jinfo: "<pid>: <why>". */
-void jdk_refusal(int pid, enum jcmd_refusal why, const char *err);
+/* cmd/jstack.c: why a request was not answered (attach_ask's enum
+ * attach_error, err its reason), in the words of jstack, jmap and jinfo:
+ * "<pid>: <why>". */
+void jdk_refusal(int pid, int why, const char *err);
 
 /* A file the JVM writes for us (cmd/jcmd_out.c), landing at out on the
  * host: jvm_path is what to ask the JVM to write. */
@@ -48,12 +37,14 @@ struct jcmd_out {
   char jvm_path[PATH_MAX]; /* the path to send */
   int pid, taken;          /* taken: a random name in the JVM's /tmp */
   long long uid;           /* the JVM's user */
+  uint64_t bound;          /* the most bytes a taken file may have */
 };
-/* Pick jvm_path for pid: out made absolute when the JVM shares our root
+/* Pick jvm_path for v: out made absolute when the JVM shares our root
  * and user, else /tmp/jvmtool-dump-<random><suffix> in its root. Returns
  * 0, or -errno for the caller to say: -ESRCH no such process, else out
  * cannot be written (opened here, before the JVM is asked). */
-int jcmd_out_begin(struct jcmd_out *o, int pid, const char *out,
+struct vm;
+int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
                    const char *suffix);
 /* 1 when a dumpheap or GC.heap_dump reply says the file was written. */
 int jcmd_out_written(const char *reply);

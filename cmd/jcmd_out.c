@@ -22,21 +22,18 @@
 /* Without PerfData to size the heap, a dump is cut at this many bytes. */
 #define DUMP_CAP (64ULL << 30)
 
-/* How big a heap dump of pid may be: twice the generations' maximum sizes
+/* How big a heap dump of v may be: twice the generations' maximum sizes
  * (an hprof names each object with 8 bytes where a compressed heap spends
  * 4, so a heap of reference arrays dumps to about twice its size; G1 counts
  * its heap in both generations, which only widens the bound) plus 1 GiB
  * for class, thread and string records. DUMP_CAP without PerfData. */
-static uint64_t dump_bound(int pid)
+static uint64_t dump_bound(const struct vm *v)
 {
-  char arg[16], err[256], name[64];
-  struct vm v;
+  char name[64];
   struct perfdata pd;
   uint64_t heap = 0;
 
-  snprintf(arg, sizeof(arg), "%d", pid);
-  if (vm_resolve(arg, &v, err, sizeof(err))) return DUMP_CAP;
-  if (!vm_open(&v, &pd)) {
+  if (v->path && !vm_open(v, &pd)) {
     for (int g = 0; g < 4; g++) {
       const struct pd_counter *c;
 
@@ -46,11 +43,10 @@ static uint64_t dump_bound(int pid)
     }
     pd_close(&pd);
   }
-  vm_free(&v);
   return heap ? 2 * heap + (1ULL << 30) : DUMP_CAP;
 }
 
-int jcmd_out_begin(struct jcmd_out *o, int pid, const char *out,
+int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
                    const char *suffix)
 {
   struct attach_target t;
@@ -59,9 +55,10 @@ int jcmd_out_begin(struct jcmd_out *o, int pid, const char *out,
   int same, rc;
 
   memset(o, 0, sizeof(*o));
-  o->pid = pid;
+  o->pid = v->pid;
   o->out = out;
-  if (attach_target(&t, pid) || root_open(pid, &r)) return -ESRCH;
+  o->bound = dump_bound(v);
+  if (attach_target(&t, v) || root_open(v->pid, &r)) return -ESRCH;
   same = r.same;
   root_close(&r);
   o->uid = t.st.euid;
@@ -104,7 +101,7 @@ int jcmd_out_end(struct jcmd_out *o, int written)
       close(fd);
     return 1;
   }
-  max = dump_bound(o->pid);
+  max = o->bound;
   rc = root_take_tmp(o->pid, o->jvm_path + 5 /* after "/tmp/" */, o->uid,
                      o->w.fd, max, &copied, &fd);
   if (rc) {

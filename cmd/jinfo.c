@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "core/attach.h"
 #include "core/out.h"
+#include "core/vm.h"
 #include "cmd/jcmd.h"
 #include "jinfo_usage.inc" /* jinfo_usage[]: jinfo's help, byte for byte */
 
@@ -25,19 +26,18 @@ enum mode { ALL, FLAG, FLAGS, SYSPROPS };
   "Exception in thread \"main\" "                                              \
   "com.sun.tools.attach.AttachOperationFailedException: "
 
-/* One request to pid; its body on stdout under heading (NULL: none).
+/* One request to v; its body on stdout under heading (NULL: none).
  * Returns 0, or 1 after jinfo's line on stderr. */
-static int ask(int pid, const char *cmd, const char *const args[3],
+static int ask(const struct vm *v, const char *cmd, const char *const args[3],
                const char *heading)
 {
   char *reply, err[512];
   const char *body;
-  enum jcmd_refusal why;
   size_t n;
+  int why;
 
-  why = jcmd_ask(pid, cmd, args, 10000, &reply, err, sizeof(err));
-  if (why != JCMD_SENT) {
-    jdk_refusal(pid, why, err);
+  if ((why = attach_ask(v, cmd, args, 10000, &reply, err, sizeof(err)))) {
+    jdk_refusal(v->pid, why, err);
     return 1;
   }
   n = strlen(body = "");
@@ -57,15 +57,15 @@ static int ask(int pid, const char *cmd, const char *const args[3],
   return 0;
 }
 
-static int jcmd_line(int pid, const char *line, const char *heading)
+static int jcmd_line(const struct vm *v, const char *line, const char *heading)
 {
   const char *args[3] = {line, NULL, NULL};
 
-  return ask(pid, "jcmd", args, heading);
+  return ask(v, "jcmd", args, heading);
 }
 
 /* -flag's argument: NAME=VALUE, +NAME, -NAME set it; NAME prints it. */
-static int flag(int pid, const char *arg)
+static int flag(const struct vm *v, const char *arg)
 {
   const char *args[3] = {NULL, NULL, NULL}, *eq = strchr(arg, '=');
   char *name = NULL;
@@ -80,29 +80,29 @@ static int flag(int pid, const char *arg)
     args[1] = *arg == '+' ? "1" : "0";
   } else {
     args[0] = arg;
-    rc = ask(pid, "printflag", args, NULL);
+    rc = ask(v, "printflag", args, NULL);
     return rc;
   }
-  rc = ask(pid, "setflag", args, NULL);
+  rc = ask(v, "setflag", args, NULL);
   free(name);
   return rc;
 }
 
-static int one(int pid, enum mode m, const char *name)
+static int one(const struct vm *v, enum mode m, const char *name)
 {
   switch (m) {
   case FLAG:
-    return flag(pid, name);
+    return flag(v, name);
   case FLAGS:
-    return jcmd_line(pid, "VM.flags", "VM Flags:\n");
+    return jcmd_line(v, "VM.flags", "VM Flags:\n");
   case SYSPROPS:
-    return jcmd_line(pid, "VM.system_properties", "Java System Properties:\n");
+    return jcmd_line(v, "VM.system_properties", "Java System Properties:\n");
   case ALL:
     break;
   }
-  return jcmd_line(pid, "VM.system_properties", "Java System Properties:\n") ||
-         jcmd_line(pid, "VM.flags", "\nVM Flags:\n") ||
-         jcmd_line(pid, "VM.command_line", "\n");
+  return jcmd_line(v, "VM.system_properties", "Java System Properties:\n") ||
+         jcmd_line(v, "VM.flags", "\nVM Flags:\n") ||
+         jcmd_line(v, "VM.command_line", "\n");
 }
 
 static int usage(int rc)
@@ -118,7 +118,10 @@ int jinfo_main(int argc, char **argv)
 {
   const char *name = NULL, *target;
   enum mode m = ALL;
-  int i, words = 0, most = 1, n, rc = 0, *pids;
+  struct vm *v;
+  char err[256];
+  size_t n;
+  int i, words = 0, most = 1, rc;
 
   argc = jcmd_drop_j(argc, argv);
   for (i = 1; i < argc; i++) {
@@ -151,12 +154,14 @@ int jinfo_main(int argc, char **argv)
           stderr);
     return 1;
   }
-  if (!(n = jcmd_targets(target, &pids)))
-    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
-  for (int k = 0; k < n; k++) {
-    if (n > 1) printf("Pid:%d\n", pids[k]);
-    rc |= one(pids[k], m, name);
+  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n) {
+    jdk_none(target, rc, err);
+    return 1;
   }
-  free(pids);
-  return n > 0 ? rc : 1;
+  for (size_t k = 0; k < n; k++) {
+    if (n > 1) printf("Pid:%d\n", v[k].pid);
+    rc |= one(&v[k], m, name);
+  }
+  vm_list_free(v, n);
+  return rc;
 }

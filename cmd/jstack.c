@@ -14,6 +14,8 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
+#include "core/attach.h"
+#include "core/vm.h"
 #include "cmd/jcmd.h"
 #include "jstack_usage.inc" /* jstack_usage[]: jstack's help, byte for byte */
 
@@ -21,11 +23,11 @@
 #define JHSDB "Cannot connect to core dump or remote debug server. Use " \
               "jhsdb jstack instead\n"
 
-void jdk_refusal(int pid, enum jcmd_refusal why, const char *err)
+void jdk_refusal(int pid, int why, const char *err)
 {
-  if (why == JCMD_ATTACH_OFF)
+  if (why == ATTACH_OFF)
     fprintf(stderr, "%d: The VM does not support the attach mechanism\n", pid);
-  else if (why == JCMD_NO_PROCESS)
+  else if (why == ATTACH_NOPROC)
     fprintf(stderr, "%d: No such process\n", pid);
   else
     fprintf(stderr, "%d: %s\n", pid, err);
@@ -37,27 +39,32 @@ void jdk_refusal(int pid, enum jcmd_refusal why, const char *err)
 static int jdk_request(const char *target, const char *cmd,
                        const char *const args[3], int timeout_ms)
 {
-  int n, rc = 0, *pids;
+  struct vm *v;
+  char err[512];
+  size_t n;
+  int rc;
 
-  if (!(n = jcmd_targets(target, &pids)))
-    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
-  for (int i = 0; i < n; i++) {
-    char *reply, err[512];
-    enum jcmd_refusal why;
+  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n) {
+    jdk_none(target, rc, err);
+    return 1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    char *reply;
+    int why;
 
-    if (n > 1) printf("Pid:%d\n", pids[i]);
+    if (n > 1) printf("Pid:%d\n", v[i].pid);
     fflush(stdout);
-    why = jcmd_ask(pids[i], cmd, args, timeout_ms, &reply, err, sizeof(err));
-    if (why == JCMD_SENT) {
-      rc |= jcmd_print_reply(pids[i], reply, NULL);
+    why = attach_ask(&v[i], cmd, args, timeout_ms, &reply, err, sizeof(err));
+    if (!why) {
+      rc |= jcmd_print_reply(v[i].pid, reply, NULL);
       free(reply);
       continue;
     }
-    jdk_refusal(pids[i], why, err);
+    jdk_refusal(v[i].pid, why, err);
     rc = 1;
   }
-  free(pids);
-  return n > 0 ? rc : 1;
+  vm_list_free(v, n);
+  return rc;
 }
 
 /* jstack [-l] [-e] <pid>: jstack's "threaddump" request, its flags as one
@@ -165,37 +172,38 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
   struct jcmd_out o;
   const char *args[3] = {NULL, mode, gz};
   char *reply = NULL, err[512];
-  enum jcmd_refusal why;
-  int n, rc = 1, *pids;
+  struct vm *v;
+  size_t n;
+  int why, rc;
 
-  if (!(n = jcmd_targets(target, &pids)))
-    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
-  if (n > 1)
-    error_msg("'%s' names %d JVMs: a heap dump is of one (give its pid)",
+  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n)
+    jdk_none(target, rc, err);
+  else if (n > 1)
+    error_msg("'%s' names %zu JVMs: a heap dump is of one (give its pid)",
               target, n);
-  if (n != 1) {
-    free(pids);
+  if (rc || n != 1) {
+    vm_list_free(v, n);
     return 1;
   }
-  if ((rc = jcmd_out_begin(&o, pids[0], file, *gz ? ".hprof.gz" : ".hprof"))) {
+  if ((rc = jcmd_out_begin(&o, v, file, *gz ? ".hprof.gz" : ".hprof"))) {
     if (rc == -ESRCH)
-      jdk_refusal(pids[0], JCMD_NO_PROCESS, "");
+      jdk_refusal(v->pid, ATTACH_NOPROC, "");
     else
       errno_msg(rc, "cannot write '%s'", file);
     rc = 1;
   } else {
     args[0] = o.jvm_path;
-    why = jcmd_ask(pids[0], "dumpheap", args, 3600 * 1000, &reply, err,
-                   sizeof(err));
-    if (why == JCMD_SENT)
-      rc = jcmd_print_reply(pids[0], reply, NULL);
+    why =
+        attach_ask(v, "dumpheap", args, 3600 * 1000, &reply, err, sizeof(err));
+    if (!why)
+      rc = jcmd_print_reply(v->pid, reply, NULL);
     else
-      jdk_refusal(pids[0], why, err);
+      jdk_refusal(v->pid, why, err);
     fflush(stdout);
     if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
     free(reply);
   }
-  free(pids);
+  vm_list_free(v, n);
   return rc;
 }
 

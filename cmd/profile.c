@@ -18,13 +18,13 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
-#include "cmd/jcmd.h"
 #include "cmd/profile.h"
 #include "core/attach.h"
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
 #include "core/root.h"
+#include "core/vm.h"
 #include "core/wfile.h"
 
 #define OPTS_FILE "specs/profile.opts"
@@ -436,29 +436,15 @@ static int sampler(const struct args *a, const char *event, int *agent)
   return 0;
 }
 
-/* The one JVM a target names: a pid, or a main class as jcmd matches it
- * (cmd/jcmd.h; "0", every JVM, is no one JVM). Returns its pid, or -1
- * (reported). */
-static int one_target(const char *target)
-{
-  int *pids = NULL, n = 0, pid = -1;
-
-  if (target[strspn(target, "0")])
-    n = jcmd_targets(target, &pids);
-  if (n == 1) pid = pids[0];
-  else if (n == 0) error_msg("no JVM matches '%s'", target);
-  else if (n > 1) error_msg("'%s' names %d JVMs: give one pid", target, n);
-  free(pids);
-  return pid;
-}
-
 int profile_main(int argc, char **argv)
 {
   struct prof p = {.tmp = -1};
   const char *event;
   char hex[17];
   struct args a;
-  int rc, pid, agent;
+  struct vm v;
+  char err[256];
+  int rc, agent;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
@@ -468,9 +454,14 @@ int profile_main(int argc, char **argv)
   if (!jfr_event_valid(event)) return jfr_event_error(event);
   if ((rc = sampler(&a, event, &agent))) return rc;
   p.timeout_ms = (int)(a.num[OPT_timeout] / 1000000);
-  if ((pid = one_target(a.argv[0])) < 0) return 1;
-  if (attach_target(&p.t, pid)) {
-    error_msg("no process %d", pid);
+  if (vm_find_one(a.argv[0], &v, err, sizeof(err))) {
+    error_msg("%s", err);
+    return 1;
+  }
+  rc = attach_target(&p.t, &v);
+  vm_free(&v);
+  if (rc) {
+    error_msg("no process %d", p.t.pid);
     return 1;
   }
   random_hex(hex);

@@ -33,18 +33,7 @@ struct info {
 /* A string counter as jps shows it; "Unknown" when it is absent. */
 static void text(const struct perfdata *pd, const char *name, struct buf *b)
 {
-  const struct pd_counter *c = pd_find(pd, name);
-  const char *s;
-  size_t n;
-
-  b->len = 0;
-  buf_add(b, "", 0);
-  if (!c) {
-    buf_adds(b, "Unknown");
-    return;
-  }
-  n = pd_string(pd, c, &s);
-  out_java_text(b, s, n, fmt_locale_utf8());
+  vm_text(pd, name, "Unknown", b);
 }
 
 /* The args part (§3.3): after the first space (not at index 0), or
@@ -80,16 +69,16 @@ static uint64_t until;
  * unavailable. */
 static int attach(const struct vm *v, struct perfdata *pd)
 {
-  char target[16], err[256];
+  char err[256];
   struct vm r;
   int rc;
 
   if (!v->alive) return -1;
-  snprintf(target, sizeof(target), "%d", v->pid);
-  if (vm_resolve(target, &r, err, sizeof(err))) return -1;
-  rc = vm_open_budget(&r, pd);
-  if (vm_over_budget(rc))
-    error_msg("pid %d: '%s': %s; skipped", v->pid, r.path, pd->err);
+  if ((rc = vm_resolve_pid(v->pid, &r, err, sizeof(err))) == 0) {
+    rc = vm_open_budget(&r, pd);
+    if (vm_over_budget(rc))
+      error_msg("pid %d: '%s': %s; skipped", v->pid, r.path, pd->err);
+  }
   vm_free(&r);
   if (rc) return -1;
   if (!pd->size || pd->size % 4096) {
@@ -128,7 +117,10 @@ static void line(const struct vm *v, const int *flags)
     buf_printf(&out, " %s", args);
   if (flags[OPT_jvm_args]) {
     text(&pd, "java.rt.vmArgs", &s);
-    if (s.len) buf_addc(&out, ' '), add_escaped(&out, s.p);
+    if (s.len) {
+      buf_addc(&out, ' ');
+      add_escaped(&out, s.p);
+    }
   }
   if (flags[OPT_jvm_flags]) {
     text(&pd, "java.rt.vmFlags", &s);
@@ -197,8 +189,30 @@ static void json_vm(const struct vm *v, int first)
     else fputs("\"uptime_s\": null}", stdout);
   }
   if (ok) pd_close(&pd);
-  buf_free(&cmd), buf_free(&cls), buf_free(&a), buf_free(&f);
-  buf_free(&ver), buf_free(&name), buf_free(&vendor);
+  buf_free(&cmd);
+  buf_free(&cls);
+  buf_free(&a);
+  buf_free(&f);
+  buf_free(&ver);
+  buf_free(&name);
+  buf_free(&vendor);
+}
+
+/* The option row a jps letter (-l -m -v -V, combinable) sets, or -1. */
+static int jps_letter(char c)
+{
+  switch (c) {
+  case 'l':
+    return OPT_long;
+  case 'm':
+    return OPT_args;
+  case 'v':
+    return OPT_jvm_args;
+  case 'V':
+    return OPT_jvm_flags;
+  default:
+    return -1;
+  }
 }
 
 /* jps's own command line (§3.1); returns -1 to go on, else an exit code. */
@@ -222,14 +236,13 @@ static int jps_args(int argc, char **argv, int *flags)
         continue;
       }
       for (const char *p = a + 1; *p; p++) {
-        const char *at = strchr("lmvV", *p);
+        int id = jps_letter(*p);
 
-        if (!at) {
+        if (id < 0) {
           fprintf(stderr, "illegal argument: %s\n%s", a, jps_usage);
           return 1;
         }
-        flags[at == strchr("lmvV", 'l') ? OPT_long : *p == 'm' ? OPT_args
-              : *p == 'v' ? OPT_jvm_args : OPT_jvm_flags] = 1;
+        flags[id] = 1;
       }
       continue;
     }

@@ -7,11 +7,12 @@
  * nothing is done before a whole request head has come; the oldest idle
  * connection makes room when MAX_CONN are open.
  *
- * A scrape goes one JVM a step between two polls: open, render, close
- * before the next, so other requests are answered between JVMs and memory
- * holds one JVM's file and the exposition being built. A JVM whose file
- * cannot be read, or takes over JVM_BUDGET_MS, or comes after the scrape
- * has spent SCRAPE_BUDGET_MS, is a "# " comment and jvmtool_scrape_error 1;
+ * A scrape goes one JVM a step between two polls (core/prom's struct
+ * prom_scrape: open, render, close before the next), so other requests
+ * are answered between JVMs and memory holds one JVM's file and the
+ * exposition being built. A JVM whose file cannot be read, or is over
+ * core/vm's budget, or comes after the scrape has spent
+ * PROM_SCRAPE_BUDGET_MS, is a "# " comment and jvmtool_scrape_error 1;
  * every JVM has jvmtool_scrape_duration_seconds. Requests for /metrics
  * that come during a scrape wait for it and share its response (at most
  * MAX_RESP distinct ones are written at once).
@@ -19,7 +20,6 @@
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "core/http.h"
-#include "core/perfdata.h"
 #include "core/prom.h"
 #include "core/vm.h"
 #include <arpa/inet.h>
@@ -32,13 +32,10 @@
 #include "core/opt_table.h"
 
 enum {
-  MAX_CONN = 512,          /* open connections, the listener aside */
-  MAX_RESP = 4,            /* responses being written at once, distinct */
-  IDLE_MS = 10000,         /* a request head must arrive within this */
-  WRITE_MS = 30000,        /* a response must be taken within this */
-  JVM_BUDGET_MS = 1000,    /* one JVM's open and parse */
-  SCRAPE_BUDGET_MS = 5000, /* JVMs not begun by then are skipped: under
-                               Prometheus' default scrape timeout, 10 s */
+  MAX_CONN = 512,   /* open connections, the listener aside */
+  MAX_RESP = 4,     /* responses being written at once, distinct */
+  IDLE_MS = 10000,  /* a request head must arrive within this */
+  WRITE_MS = 30000, /* a response must be taken within this */
 };
 
 struct resp {
@@ -126,86 +123,36 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss,
   return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -1;
 }
 
-/* The scrape under way, if any. */
+/* The scrape under way, if any: core/prom's, one JVM a step. */
 struct scrape {
   int on;
-  struct vm *v;
-  size_t n, i;
-  struct prom p;
-  uint64_t start;
+  int all_users; /* --all-users: other users' JVMs too */
+  struct prom_scrape s;
 };
 
-/* A JVM skipped: a comment and its error sample. */
-static void jvm_failed(struct prom *p, const struct vm *v, const char *why,
-                       const char *labels)
-{
-  char *text = xasprintf("pid %d (%s): skipped: %s", v->pid, v->path, why);
-
-  prom_comment(p, text);
-  free(text);
-  prom_sample(p, "jvmtool_scrape_error", "gauge",
-              "1 when the JVM's PerfData could not be read within budget", "",
-              labels, "", 1);
-}
-
-/* One JVM of the scrape: open, render, close. */
-static void scrape_one(struct scrape *s, const struct vm *v)
-{
-  struct perfdata pd;
-  struct prom_jvm j = {v->pid, &pd};
-  uint64_t t0 = now_ms(), took;
-  char labels[32], why[320];
-  int bad = 1;
-
-  snprintf(labels, sizeof(labels), "pid=\"%d\"", v->pid);
-  if (t0 - s->start >= SCRAPE_BUDGET_MS)
-    snprintf(why, sizeof(why), "the scrape's %d ms were spent",
-             SCRAPE_BUDGET_MS);
-  else if (vm_open(v, &pd))
-    snprintf(why, sizeof(why), "%s", pd.err);
-  else if (!pd_accessible(&pd)) {
-    pd_close(&pd);
-    return; /* still starting: not there yet */
-  } else if ((took = now_ms() - t0) > JVM_BUDGET_MS) {
-    snprintf(why, sizeof(why), "read in %llu ms, over %d",
-             (unsigned long long)took, JVM_BUDGET_MS);
-    pd_close(&pd);
-  } else {
-    prom_add_jvm(&s->p, &j, NULL);
-    pd_close(&pd);
-    bad = 0;
-  }
-  if (bad)
-    jvm_failed(&s->p, v, why, labels);
-  else
-    prom_sample(&s->p, "jvmtool_scrape_error", "gauge",
-                "1 when the JVM's PerfData could not be read within budget", "",
-                labels, "", 0);
-  prom_sample(&s->p, "jvmtool_scrape_duration_seconds", "gauge",
-              "Time spent reading and rendering the JVM", "", labels, "",
-              (double)(now_ms() - t0) / 1000);
-}
-
+/* Every JVM the scrape shows: alive, and ours unless all_users. */
 static void scrape_start(struct scrape *s, int raw)
 {
-  if (vm_list(&s->v, &s->n)) s->n = 0;
-  s->i = 0;
+  struct vm *v;
+  size_t n, k = 0;
+
+  if (vm_list(&v, &n)) n = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!v[i].alive || (!s->all_users && v[i].uid != geteuid()))
+      vm_free(&v[i]);
+    else
+      v[k++] = v[i];
+  }
+  prom_scrape_begin(&s->s, v, k, PROM_SCRAPE_SELF | (raw ? PROM_RAW : 0));
   s->on = 1;
-  s->start = now_ms();
-  prom_init(&s->p, raw ? PROM_RAW : 0);
 }
 
-/* The next visible JVM; 1 when the scrape is over. */
-static int scrape_step(struct scrape *s, int all_users)
+/* The next JVM; 1 when the scrape is over. */
+static int scrape_step(struct scrape *s)
 {
-  while (s->i < s->n) {
-    const struct vm *v = &s->v[s->i++];
+  const struct vm *v;
 
-    if (!v->alive || (!all_users && v->uid != geteuid())) continue;
-    scrape_one(s, v);
-    return s->i >= s->n;
-  }
-  return 1;
+  return prom_scrape_step(&s->s, &v) == 0 || s->s.i >= s->s.n;
 }
 
 static struct resp *resp_new(int status, const char *type, const char *body,
@@ -262,9 +209,7 @@ static void scrape_done(struct conn *conns)
   struct buf body = {0};
   struct resp *r[2];
 
-  prom_finish(&scr.p, &body);
-  vm_list_free(scr.v, scr.n);
-  scr.v = NULL;
+  prom_scrape_end(&scr.s, &body);
   scr.on = 0;
   for (int h = 0; h < 2; h++) {
     r[h] =
@@ -422,12 +367,12 @@ int serve_main(int argc, char **argv)
   static int who[MAX_CONN + 1];  /* pfd index -> conns index */
   struct sigaction sa = {0};
   sigset_t block, orig;
-  int rc, lfd, raw, all_users;
+  int rc, lfd, raw;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
   raw = a.count[OPT_raw] > 0;
-  all_users = a.count[OPT_all_users] > 0;
+  scr.all_users = a.count[OPT_all_users] > 0;
   if ((lfd = listen_on(a.val[OPT_listen] ? a.val[OPT_listen]
                                          : "127.0.0.1:9404")) < 0)
     return 1;
@@ -478,7 +423,7 @@ int serve_main(int argc, char **argv)
       else
         on_readable(conns, c, raw);
     }
-    if (scr.on && scrape_step(&scr, all_users)) scrape_done(conns);
+    if (scr.on && scrape_step(&scr)) scrape_done(conns);
     if (pfd[0].revents & POLLIN) {
       for (int tries = 0; tries < 64; tries++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);

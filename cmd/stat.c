@@ -75,49 +75,6 @@ static struct expr_source source(struct target *t)
   return (struct expr_source){tg_lookup, tg_long, tg_string, NULL, t};
 }
 
-static void add_target(struct run *r, const struct target *t)
-{
-  r->tg = xrealloc(r->tg, (r->ntg + 1) * sizeof(*r->tg));
-  r->tg[r->ntg++] = *t;
-}
-
-int stat_add_target(struct run *r, const char *s, int flags, char *why,
-                    size_t whylen)
-{
-  struct target t = {0};
-
-  if (vm_parse_target(s, flags, &t.pid, &t.path, why, whylen)) return -1;
-  t.name = t.path ? xstrdup(t.path) : xasprintf("%d", t.pid);
-  add_target(r, &t);
-  return 0;
-}
-
-/* "all": every JVM core/vm finds whose process is alive, by host pid,
- * ascending. The set is fixed at the start of the run. */
-int stat_all_targets(struct run *r)
-{
-  struct vm *v;
-  size_t n;
-  int rc = vm_list(&v, &n);
-
-  if (rc) {
-    errno_msg(rc, "cannot list JVMs");
-    return -1;
-  }
-  for (size_t i = 0; i < n; i++) {
-    struct target t = {0};
-
-    if (!v[i].alive) continue;
-    t.pid = v[i].pid;
-    t.name = xasprintf("%d", v[i].pid);
-    add_target(r, &t);
-  }
-  vm_list_free(v, n);
-  if (!r->ntg) error_msg("no JVMs found (none running, or none this user "
-                         "may read)");
-  return r->ntg ? 0 : -1;
-}
-
 /* -t's column for a saved file: the timestamp option's second column when
  * it has one (specs/jstat.spec: the file's own uptime, as jstat 17 prints),
  * else its only one. */
@@ -144,15 +101,13 @@ static int open_targets(struct run *r)
     int rc;
 
     if (t->pid) {
-      char pid[16];
       struct vm vm;
 
-      snprintf(pid, sizeof(pid), "%d", t->pid);
-      if (!(rc = vm_resolve(pid, &vm, why, sizeof(why)))) {
+      if (!(rc = vm_resolve_pid(t->pid, &vm, why, sizeof(why)))) {
         t->path = xstrdup(vm.path);
         rc = vm_open_budget(&vm, &t->pd);
-        vm_free(&vm);
       }
+      vm_free(&vm);
     } else {
       rc = pd_open(&t->pd, t->path, 0);
     }

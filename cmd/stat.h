@@ -35,13 +35,6 @@ struct run {
   struct buf line;
 };
 
-/* stat.c: add the target s (vm_parse_target's grammar with flags).
- * Returns 0, or -1 with the reason in why. */
-int stat_add_target(struct run *r, const char *s, int flags, char *why,
-                    size_t whylen);
-/* stat.c: every JVM core/vm finds alive ("all"). Returns 0 or -1 (said). */
-int stat_all_targets(struct run *r);
-
 /* stat_jstat.c: the option language, interval and count, both command
  * lines. */
 void stat_load_builtin(struct run *r);
@@ -49,8 +42,10 @@ int stat_load_spec(struct run *r, const char *path);
 int stat_list_options(struct run *r);
 /* <interval>[ms|s] and <count> operands: 0, or -1 with *why (caller frees) */
 int stat_timing(struct run *r, char **ops, int n, char **why);
-/* jvmtool stat's command line, and jstat's (through a link named jstat):
- * -1 to go on, or the exit status. */
+/* jvmtool stat's command line, and jstat's (through a link named jstat),
+ * into r: the option, timing and targets (r->tg: a pid or a file each,
+ * every live JVM for "all"; cmd/stat.c opens them). -1 to go on, or the
+ * exit status. */
 int stat_args(struct run *r, int argc, char **argv);
 int stat_jstat_args(struct run *r, int argc, char **argv);
 

@@ -188,6 +188,50 @@ static int is_vmid(const char *a)
   return num;
 }
 
+static void add_target(struct run *r, const struct target *t)
+{
+  r->tg = xrealloc(r->tg, (r->ntg + 1) * sizeof(*r->tg));
+  r->tg[r->ntg++] = *t;
+}
+
+static int add_pid_or_file(struct run *r, const char *s, int flags, char *why,
+                           size_t whylen)
+{
+  struct target t = {0};
+
+  if (vm_parse_target(s, flags, &t.pid, &t.path, why, whylen)) return -1;
+  t.name = t.path ? xstrdup(t.path) : xasprintf("%d", t.pid);
+  add_target(r, &t);
+  return 0;
+}
+
+/* "all": every JVM core/vm finds whose process is alive, by host pid,
+ * ascending. The set is fixed at the start of the run. */
+static int add_all(struct run *r)
+{
+  struct vm *v;
+  size_t n;
+  int rc = vm_list(&v, &n);
+
+  if (rc) {
+    errno_msg(rc, "cannot list JVMs");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct target t = {0};
+
+    if (!v[i].alive) continue;
+    t.pid = v[i].pid;
+    t.name = xasprintf("%d", v[i].pid);
+    add_target(r, &t);
+  }
+  vm_list_free(v, n);
+  if (!r->ntg)
+    error_msg("no JVMs found (none running, or none this user "
+              "may read)");
+  return r->ntg ? 0 : -1;
+}
+
 int stat_jstat_args(struct run *r, int argc, char **argv)
 {
   const char *a;
@@ -215,7 +259,7 @@ int stat_jstat_args(struct run *r, int argc, char **argv)
   }
   if (!expr_spec_find(&r->spec, r->option))
     return jstat_error("Unknown option: -%s", r->option);
-  if (stat_add_target(r, argv[i], VM_TARGET_JSTAT, why, sizeof(why)))
+  if (add_pid_or_file(r, argv[i], VM_TARGET_JSTAT, why, sizeof(why)))
     return jstat_error("%s", why);
   return -1;
 }
@@ -229,7 +273,7 @@ static int take_targets(struct run *r, const char *list)
   for (char *tok = copy, *end; tok && !rc; tok = end) {
     end = access(list, F_OK) ? strchr(tok, ',') : NULL;
     if (end) *end++ = 0;
-    if (stat_add_target(r, tok, 0, why, sizeof(why)))
+    if (add_pid_or_file(r, tok, 0, why, sizeof(why)))
       rc = usage_error("bad target '%s': %s", tok, why);
   }
   free(copy);
@@ -287,5 +331,5 @@ int stat_args(struct run *r, int argc, char **argv)
   }
   if (strcmp(a.argv[0], "all")) return take_targets(r, a.argv[0]) ? 2 : -1;
   r->pid_column = 1;
-  return stat_all_targets(r) ? 1 : -1;
+  return add_all(r) ? 1 : -1;
 }

@@ -174,7 +174,7 @@ int agent_load(const struct agent_target *t, const char *lib, int absolute,
   char *reply = NULL;
   int e;
 
-  if (attach_target(&at, t->pid)) {
+  if (attach_target_pid(&at, t->pid)) {
     snprintf(why, n, "no process %d", t->pid);
     return -ESRCH;
   }
@@ -182,7 +182,7 @@ int agent_load(const struct agent_target *t, const char *lib, int absolute,
              ATTACH_NOTJVM &&
          now_ms() < end) {
     nanosleep(&(struct timespec){0, 100000000}, NULL);
-    attach_target(&at, t->pid);
+    attach_target_pid(&at, t->pid);
   }
   if (e) {
     free(reply);
@@ -252,7 +252,7 @@ int agent_start(struct agent_target *t, const void *so, size_t len,
   *rc = 0;
   /* nothing is put into a JVM that takes no attach requests: the load
    * would be refused (core/attach's preconditions, asked early) */
-  if (attach_target(&at, t->pid)) {
+  if (attach_target_pid(&at, t->pid)) {
     snprintf(why, n, "no process %d", t->pid);
     return -ESRCH;
   }

@@ -35,41 +35,46 @@ static int fail(char *err, size_t n, int code, const char *fmt, ...)
   return code;
 }
 
-int attach_allowed(const struct vm *v)
+int attach_target(struct attach_target *t, const struct vm *v)
 {
-  struct perfdata pd;
-  const struct pd_counter *c;
-  const char *s;
+  memset(t, 0, sizeof(*t));
+  t->pid = v->pid;
+  if (proc_status(v->pid, &t->st)) return ATTACH_NOPROC;
+  t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : v->pid;
+  /* docs/attach-agent.md §1.3: no PerfData to ask (-XX:-UsePerfData) is
+   * no refusal; jcmd tries too. */
+  t->off = vm_attachable(v) == 0;
+  return 0;
+}
+
+int attach_target_pid(struct attach_target *t, int pid)
+{
+  struct vm v;
+  char err[256];
   int rc;
 
-  if ((rc = vm_open(v, &pd))) return rc;
-  /* A string of '0'/'1', one per capability; the first is attach. */
-  if (!(c = pd_find(&pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
-      !pd_string(&pd, c, &s))
-    rc = -ENOENT;
-  else
-    rc = s[0] == '1';
-  pd_close(&pd);
+  if (vm_resolve_pid(pid, &v, err, sizeof(err))) v.pid = pid;
+  rc = attach_target(t, &v);
+  vm_free(&v);
   return rc;
 }
 
-int attach_target(struct attach_target *t, int pid)
+int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
+               int timeout_ms, char **reply, char *err, size_t errlen)
 {
-  struct vm v;
-  char err[256], arg[16];
+  struct attach_target t;
+  int rc;
 
-  memset(t, 0, sizeof(*t));
-  t->pid = pid;
-  if (proc_status(pid, &t->st)) return ATTACH_NOPROC;
-  t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : pid;
-  /* docs/attach-agent.md §1.3: no PerfData to ask (-XX:-UsePerfData) is
-   * no refusal; jcmd tries too. */
-  snprintf(arg, sizeof(arg), "%d", pid);
-  if (!vm_resolve(arg, &v, err, sizeof(err))) {
-    t->off = attach_allowed(&v) == 0;
-    vm_free(&v);
+  *reply = NULL;
+  if (attach_target(&t, v)) {
+    snprintf(err, errlen, "no process %d", v->pid);
+    return ATTACH_NOPROC;
   }
-  return 0;
+  if ((rc = attach_send(&t, cmd, args, timeout_ms, reply, err, errlen))) {
+    free(*reply);
+    *reply = NULL;
+  }
+  return rc;
 }
 
 int attach_check(const struct attach_target *t, char *err, size_t errlen)

@@ -36,23 +36,18 @@ enum attach_error {
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */
 enum { ATTACH_REPLY_MAX = 64 << 20 };
 
-/* Look the target up by host pid, and whether it takes attach requests
- * (t->off, from its PerfData as attach_allowed reads it). Returns 0 or
- * ATTACH_NOPROC. */
-int attach_target(struct attach_target *t, int pid);
-
+/* Look the target v (core/vm's value: vm_find, vm_resolve_pid) up by its
+ * host pid, and whether it takes attach requests (t->off, vm_attachable).
+ * Returns 0 or ATTACH_NOPROC. */
+struct vm;
+int attach_target(struct attach_target *t, const struct vm *v);
+/* attach_target for a pid alone (a process found by other means than
+ * core/vm: an agent's target, a dump's): resolves it once. */
+int attach_target_pid(struct attach_target *t, int pid);
 /* The attach preconditions, the ones attach_send applies before it
  * creates a file or sends a signal: returns 0, or ATTACH_OFF with the one
  * line in err. A caller with work to do first (a file to put) asks early. */
 int attach_check(const struct attach_target *t, char *err, size_t errlen);
-
-/* Whether the JVM v takes attach requests, as its sun.rt.jvmCapabilities
- * counter says (its first character, as the JDK attach client reads it):
- * 1 yes, 0 no (started with -XX:+DisableAttachMechanism), -errno when it
- * cannot be told (file unreadable; -ENOENT: no such counter). A SIGQUIT
- * to a JVM that says no prints a thread dump into its log. */
-struct vm;
-int attach_allowed(const struct vm *v);
 
 /* Send cmd with up to three args (NULL = empty), unless attach_check
  * refuses (then nothing is created or signalled), and read the whole reply
@@ -63,6 +58,12 @@ int attach_allowed(const struct vm *v);
 int attach_send(const struct attach_target *t, const char *cmd,
                 const char *const args[3], int timeout_ms, char **reply,
                 char *err, size_t errlen);
+
+/* One request to v: attach_target, then attach_send. Returns 0 with
+ * *reply set (caller frees), or an enum attach_error with the one line in
+ * err (ATTACH_NOPROC: "no process <pid>") and *reply NULL. */
+int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
+               int timeout_ms, char **reply, char *err, size_t errlen);
 
 /* Split a reply: returns its status (the first line's number, or INT_MIN
  * when it has none) and points *body past the first line. */

@@ -412,13 +412,3 @@ void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
   if (d) *d = p->drops;
   buf_free(&labels);
 }
-
-void prom_render(struct buf *b, const struct prom_jvm *jvms, size_t n,
-                 int flags)
-{
-  struct prom p;
-
-  prom_init(&p, flags);
-  for (size_t i = 0; i < n; i++) prom_add_jvm(&p, &jvms[i], NULL);
-  prom_finish(&p, b);
-}

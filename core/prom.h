@@ -22,6 +22,7 @@
 #define PROM_H
 
 #include <stddef.h>
+#include <stdint.h>
 /* struct buf: core/lib.h, through core/jvmtool.h */
 #include "core/strset.h"
 
@@ -85,9 +86,37 @@ void prom_comment(struct prom *p, const char *text);
  * sorted) and free everything p holds. */
 void prom_finish(struct prom *p, struct buf *out);
 
-/* The exposition of n JVMs at once (dump --prometheus). */
-void prom_render(struct buf *out, const struct prom_jvm *jvms, size_t n,
-                 int flags);
+/* core/prom_scrape.c: the JVMs of one exposition (dump --prometheus,
+ * serve), one a step, each opened within core/vm's budget and closed
+ * before the next. */
+struct vm;
+struct prom_scrape {
+  struct vm *v; /* the JVMs (vm_list's, taken) */
+  size_t n, i;  /* how many; the next */
+  struct prom p;
+  uint64_t start;
+  int flags;
+  char why[320]; /* why the last step's JVM failed */
+};
+enum {
+  PROM_SCRAPE_SELF = 1 << 8,    /* also jvmtool_scrape_error and
+                                   jvmtool_scrape_duration_seconds per JVM,
+                                   and a comment for each one skipped */
+  PROM_SCRAPE_BUDGET_MS = 5000, /* JVMs not begun by then are skipped:
+                                   under Prometheus' default scrape
+                                   timeout, 10 s */
+};
+/* Begin a scrape of v[0..n) (taken: freed by prom_scrape_end), flags
+ * PROM_RAW and PROM_SCRAPE_SELF. */
+void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n,
+                       int flags);
+/* Read and render the next JVM (*which): 1 it was rendered, 0 none was
+ * left, -EAGAIN it is still starting (left out), else -errno: it was
+ * skipped, s->why says why (vm_open_budget's reasons, or -ETIME once the
+ * scrape's budget is spent). */
+int prom_scrape_step(struct prom_scrape *s, const struct vm **which);
+/* Append the exposition to out, free everything. */
+void prom_scrape_end(struct prom_scrape *s, struct buf *out);
 
 /* The content type of what prom_finish writes. */
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -460,17 +460,65 @@ static int resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
   return 0;
 }
 
+static void vm_init(struct vm *out)
+{
+  memset(out, 0, sizeof(*out));
+  out->locked = -1;
+  out->root_pid = -1;
+}
+
+int vm_resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
+{
+  int rc;
+
+  vm_init(out);
+  if ((rc = resolve_pid(pid, out, err, errlen))) out->pid = pid;
+  return rc;
+}
+
+/* The process in the pid namespace of host pid n whose own pid there is
+ * nspid, or 0. */
+static int pid_in_ns_of(int n, int nspid)
+{
+  uint64_t want, ino;
+  size_t np;
+  int *pids, found = 0;
+
+  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
+  for (size_t i = 0; i < np && !found; i++)
+    if (proc_nspid(pids[i]) == nspid && !proc_ns_ino(pids[i], "pid", &ino) &&
+        ino == want)
+      found = pids[i];
+  free(pids);
+  return found;
+}
+
+int vm_owner(const struct vm *v)
+{
+  const char *base;
+  int pid, n;
+
+  if (v->pid) return v->pid;
+  base = strrchr(v->path, '/') ? strrchr(v->path, '/') + 1 : v->path;
+  if (parse_pid(base, &pid)) return 0;
+  /* the file is named by the JVM's pid in its own namespace: that of the
+   * root the user named it through, /proc/<n>/root/... */
+  if ((n = root_pid_of(v->path))) pid = pid_in_ns_of(n, pid);
+  return pid;
+}
+
 int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen)
 {
   struct stat sb;
   int pid, rc;
   char *path;
 
-  memset(out, 0, sizeof(*out));
-  out->locked = -1;
-  out->root_pid = -1;
-  if ((rc = vm_parse_target(target, 0, &pid, &path, err, errlen))) return rc;
-  if (!path) return resolve_pid(pid, out, err, errlen);
+  if ((rc = vm_parse_target(target, 0, &pid, &path, err, errlen))) {
+    vm_init(out);
+    return rc;
+  }
+  if (!path) return vm_resolve_pid(pid, out, err, errlen);
+  vm_init(out);
   if (stat(path, &sb)) {
     rc = -errno;
     snprintf(err, errlen, "%s", strerror(errno));

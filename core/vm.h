@@ -52,7 +52,35 @@ int vm_parse_target(const char *s, int flags, int *pid, char **path,
  * vm_free), or -errno with a one-line reason in err ("no such process",
  * "no PerfData file for pid 42 ..."). */
 int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen);
+/* vm_resolve for a pid already parsed: the same returns and messages.
+ * vm_resolve and vm_resolve_pid set out->pid to a pid target's pid also
+ * when they fail (attach needs no PerfData file). */
+int vm_resolve_pid(int pid, struct vm *out, char *err, size_t errlen);
+
+/* The host pid of the process whose PerfData file v is: v->pid, else (a
+ * path the user named) the file's name read as a pid in the namespace of
+ * the root it was named through (/proc/<n>/root/...; ours for any other
+ * path); 0 when no process can be told. */
+int vm_owner(const struct vm *v);
 void vm_free(struct vm *v);
+
+/* The JVMs an attaching command's target names (jcmd's grammar): a pid
+ * (vm_parse_target's, jstat's flags), "0" for every JVM, or a part of the
+ * main class as jps -l shows it (a jar's path, "module/class"; not its
+ * arguments). 0 and main-class targets name only the JVMs that take attach
+ * requests (vm_attachable), as jcmd does. A pid is resolved when it can
+ * be; one without a PerfData file (-XX:-UsePerfData, not yet started) is
+ * still named, its path NULL, for attach needs none. Sets *out (free with
+ * vm_list_free) and *n, 0 for none. Returns 0, or -EINVAL with the reason
+ * in err (a PerfData path: attach needs a pid), or vm_list's -errno. */
+int vm_find(const char *target, struct vm **out, size_t *n, char *err,
+            size_t errlen);
+
+/* The one JVM target names (vm_find's grammar; "0", every JVM, is no one
+ * JVM): 0 and *out (free with vm_free), or -ESRCH ("no JVM matches 'x'"),
+ * -E2BIG ("'x' names 3 JVMs: give one pid") or vm_find's error, the line
+ * in err. */
+int vm_find_one(const char *target, struct vm *out, char *err, size_t errlen);
 
 /* Open v's PerfData file (pd_open's returns, pd->err set on failure): a
  * file found by pid is resolved inside its root and must be a regular file
@@ -84,6 +112,22 @@ int vm_over_budget(int rc);
  * name alone, a jar keeping its ".jar". */
 struct buf;
 void vm_main_class(const char *cmd, int full, struct buf *out);
+
+/* Whether v takes attach requests, as its sun.rt.jvmCapabilities counter
+ * says (its first character, as the JDK attach client reads it): 1 yes, 0
+ * no (started with -XX:+DisableAttachMechanism), -errno when it cannot be
+ * told (no PerfData file, unreadable; -ENOENT: no such counter). A SIGQUIT
+ * to a JVM that says no prints a thread dump into its log. */
+int vm_attachable(const struct vm *v);
+
+/* The string counter name of pd as the JDK tools print it (Java's text of
+ * its bytes: core/out's out_java_text) into b, replacing what b held;
+ * missing (absent, or when pd is NULL) is put, and b is NUL-terminated. */
+void vm_text(const struct perfdata *pd, const char *name, const char *missing,
+             struct buf *b);
+
+/* v's sun.rt.javaCommand as vm_text gives it, "" when it cannot be read. */
+void vm_java_command(const struct vm *v, struct buf *b);
 
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */

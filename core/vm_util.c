@@ -1,9 +1,13 @@
 /* vm_util.c - what core/vm.h offers beside listing and resolving: the
  * per-JVM budget of node-wide loops (docs/security.md §7.2: the work of
  * one JVM is bounded by the PerfData ceilings of core/perfdata.h, its time
- * checked here) and the main class as jps shows it.
+ * checked here), what a JVM says of itself in its counters (its main
+ * class as jps shows it, whether it takes attach requests) and the JVMs
+ * an attaching command's target names.
  */
 #include "core/jvmtool.h"
+#include "core/format.h"
+#include "core/out.h"
 #include "core/perfdata.h"
 #include "core/vm.h"
 
@@ -44,4 +48,135 @@ void vm_main_class(const char *cmd, int full, struct buf *out)
   }
   buf_adds(out, p);
   free(s);
+}
+
+int vm_attachable(const struct vm *v)
+{
+  struct perfdata pd;
+  const struct pd_counter *c;
+  const char *s;
+  int rc;
+
+  if (!v->path) return -ENOENT;
+  if ((rc = vm_open(v, &pd))) return rc;
+  /* A string of '0'/'1', one per capability; the first is attach. */
+  if (!(c = pd_find(&pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
+      !pd_string(&pd, c, &s))
+    rc = -ENOENT;
+  else
+    rc = s[0] == '1';
+  pd_close(&pd);
+  return rc;
+}
+
+void vm_text(const struct perfdata *pd, const char *name, const char *missing,
+             struct buf *b)
+{
+  const struct pd_counter *c = pd ? pd_find(pd, name) : NULL;
+  const char *s;
+  size_t n;
+
+  b->len = 0;
+  buf_add(b, "", 0);
+  if (!c) {
+    buf_adds(b, missing);
+    return;
+  }
+  n = pd_string(pd, c, &s);
+  out_java_text(b, s, n, fmt_locale_utf8());
+}
+
+void vm_java_command(const struct vm *v, struct buf *b)
+{
+  struct perfdata pd;
+
+  if (!v->path || vm_open(v, &pd)) {
+    vm_text(NULL, NULL, "", b);
+    return;
+  }
+  vm_text(&pd, "sun.rt.javaCommand", "", b);
+  pd_close(&pd);
+}
+
+/* A pid that names no PerfData file is still a target for attach. */
+static void bare_pid(int pid, struct vm *v)
+{
+  char err[256];
+
+  if (!vm_resolve_pid(pid, v, err, sizeof(err))) return;
+  v->pid = pid;
+  if ((v->nspid = proc_nspid(pid)) < 0) v->nspid = pid;
+  v->alive = proc_alive(pid);
+}
+
+int vm_find(const char *target, struct vm **out, size_t *n, char *err,
+            size_t errlen)
+{
+  struct vm *vms;
+  struct buf cmd = {0}, cls = {0};
+  char *path;
+  size_t nv, k = 0;
+  int pid, rc, all = *target && !target[strspn(target, "0")];
+
+  *out = NULL;
+  *n = 0;
+  if (!all &&
+      !vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err, errlen)) {
+    if (path) {
+      free(path);
+      snprintf(err, errlen, "'%s' is a PerfData file: attach needs a pid",
+               target);
+      return -EINVAL;
+    }
+    *out = xmalloc(sizeof(**out));
+    bare_pid(pid, *out);
+    *n = 1;
+    return 0;
+  }
+  if ((rc = vm_list(&vms, &nv))) {
+    snprintf(err, errlen, "cannot list JVMs: %s", strerror(-rc));
+    return rc;
+  }
+  for (size_t i = 0; i < nv; i++) {
+    int keep = vm_attachable(&vms[i]) == 1;
+
+    if (keep && !all) {
+      vm_java_command(&vms[i], &cmd);
+      cls.len = 0;
+      vm_main_class(cmd.p, 1, &cls);
+      keep = *cls.p && strstr(cls.p, target);
+    }
+    if (keep)
+      vms[k++] = vms[i];
+    else
+      vm_free(&vms[i]);
+  }
+  buf_free(&cls);
+  buf_free(&cmd);
+  *out = vms;
+  *n = k;
+  return 0;
+}
+
+int vm_find_one(const char *target, struct vm *out, char *err, size_t errlen)
+{
+  struct vm *v = NULL;
+  size_t n = 0;
+  int rc = 0;
+
+  memset(out, 0, sizeof(*out));
+  if (target[strspn(target, "0")] &&
+      (rc = vm_find(target, &v, &n, err, errlen)))
+    return rc;
+  if (n == 1) {
+    *out = v[0];
+    free(v);
+    return 0;
+  }
+  if (n)
+    snprintf(err, errlen, "'%s' names %zu JVMs: give one pid", target, n);
+  else
+    snprintf(err, errlen, "no JVM matches '%s'", target);
+  vm_list_free(v, n);
+  return n ? -E2BIG : -ESRCH;
 }

@@ -92,7 +92,7 @@ static int attachable(const char *dir, const char *caps)
   pdw_save(&w, path);
   free(w.p);
   rc = vm_resolve(path, &v, err, sizeof(err));
-  if (!rc) rc = attach_allowed(&v);
+  if (!rc) rc = vm_attachable(&v);
   vm_free(&v);
   unlink(path);
   free(path);

@@ -1,0 +1,83 @@
+/* prom_scrape.c - the JVMs of one exposition (prom.h's struct prom_scrape)
+ *
+ * dump --prometheus and serve list, open and render JVMs the same way:
+ * each is opened within its budget (core/vm's vm_open_budget: the
+ * PerfData ceilings and VM_BUDGET_MS), rendered and closed before the
+ * next, so a hostile file costs its own budget only; the whole scrape has
+ * PROM_SCRAPE_BUDGET_MS. A JVM still starting (its data not yet marked
+ * accessible) is left out without a word.
+ */
+#include "core/jvmtool.h"
+#include "core/perfdata.h"
+#include "core/prom.h"
+#include "core/vm.h"
+
+void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n, int flags)
+{
+  memset(s, 0, sizeof(*s));
+  s->v = v;
+  s->n = n;
+  s->flags = flags;
+  s->start = now_ms();
+  prom_init(&s->p, flags & PROM_RAW);
+}
+
+/* With PROM_SCRAPE_SELF, each JVM's own families: whether it failed, and
+ * how long it took. */
+static void self(struct prom_scrape *s, const struct vm *v, int failed,
+                 uint64_t t0)
+{
+  char labels[32];
+
+  if (!(s->flags & PROM_SCRAPE_SELF)) return;
+  snprintf(labels, sizeof(labels), "pid=\"%d\"", v->pid);
+  if (failed) {
+    char *text = xasprintf("pid %d (%s): skipped: %s", v->pid, v->path, s->why);
+
+    prom_comment(&s->p, text);
+    free(text);
+  }
+  prom_sample(&s->p, "jvmtool_scrape_error", "gauge",
+              "1 when the JVM's PerfData could not be read within budget", "",
+              labels, "", failed);
+  prom_sample(&s->p, "jvmtool_scrape_duration_seconds", "gauge",
+              "Time spent reading and rendering the JVM", "", labels, "",
+              (double)(now_ms() - t0) / 1000);
+}
+
+int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
+{
+  const struct vm *v;
+  struct perfdata pd;
+  struct prom_jvm j = {0, &pd};
+  uint64_t t0 = now_ms();
+  int rc;
+
+  *s->why = 0;
+  if (s->i >= s->n) return 0;
+  *which = v = &s->v[s->i++];
+  j.pid = v->pid;
+  if (t0 - s->start >= PROM_SCRAPE_BUDGET_MS) {
+    snprintf(s->why, sizeof(s->why), "the scrape's %d ms were spent",
+             PROM_SCRAPE_BUDGET_MS);
+    rc = -ETIME;
+  } else if ((rc = vm_open_budget(v, &pd))) {
+    snprintf(s->why, sizeof(s->why), "%s", pd.err);
+  } else if (!pd_accessible(&pd)) {
+    pd_close(&pd);
+    return -EAGAIN;
+  } else {
+    prom_add_jvm(&s->p, &j, NULL);
+    pd_close(&pd);
+  }
+  self(s, v, rc != 0, t0);
+  return rc ? rc : 1;
+}
+
+void prom_scrape_end(struct prom_scrape *s, struct buf *out)
+{
+  prom_finish(&s->p, out);
+  vm_list_free(s->v, s->n);
+  s->v = NULL;
+  s->n = s->i = 0;
+}
