@@ -395,10 +395,6 @@ static int install(struct args *a)
     return extract(a->val[OPT_extract], a);
   }
   if (a->argc != 1) return usage_error("expected one pid");
-  if (a->count[OPT_stop] + a->count[OPT_status] + !!a->val[OPT_agent] > 1)
-    return usage_error("--stop, --status and --agent exclude each other");
-  if (a->val[OPT_agent_args] && !a->val[OPT_agent])
-    return usage_error("--agent-args needs --agent");
   if (ms && (a->count[OPT_stop] || a->count[OPT_status] || a->val[OPT_agent]))
     return usage_error("--duration is how long the sampler it starts runs: "
                        "not with --stop, --status or --agent");

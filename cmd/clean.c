@@ -131,25 +131,26 @@ static int alive_in(const struct place *pl, int pid)
   return found ? 1 : unknown ? -1 : 0;
 }
 
-/* QUIET: kept, and said only with -v (the summary counts it either way). */
-enum kind { REMOVED, KEPT, QUIET, FAILED };
+/* CLEAN_QUIET: kept, and said only with -v (the summary counts it either
+ * way). */
+enum clean_kind { CLEAN_REMOVED, CLEAN_KEPT, CLEAN_QUIET, CLEAN_FAILED };
 
 /* Print one line "<what> <dir>[/<name>] (<why>)" and count it: the summary
- * counts the same with or without -v, which only adds the QUIET lines.
+ * counts the same with or without -v, which only adds the CLEAN_QUIET lines.
  * Names come from containers: escaped for a terminal. */
-static void report(enum kind kind, const char *what, const char *dir,
+static void report(enum clean_kind kind, const char *what, const char *dir,
                    const char *name, const char *fmt, ...) PRINTF(5, 6);
-static void report(enum kind kind, const char *what, const char *dir,
+static void report(enum clean_kind kind, const char *what, const char *dir,
                    const char *name, const char *fmt, ...)
 {
   struct buf line = {0};
   char why[512];
   va_list ap;
 
-  removed += kind == REMOVED;
-  kept += kind == KEPT || kind == QUIET;
-  failed += kind == FAILED;
-  if (kind == QUIET && !jt_verbose) return;
+  removed += kind == CLEAN_REMOVED;
+  kept += kind == CLEAN_KEPT || kind == CLEAN_QUIET;
+  failed += kind == CLEAN_FAILED;
+  if (kind == CLEAN_QUIET && !jt_verbose) return;
   va_start(ap, fmt);
   vsnprintf(why, sizeof(why), fmt, ap);
   va_end(ap);
@@ -195,20 +196,20 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
   int fd, pid, live, rc;
 
   if (parse_pid(name, &pid)) {
-    report(QUIET, "kept", dir, name, "not a pid");
+    report(CLEAN_QUIET, "kept", dir, name, "not a pid");
     return;
   }
   if ((fd = open_file(dfd, name, &sb)) < 0) {
     if (fd == -EINVAL || fd == -ELOOP) {
-      report(QUIET, "kept", dir, name, "not a regular file");
+      report(CLEAN_QUIET, "kept", dir, name, "not a regular file");
     } else if (fd != -ENOENT) {
-      report(FAILED, "failed", dir, name, "%s", strerror(-fd));
+      report(CLEAN_FAILED, "failed", dir, name, "%s", strerror(-fd));
     }
     return;
   }
   /* HotSpot never trusts a file with other names (§2.3): nor do we. */
   if (sb.st_nlink > 1) {
-    report(KEPT, "kept", dir, name, "has %lu links",
+    report(CLEAN_KEPT, "kept", dir, name, "has %lu links",
            (unsigned long)sb.st_nlink);
     close(fd);
     return;
@@ -216,25 +217,26 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
   /* A live JVM holds the lock for its whole life; we hold it until the
    * file is gone, so a JVM starting with this pid cannot race us. */
   if (flock(fd, LOCK_EX | LOCK_NB)) {
-    report(QUIET, "kept", dir, name, "locked by a live JVM");
+    report(CLEAN_QUIET, "kept", dir, name, "locked by a live JVM");
     close(fd);
     return;
   }
   live = alive_in(pl, pid);
   if (live < 0) {
-    report(FAILED, "failed", dir, name, "cannot tell if pid %d lives", pid);
+    report(CLEAN_FAILED, "failed", dir, name, "cannot tell if pid %d lives",
+           pid);
   } else if (live) {
-    report(QUIET, "kept", dir, name, "process %d exists", pid);
+    report(CLEAN_QUIET, "kept", dir, name, "process %d exists", pid);
   } else if (a.count[OPT_dry_run] && !same_inode(dfd, name, &sb)) {
-    report(KEPT, "kept", dir, name, "replaced while we looked");
+    report(CLEAN_KEPT, "kept", dir, name, "replaced while we looked");
   } else if (a.count[OPT_dry_run]) {
-    report(REMOVED, "would remove", dir, name, "no process %d", pid);
+    report(CLEAN_REMOVED, "would remove", dir, name, "no process %d", pid);
   } else if ((rc = root_unlink(dfd, name, &sb, 0)) == -ESTALE) {
-    report(KEPT, "kept", dir, name, "replaced while we looked");
+    report(CLEAN_KEPT, "kept", dir, name, "replaced while we looked");
   } else if (rc) {
-    report(FAILED, "failed", dir, name, "%s", strerror(-rc));
+    report(CLEAN_FAILED, "failed", dir, name, "%s", strerror(-rc));
   } else {
-    report(REMOVED, "removed", dir, name, "no process %d", pid);
+    report(CLEAN_REMOVED, "removed", dir, name, "no process %d", pid);
   }
   close(fd);
 }
@@ -274,11 +276,11 @@ static void prune(const struct place *pl, const char *name,
       passwd_uid(pl, name + 11) != (long long)sb->st_uid)
     return;
   if (a.count[OPT_dry_run])
-    report(REMOVED, "would remove", pl->name, name, "empty");
+    report(CLEAN_REMOVED, "would remove", pl->name, name, "empty");
   else if ((rc = root_unlink(pl->fd, name, sb, AT_REMOVEDIR)))
-    report(FAILED, "failed", pl->name, name, "%s", strerror(-rc));
+    report(CLEAN_FAILED, "failed", pl->name, name, "%s", strerror(-rc));
   else
-    report(REMOVED, "removed", pl->name, name, "empty");
+    report(CLEAN_REMOVED, "removed", pl->name, name, "empty");
 }
 
 static void clean_folder(const struct place *pl, const char *name)
@@ -293,18 +295,19 @@ static void clean_folder(const struct place *pl, const char *name)
                         &dfd)) || fstat(dfd, &sb)) {
     if (!rc) rc = -errno;
     if (rc == -ELOOP || rc == -ENOTDIR) {
-      report(QUIET, "skipped", dir, NULL, "not a folder: a link?");
+      report(CLEAN_QUIET, "skipped", dir, NULL, "not a folder: a link?");
     } else {
-      report(KEPT, "skipped", dir, NULL, "%s", strerror(-rc));
+      report(CLEAN_KEPT, "skipped", dir, NULL, "%s", strerror(-rc));
     }
     if (dfd >= 0) close(dfd);
     free(dir);
     return;
   }
   if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-    report(KEPT, "skipped", dir, NULL, "writable by others: not the JVM's");
+    report(CLEAN_KEPT, "skipped", dir, NULL,
+           "writable by others: not the JVM's");
   } else if (sb.st_uid != geteuid() && (geteuid() || !a.count[OPT_all_users])) {
-    report(KEPT, "skipped", dir, NULL, "uid %d's; %s", (int)sb.st_uid,
+    report(CLEAN_KEPT, "skipped", dir, NULL, "uid %d's; %s", (int)sb.st_uid,
            geteuid() ? "run as that user or root" : "see --all-users");
   } else if ((d = fdopendir(dfd))) {
     dfd = -1;
@@ -344,27 +347,27 @@ static void clean_ours(const struct place *pl, const char *name)
   else if (time(NULL) - sb.st_mtime < OURS_NEW_SECS)
     keep = "new: a run of jvmtool may be using it";
   if (!keep && !use_read && (rc = agent_in_use_read(&use))) {
-    report(FAILED, "failed", pl->name, name, "cannot read /proc: %s",
+    report(CLEAN_FAILED, "failed", pl->name, name, "cannot read /proc: %s",
            strerror(-rc));
     return;
   }
   use_read |= !keep;
   if (keep || (used = agent_in_use_by(&use, sb.st_ino, sb.st_uid)) > 0) {
     if (jt_verbose)
-      report(KEPT, "kept", pl->name, name, "%s", keep ? keep : "in use");
+      report(CLEAN_KEPT, "kept", pl->name, name, "%s", keep ? keep : "in use");
   } else if (used < 0) {
-    report(KEPT, "kept", pl->name, name,
+    report(CLEAN_KEPT, "kept", pl->name, name,
            "cannot tell if a process of uid "
            "%d maps it",
            (int)sb.st_uid);
   } else if (a.count[OPT_dry_run]) {
-    report(REMOVED, "would remove", pl->name, name, "used by no process");
+    report(CLEAN_REMOVED, "would remove", pl->name, name, "used by no process");
   } else if ((rc = root_unlink(pl->fd, name, &sb, 0)) == -ESTALE) {
-    report(KEPT, "kept", pl->name, name, "replaced while we looked");
+    report(CLEAN_KEPT, "kept", pl->name, name, "replaced while we looked");
   } else if (rc) {
-    report(FAILED, "failed", pl->name, name, "%s", strerror(-rc));
+    report(CLEAN_FAILED, "failed", pl->name, name, "%s", strerror(-rc));
   } else {
-    report(REMOVED, "removed", pl->name, name, "used by no process");
+    report(CLEAN_REMOVED, "removed", pl->name, name, "used by no process");
   }
 }
 
@@ -378,12 +381,12 @@ static void clean_place(struct place *pl)
   /* A shared tmp must be sticky, or anyone could swap our folders. */
   if (fstat(pl->fd, &pl->st) ||
       ((pl->st.st_mode & S_IWOTH) && !(pl->st.st_mode & S_ISVTX))) {
-    report(FAILED, "failed", pl->name, NULL, "%s",
+    report(CLEAN_FAILED, "failed", pl->name, NULL, "%s",
            "world-writable without the sticky bit");
     return;
   }
   if ((fd = fcntl(pl->fd, F_DUPFD_CLOEXEC, 0)) < 0 || !(d = fdopendir(fd))) {
-    report(FAILED, "failed", pl->name, NULL, "%s", strerror(errno));
+    report(CLEAN_FAILED, "failed", pl->name, NULL, "%s", strerror(errno));
     if (fd >= 0) close(fd);
     return;
   }
@@ -458,7 +461,8 @@ int clean_main(int argc, char **argv)
   } else if (!rc) {
     rc = root_tmp(&host.root, &host.fd, &host.st);
   }
-  if (rc) report(FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
+  if (rc)
+    report(CLEAN_FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
   else clean_place(&host);
   if (a.count[OPT_all_namespaces]) {
     struct stat tmp;

@@ -104,10 +104,6 @@ int dump_main(int argc, char **argv)
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   if (a.argc < 1) return usage_error("no target given");
-  if (a.count[OPT_json] && a.count[OPT_prometheus])
-    return usage_error("--json and --prometheus exclude each other");
-  if (a.count[OPT_raw] && !a.count[OPT_prometheus])
-    return usage_error("--raw goes with --prometheus");
   if (a.count[OPT_prometheus]) {
     rc = prometheus(&a);
     return rc;

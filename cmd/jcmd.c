@@ -161,29 +161,30 @@ static int heap_dump(const struct vm *v, const struct request *r, int *said)
   return rc;
 }
 
-static int perf_counters(const struct vm *v, int *said)
+static int perf_counters(const struct vm *target, int *said)
 {
-  struct vm why;
+  struct vm v;
   struct perfdata pd;
   struct buf out = {0};
   char err[256];
 
-  if (!v->path) { /* vm_find named it without a file: say why */
-    vm_resolve_pid(v->pid, &why, err, sizeof(err));
-    vm_free(&why);
-    error_msg("pid %d: %s", v->pid, err);
+  if (vm_resolve_pid(target->pid, &v, err, sizeof(err))) {
+    error_msg("pid %d: %s", target->pid, err);
+    vm_free(&v);
     return 1;
   }
-  if (vm_open(v, &pd)) {
-    error_msg("cannot read '%s': %s", v->path, pd.err);
+  if (vm_open(&v, &pd)) {
+    error_msg("cannot read '%s': %s", v.path, pd.err);
+    vm_free(&v);
     return 1;
   }
   for (size_t i = 0; i < pd.n; i++)
     pd_snap_line(&pd, pd.counters[i], 0, fmt_locale_utf8(), &out);
-  head(v->pid, said);
+  head(v.pid, said);
   term_write(stdout, out.p, out.len, 1);
   buf_free(&out);
   pd_close(&pd);
+  vm_free(&v);
   return 0;
 }
 

@@ -27,13 +27,14 @@
  * 4, so a heap of reference arrays dumps to about twice its size; G1 counts
  * its heap in both generations, which only widens the bound) plus 1 GiB
  * for class, thread and string records. DUMP_CAP without PerfData. */
-static uint64_t dump_bound(const struct vm *v)
+static uint64_t dump_bound(int pid)
 {
   char name[64];
   struct perfdata pd;
+  struct vm v;
   uint64_t heap = 0;
 
-  if (v->path && !vm_open(v, &pd)) {
+  if (!vm_resolve_pid(pid, &v, name, sizeof(name)) && !vm_open(&v, &pd)) {
     for (int g = 0; g < 4; g++) {
       const struct pd_counter *c;
 
@@ -43,6 +44,7 @@ static uint64_t dump_bound(const struct vm *v)
     }
     pd_close(&pd);
   }
+  vm_free(&v);
   return heap ? 2 * heap + (1ULL << 30) : DUMP_CAP;
 }
 
@@ -57,7 +59,7 @@ int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
   memset(o, 0, sizeof(*o));
   o->pid = v->pid;
   o->out = out;
-  o->bound = dump_bound(v);
+  o->bound = dump_bound(v->pid);
   if (attach_target(&t, v) || root_open(v->pid, &r)) return -ESRCH;
   same = r.same;
   root_close(&r);

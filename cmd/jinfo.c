@@ -19,7 +19,7 @@
 #include "cmd/jcmd.h"
 #include "jinfo_usage.inc" /* jinfo_usage[]: jinfo's help, byte for byte */
 
-enum mode { ALL, FLAG, FLAGS, SYSPROPS };
+enum jinfo_mode { MODE_ALL, MODE_FLAG, MODE_FLAGS, MODE_SYSPROPS };
 
 /* What jinfo prints when the JVM answers a request with a failure. */
 #define REFUSED                                                                \
@@ -88,16 +88,16 @@ static int flag(const struct vm *v, const char *arg)
   return rc;
 }
 
-static int one(const struct vm *v, enum mode m, const char *name)
+static int one(const struct vm *v, enum jinfo_mode m, const char *name)
 {
   switch (m) {
-  case FLAG:
+  case MODE_FLAG:
     return flag(v, name);
-  case FLAGS:
+  case MODE_FLAGS:
     return jcmd_line(v, "VM.flags", "VM Flags:\n");
-  case SYSPROPS:
+  case MODE_SYSPROPS:
     return jcmd_line(v, "VM.system_properties", "Java System Properties:\n");
-  case ALL:
+  case MODE_ALL:
     break;
   }
   return jcmd_line(v, "VM.system_properties", "Java System Properties:\n") ||
@@ -117,7 +117,7 @@ static int usage(int rc)
 int jinfo_main(int argc, char **argv)
 {
   const char *name = NULL, *target;
-  enum mode m = ALL;
+  enum jinfo_mode m = MODE_ALL;
   struct vm *v;
   char err[256];
   size_t n;
@@ -136,17 +136,17 @@ int jinfo_main(int argc, char **argv)
             most);
     return 1;
   }
-  for (i = 1; i < argc && argv[i][0] == '-' && m == ALL; i++) {
+  for (i = 1; i < argc && argv[i][0] == '-' && m == MODE_ALL; i++) {
     if (jcmd_is_help(argv[i])) return usage(0);
     if (!strcmp(argv[i], "-flag"))
-      m = FLAG;
+      m = MODE_FLAG;
     else if (!strcmp(argv[i], "-flags"))
-      m = FLAGS;
+      m = MODE_FLAGS;
     else if (!strcmp(argv[i], "-sysprops"))
-      m = SYSPROPS;
+      m = MODE_SYSPROPS;
   }
-  if (argc - i != (m == FLAG ? 2 : 1)) return usage(1);
-  if (m == FLAG) name = argv[i++];
+  if (argc - i != (m == MODE_FLAG ? 2 : 1)) return usage(1);
+  if (m == MODE_FLAG) name = argv[i++];
   target = argv[i];
   if (!*target) {
     fputs("Exception in thread \"main\" java.lang.IllegalArgumentException: "

@@ -310,8 +310,6 @@ int stat_args(struct run *r, int argc, char **argv)
   if (a.nwords > 1)
     return usage_error("one option at a time: -%s or -%s", a.words[0],
                        a.words[1]);
-  if (a.count[OPT_json] && a.count[OPT_csv])
-    return usage_error("--json or --csv, not both");
   r->header_every = (int)a.num[OPT_header_every];
   r->timestamp = a.count[OPT_timestamp] > 0;
   r->option = a.nwords ? a.words[0] : NULL;

@@ -41,10 +41,24 @@ int attach_target(struct attach_target *t, const struct vm *v)
   t->pid = v->pid;
   if (proc_status(v->pid, &t->st)) return ATTACH_NOPROC;
   t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : v->pid;
-  /* docs/attach-agent.md §1.3: no PerfData to ask (-XX:-UsePerfData) is
-   * no refusal; jcmd tries too. */
-  t->off = vm_attachable(v) == 0;
+  t->off = v->path ? vm_attachable(v) == 0 : -1;
   return 0;
+}
+
+/* Whether t takes no attach requests, its PerfData file looked up when
+ * attach_target could not tell. docs/attach-agent.md §1.3: no PerfData to
+ * ask (-XX:-UsePerfData) is no refusal; jcmd tries too. */
+static int is_off(const struct attach_target *t)
+{
+  struct vm v;
+  char err[256];
+  int off = 0;
+
+  if (t->off >= 0) return t->off;
+  if (!vm_resolve_pid(t->pid, &v, err, sizeof(err)))
+    off = vm_attachable(&v) == 0;
+  vm_free(&v);
+  return off;
 }
 
 int attach_target_pid(struct attach_target *t, int pid)
@@ -79,7 +93,7 @@ int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
 
 int attach_check(const struct attach_target *t, char *err, size_t errlen)
 {
-  if (t->off)
+  if (is_off(t))
     return fail(err, errlen, ATTACH_OFF,
                 "pid %d takes no attach requests "
                 "(started with -XX:+DisableAttachMechanism)",
@@ -283,6 +297,21 @@ static int connect_jvm(const struct attach_target *t, const struct root *r,
   return fd;
 }
 
+/* 1 when t's listener is up (its socket is there, checked as
+ * find_socket checks it): no signal will be sent, so whether the JVM
+ * takes attach requests need not be looked up in its PerfData. */
+static int listening(const struct attach_target *t)
+{
+  struct root r;
+  char err[160];
+  int fd = 0;
+
+  if (t->off >= 0 || root_open(t->pid, &r)) return 0;
+  if ((fd = find_socket(t, &r, err, sizeof(err))) > 0) close(fd);
+  root_close(&r);
+  return fd > 0;
+}
+
 /* ---- the exchange ------------------------------------------------------ */
 
 /* Wait until fd is ready for events or end passes: 1 ready, 0 timed out. */
@@ -340,7 +369,7 @@ int attach_send(const struct attach_target *t, const char *cmd,
   int fd, rc, cwdfd;
 
   *reply = NULL;
-  if ((rc = attach_check(t, err, errlen))) return rc;
+  if (!listening(t) && (rc = attach_check(t, err, errlen))) return rc;
   /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
    * command exceeds 16 bytes or an argument 1024, without a reply. */
   if (strlen(cmd) > 16)

@@ -259,6 +259,38 @@ static int unknown_option(const struct opt *rows, int n, const char *bad,
   return rc;
 }
 
+/* The rule rows after the options' empty row: EXCLUDE (at most one of
+ * its options given), NEEDS (the first only with the second). Returns -1,
+ * or 2 after the usage error. */
+static int check_rules(const struct opt *rows, int n, const struct args *a)
+{
+  for (const struct opt *r = rows + n + 1; r->kind >= OPTS_EXCLUDE; r++) {
+    struct buf names = {0};
+    int given[8] = {0}, k = 0, count = 0, rc = -1;
+
+    for (const char *w = r->words; *w && k < 8; k++) {
+      size_t len = strcspn(w, "|");
+      int i = find_long(rows, n, w, len);
+
+      count += given[k] = i >= 0 && a->count[i] > 0;
+      buf_printf(&names, "%s--%.*s",
+                 !k       ? ""
+                 : w[len] ? ", "
+                          : " and ",
+                 (int)len, w);
+      w += len + (w[len] == '|');
+    }
+    if (r->kind == OPTS_EXCLUDE && count > 1)
+      rc = usage_error("%s exclude each other", names.p);
+    else if (r->kind == OPTS_NEEDS && given[0] && !given[1])
+      rc = usage_error("--%.*s goes with --%s", (int)strcspn(r->words, "|"),
+                       r->words, strchr(r->words, '|') + 1);
+    buf_free(&names);
+    if (rc >= 0) return rc;
+  }
+  return -1;
+}
+
 int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
               char **argv, struct args *out)
 {
@@ -342,6 +374,7 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
     }
   }
   while (optind < argc) out->argv[out->argc++] = av[optind++];
+  rc = check_rules(rows, n, out);
 done:
   if (av != argv) free(av);
   free(longs);

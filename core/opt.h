@@ -27,7 +27,9 @@ enum opt_kind {
   OPTS_INT,
   OPTS_REAL,
   OPTS_TIME,
-  OPTS_WORD
+  OPTS_WORD,
+  OPTS_EXCLUDE, /* a rule row (after the options): words "a|b|c" */
+  OPTS_NEEDS    /* a rule row: words "a|b", --a needs --b */
 };
 
 struct opt {

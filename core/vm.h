@@ -68,9 +68,10 @@ void vm_free(struct vm *v);
  * (vm_parse_target's, jstat's flags), "0" for every JVM, or a part of the
  * main class as jps -l shows it (a jar's path, "module/class"; not its
  * arguments). 0 and main-class targets name only the JVMs that take attach
- * requests (vm_attachable), as jcmd does. A pid is resolved when it can
- * be; one without a PerfData file (-XX:-UsePerfData, not yet started) is
- * still named, its path NULL, for attach needs none. Sets *out (free with
+ * requests (vm_attachable), as jcmd does. A pid is named as it is, its
+ * path NULL: attach needs no PerfData file (-XX:-UsePerfData), and
+ * core/attach looks for it only when it must signal the JVM; a caller that
+ * needs the file resolves the pid (vm_resolve_pid). Sets *out (free with
  * vm_list_free) and *n, 0 for none. Returns 0, or -EINVAL with the reason
  * in err (a PerfData path: attach needs a pid), or vm_list's -errno. */
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,

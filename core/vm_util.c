@@ -98,15 +98,14 @@ void vm_java_command(const struct vm *v, struct buf *b)
   pd_close(&pd);
 }
 
-/* A pid that names no PerfData file is still a target for attach. */
+/* A pid as attach takes it: its PerfData file is looked for only when
+ * needed (vm_attachable's caller in core/attach, PerfCounter.print). */
 static void bare_pid(int pid, struct vm *v)
 {
-  char err[256];
-
-  if (!vm_resolve_pid(pid, v, err, sizeof(err))) return;
+  memset(v, 0, sizeof(*v));
   v->pid = pid;
-  if ((v->nspid = proc_nspid(pid)) < 0) v->nspid = pid;
-  v->alive = proc_alive(pid);
+  v->root_pid = -1;
+  v->locked = -1;
 }
 
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,

@@ -165,6 +165,28 @@ static void test_typed(void)
   }
 }
 
+/* Rule rows: EXCLUDE refuses two of its options, one alone is fine;
+ * NEEDS refuses its first without its second, whatever the order. */
+static void test_rules(void)
+{
+  char *one[] = {"letters", "--kind", "cpu", "x", NULL};
+  char *two[] = {"letters", "-H", "x", "--kind", "cpu", NULL};
+  char *last2[] = {"letters", "--kind", "cpu", "--human", NULL};
+  char *alone[] = {"letters", "--ratio", "0.5", NULL};
+  char *both[] = {"letters", "--width", "200", "--ratio", "0.5", NULL};
+  char *other[] = {"letters", "--width", "200", NULL};
+  struct args a;
+
+  CHECK_INT(parse_quiet(0, 4, one, &a), -1, "lib-10.1 one of a group");
+  CHECK_INT(parse_quiet(0, 5, two, &a), 2, "lib-10.2 two of a group: -H "
+            "(a short letter) and --kind");
+  CHECK_INT(parse_quiet(0, 4, last2, &a), 2, "lib-10.3 the other order, long names");
+  CHECK_INT(parse_quiet(0, 3, alone, &a), 2, "lib-10.4 --ratio without "
+            "--width");
+  CHECK_INT(parse_quiet(0, 5, both, &a), -1, "lib-10.5 --ratio with --width");
+  CHECK_INT(parse_quiet(0, 3, other, &a), -1, "lib-10.6 --width alone");
+}
+
 /* parse_span: the time grammar of every option; span_text reads back. */
 static void test_spans(void)
 {
@@ -215,6 +237,7 @@ int main(void)
 {
   test_opt();
   test_typed();
+  test_rules();
   test_spans();
   test_nearest();
   test_numbers();
