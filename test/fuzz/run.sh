@@ -20,7 +20,7 @@ for src in test/fuzz/fuzz_*.c; do
   name=$(basename "$src" .c | sed 's/^fuzz_//')
   bin=$out/fuzz_$name
   clang $BASE $DEBUG $TESTINC -fsanitize=fuzzer $SAN \
-    "$src" core/*.c $TESTLIBS -o "$bin" -lm ||
+    "$src" core/*.c agent/config.c $TESTLIBS -o "$bin" -lm ||
     { echo "FAIL: fuzz $name: does not compile"; status=1; continue; }
   corpus=$out/corpus/$name
   mkdir -p "$corpus" "test/fuzz/regress/$name"
