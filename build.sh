@@ -97,7 +97,7 @@ build() {
   mkdir -p dist/gen
   pre_steps
   if [ "${SANITIZE:-0}" = 1 ]; then
-    say clang $BASE $DEBUG $SAN core/*.c cmd/*.c $(extra_objs) -o dist/jvmtool
+    say clang $BASE $DEBUG $SAN $SOURCES $(extra_objs) -o dist/jvmtool
     echo "dist/jvmtool: sanitizer build (ASan+UBSan)"
     return
   fi
@@ -107,12 +107,12 @@ build() {
   echo "dist/jvmtool: $(wc -c < dist/jvmtool) bytes ($VERSION)"
 }
 
-# link OUT [FLAGS...]: the static binary OUT from core/, cmd/ and the build.d
-# objects, with $CC, stripped by $STRIP.
+# link OUT [FLAGS...]: the static binary OUT from $SOURCES (core/, cmd/,
+# agent/config.c) and the build.d objects, with $CC, stripped by $STRIP.
 link() {
   link_out=$1
   shift
-  say $CC $BASE $RELEASE core/*.c cmd/*.c $(extra_objs) \
+  say $CC $BASE $RELEASE $SOURCES $(extra_objs) \
     -o "$JT_OUT/${link_out##*/}.unstripped" -static "$@"
   $STRIP -s -R .comment -o "$link_out" "$JT_OUT/${link_out##*/}.unstripped"
 }

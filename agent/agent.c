@@ -13,36 +13,20 @@
  * of the original's stacks.txt format to a buffer that the agent thread
  * writes out. Return codes, words and file names: agent/protocol.h.
  *
- * Locking: "lock" guards the state and the sample buffer, "io" the output
- * file. The garbage-collection callback runs in the VM thread during a
- * safepoint and takes no lock at all: a Java thread can hold a raw monitor
- * while it is stopped for that safepoint.
+ * This file: the options, the JVMTI callbacks (one sample, GC counting),
+ * the agent thread, start and stop, the entry points. Below it: life.c
+ * (the lifetime recorder) and rt.c (runtime helpers, the samples file);
+ * the state all three share, and its locking: agent/agent.h.
  */
 #include <jvmti.h>
-#include "agent/sys.h"
-#include "agent/protocol.h"
+#include "agent/agent.h"
 #include "agent/config.h"
+#include "agent/life.h"
+#include "agent/protocol.h"
+#include "agent/rt.h"
+#include "agent/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
-
-enum state { IDLE, STARTING, RUNNING, STOPPING };
-enum {
-  BUF_CAP = 256 * 1024,   /* each of the two output buffers */
-  LINE_CAP = 16 * 1024,   /* one sample line, on the allocating thread's stack */
-  LIFE_CAP = 65536,       /* sampled objects waiting for their first GC */
-  STACK_FRAMES = 128,
-  STOP_BOUND_MS = 5000    /* below agent-install's 10 s attach timeout */
-};
-
-
-/* A sampled object waiting for the next GC (lifetime recorder). */
-struct life {
-  jweak ref;              /* the object, without keeping it alive */
-  uint64_t seq;
-  char *line;
-  int len;
-  int gen;                /* GCs finished before it was sampled */
-};
 
 /* Per-thread countdown of the allocationCount strategy (thread-local
  * storage of the JVMTI environment: the agent may not use TLS itself). */
@@ -50,181 +34,7 @@ struct per_thread {
   int64_t left;
 };
 
-static struct {
-  JavaVM *vm;
-  jvmtiEnv *jvmti;
-  jrawMonitorID lock, io;
-  volatile int state;
-  int threads;                     /* agent threads alive, of any run */
-  unsigned run;                    /* this start's number: a thread of an
-                                      earlier run never serves a later one */
-  int onload, have_caps;
-  struct config cfg;
-  int fd;
-  char *buf, *spare;
-  size_t len;
-  volatile int armed;              /* time strategy: take the next sample */
-  volatile int inflight;           /* callbacks between entry and exit */
-  volatile int gc_count;           /* GC pauses finished since start */
-  int gc_done;
-  uint64_t samples, dropped, write_errors, rng;
-  struct life *life;
-  uint64_t life_seq;
-  jvmtiCapabilities caps;
-} g = { .fd = -1 };
-
-/* The compiler may emit calls to these even in a freestanding build. */
-__attribute__((visibility("hidden"))) void *memset(void *d, int c, size_t n)
-{
-  unsigned char *p = d;
-
-  while (n--) *p++ = (unsigned char)c;
-  return d;
-}
-
-__attribute__((visibility("hidden")))
-void *memcpy(void *restrict d, const void *restrict s, size_t n)
-{
-  unsigned char *p = d;
-  const unsigned char *q = s;
-
-  while (n--) *p++ = *q++;
-  return d;
-}
-
-__attribute__((visibility("hidden")))
-void *memmove(void *d, const void *s, size_t n)
-{
-  unsigned char *p = d;
-  const unsigned char *q = s;
-
-  if (p < q) return memcpy(d, s, n);
-  while (n--) p[n] = q[n];
-  return d;
-}
-
-__attribute__((visibility("hidden")))
-int memcmp(const void *a, const void *b, size_t n)
-{
-  const unsigned char *p = a, *q = b;
-
-  for (; n; n--, p++, q++)
-    if (*p != *q) return *p - *q;
-  return 0;
-}
-
-/* Text building: a bounded string that silently stops at its capacity. */
-struct text {
-  char *p;
-  size_t len, cap;
-};
-
-static void put(struct text *t, const char *s, size_t n)
-{
-  if (n > t->cap - t->len) n = t->cap - t->len;
-  memcpy(t->p + t->len, s, n);
-  t->len += n;
-}
-
-static void puts_(struct text *t, const char *s)
-{
-  put(t, s, str_len(s));
-}
-
-static size_t fmt_i64(char *out, int64_t v)
-{
-  char tmp[24];
-  size_t n = 0, i;
-  uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-
-  do tmp[n++] = (char)('0' + u % 10); while (u /= 10);
-  if (v < 0) tmp[n++] = '-';
-  for (i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
-static void put_num(struct text *t, int64_t v)
-{
-  char tmp[24];
-
-  put(t, tmp, fmt_i64(tmp, v));
-}
-
-/* Two digits, zero-padded (for the start time). */
-static void put_2(struct text *t, int v)
-{
-  char d[2] = { (char)('0' + v / 10 % 10), (char)('0' + v % 10) };
-
-  put(t, d, 2);
-}
-
-/* Wall-clock milliseconds as 2026-01-02T03:04:05Z (days-to-civil conversion
- * of the proleptic Gregorian calendar). */
-static void put_time(struct text *t, int64_t ms)
-{
-  int64_t s = ms / 1000, days = s / 86400, sod = s % 86400;
-  int64_t z = days + 719468, era = z / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
-  int64_t y = yoe + era * 400 + (m <= 2);
-
-  put_num(t, y);
-  puts_(t, "-");
-  put_2(t, (int)m);
-  puts_(t, "-");
-  put_2(t, (int)d);
-  puts_(t, "T");
-  put_2(t, (int)(sod / 3600));
-  puts_(t, ":");
-  put_2(t, (int)(sod / 60 % 60));
-  puts_(t, ":");
-  put_2(t, (int)(sod % 60));
-  puts_(t, "Z");
-}
-
-/* One line on the JVM's stderr: "jvmtool agent: <a><b><c>". */
-static void say(const char *a, const char *b, const char *c)
-{
-  char line[1024];
-  struct text t = { line, 0, sizeof(line) - 1 };
-
-  puts_(&t, "jvmtool agent: ");
-  puts_(&t, a);
-  if (b) puts_(&t, b);
-  if (c) puts_(&t, c);
-  line[t.len++] = '\n';
-  sys_write(2, line, t.len);
-}
-
-static void say_err(const char *what, jvmtiError err)
-{
-  char num[24];
-
-  num[fmt_i64(num, err)] = 0;
-  say(what, ": JVMTI error ", num);
-}
-
-/* xorshift64*: jitter only, so quality and thread races do not matter. */
-static uint64_t rnd(void)
-{
-  uint64_t x = g.rng ? g.rng : 0x9e3779b97f4a7c15ull;
-
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  g.rng = x;
-  return x * 0x2545f4914f6cdd1dull;
-}
-
-/* n jittered uniformly within n/2..3n/2, as the original's strategies. */
-static int64_t jitter(int64_t n)
-{
-  if (n < 2) return n;
-  return n / 2 + (int64_t)(rnd() % (uint64_t)(n + 1));
-}
+struct agent g = {.fd = -1};
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -282,144 +92,6 @@ static int parse_options(struct config *c, const char *opts)
   for (i = 0; i < n; i++) pairs |= opts[i] == '=';
   if (!pairs) return apply_file(c, opts);
   return apply(c, opts, n, ',', 0);
-}
-
-/* ---- output ----------------------------------------------------------- */
-
-static void lock(jrawMonitorID m)
-{
-  (*g.jvmti)->RawMonitorEnter(g.jvmti, m);
-}
-
-static void unlock(jrawMonitorID m)
-{
-  (*g.jvmti)->RawMonitorExit(g.jvmti, m);
-}
-
-static void write_all(const char *p, size_t n)
-{
-  long w;
-
-  while (n && g.fd >= 0) {
-    w = sys_write(g.fd, p, n);
-    if (w == -K_EINTR || w == -K_EAGAIN) continue;
-    if (w <= 0) {
-      g.write_errors++;
-      return;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-}
-
-/* Write the buffered lines out. Order io, then lock: the buffers are swapped
- * under lock, written under io alone, so callbacks only wait for a swap. */
-static void flush(void)
-{
-  char *full;
-  size_t n;
-
-  lock(g.io);
-  lock(g.lock);
-  full = g.buf;
-  n = g.len;
-  g.buf = g.spare;
-  g.spare = full;
-  g.len = 0;
-  unlock(g.lock);
-  write_all(full, n);
-  unlock(g.io);
-}
-
-/* Append whole lines; flush first when they do not fit. accept: the state
- * in which lines are still taken. */
-static int append(const char *s, size_t n, int sample)
-{
-  int tries;
-
-  for (tries = 0; tries < 4; tries++) {
-    lock(g.lock);
-    if (g.state != RUNNING || g.fd < 0) {
-      unlock(g.lock);
-      return -1;
-    }
-    if (n <= BUF_CAP - g.len) {
-      memcpy(g.buf + g.len, s, n);
-      g.len += n;
-      g.samples += sample;   /* under the lock: the end line's count */
-      if (g.len > BUF_CAP / 2) (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
-      unlock(g.lock);
-      return 0;
-    }
-    unlock(g.lock);
-    flush();
-  }
-  return -1;
-}
-
-static void write_header(void)
-{
-  char line[512];
-  struct text t = { line, 0, sizeof(line) - 1 };
-  const struct config *c = &g.cfg;
-
-  puts_(&t, "# jvmtool-agent pid=");
-  put_num(&t, sys_getpid());
-  if (c->strategy == BY_BYTES) {
-    puts_(&t, " strategy=bytes interval=");
-    put_num(&t, c->interval_bytes);
-  } else if (c->strategy == BY_TIME) {
-    puts_(&t, " strategy=time interval=");
-    put_num(&t, c->interval_ms);
-    puts_(&t, "ms");
-  } else {
-    puts_(&t, " strategy=allocationCount interval=");
-    put_num(&t, c->rate);
-  }
-  puts_(&t, c->lifetime ? " recorder=lifetime" : " recorder=flame");
-  /* What each line's number is (see value_of). */
-  if (!c->record_size)
-    puts_(&t, " values=count");
-  else if (c->strategy == BY_BYTES && c->weight == W_ESTIMATE &&
-           c->interval_bytes > 0)
-    puts_(&t, " values=estimated-bytes");
-  else
-    puts_(&t, " values=object-size");
-  puts_(&t, " depth=");
-  put_num(&t, c->depth);
-  puts_(&t, " start=");
-  put_time(&t, clock_ms(K_CLOCK_REALTIME));
-  line[t.len++] = '\n';
-  write_all(line, t.len);
-}
-
-/* The last line: says the output is complete. */
-static void write_trailer(void)
-{
-  char line[160];
-  struct text t = { line, 0, sizeof(line) - 1 };
-
-  puts_(&t, "# end samples=");
-  put_num(&t, (int64_t)g.samples);
-  puts_(&t, " dropped=");
-  put_num(&t, (int64_t)g.dropped);
-  puts_(&t, " stop=");
-  put_time(&t, clock_ms(K_CLOCK_REALTIME));
-  line[t.len++] = '\n';
-  write_all(line, t.len);
-}
-
-/* Flush, end and close the output (idempotent). */
-static void close_output(void)
-{
-  flush();
-  lock(g.io);
-  if (g.fd >= 0) {
-    write_trailer();
-    sys_close(g.fd);
-    g.fd = -1;
-  }
-  unlock(g.io);
 }
 
 /* ---- one sample --------------------------------------------------------- */
@@ -510,73 +182,6 @@ static void put_frame(jvmtiEnv *j, JNIEnv *jni, struct text *t,
   }
 }
 
-/* Keep a lifetime sample until the next GC section: copy its line, hold
- * the object by a JNI weak reference. (Tags and GetObjectsWithTags were
- * used before: JDK 17 matches every tag map entry against every asked tag
- * under the tag map lock, seconds for tens of thousands of samples, while
- * allocating threads waited in SetTag: the cause of stops that ran out
- * their 10 s bound.) */
-static void keep_for_gc(jvmtiEnv *j, JNIEnv *jni, jobject obj,
-                        const char *line, size_t n)
-{
-  char *copy;
-  uint64_t seq;
-  struct life *e;
-  jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
-
-  if (!ref) return;
-  if ((*j)->Allocate(j, (jlong)n, (unsigned char **)&copy)) {
-    (*jni)->DeleteWeakGlobalRef(jni, ref);
-    return;
-  }
-  memcpy(copy, line, n);
-  lock(g.lock);
-  seq = g.life_seq++;
-  e = &g.life[seq % LIFE_CAP];
-  if (g.state != RUNNING || e->line) {
-    g.dropped += g.state == RUNNING;
-    unlock(g.lock);
-    (*j)->Deallocate(j, (unsigned char *)copy);
-    (*jni)->DeleteWeakGlobalRef(jni, ref);
-    return;
-  }
-  e->ref = ref;
-  e->seq = seq;
-  e->line = copy;
-  e->len = (int)n;
-  e->gen = __atomic_load_n(&g.gc_count, __ATOMIC_ACQUIRE);
-  g.samples++;
-  unlock(g.lock);
-}
-
-/* 1 - e^(-x) for x >= 0, relative error below 1e-14, without libm: a
- * Taylor series where it cancels (x < 0.5; terms to x^19/19!, < 1e-22),
- * else e^(-x) = 2^(-k) e^(-r) with r = x - k ln 2 in [-0.35, 0.35]
- * (series to r^17/17!, < 1e-21). */
-static double one_minus_exp_neg(double x)
-{
-  const double ln2 = 0.69314718055994530942;
-  double sum = 0, term = 1, e;
-  int i, k;
-
-  if (x < 0.5) {
-    for (i = 1; i < 20; i++) {
-      term *= x / i;
-      sum += i % 2 ? term : -term;
-    }
-    return sum;
-  }
-  if (x > 60) return 1;
-  k = (int)(x / ln2 + 0.5);
-  x -= k * ln2;              /* now e^(-x_original) = 2^-k e^(-x) */
-  for (e = 1, i = 1; i < 18; i++) {
-    term *= -x / i;
-    e += term;
-  }
-  while (k-- > 0) e *= 0.5;
-  return 1 - e;
-}
-
 /* The number a sample line carries (the header's "values="). strategy
  * bytes: HotSpot samples an object of s bytes with probability
  * 1 - e^(-s/I) (exponentially spaced sample points, mean I), so it stands
@@ -629,9 +234,9 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   }
   if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
   if (g.cfg.lifetime) {
-    keep_for_gc(j, jni, obj, line + at, LINE_CAP - at);
+    life_keep(j, jni, obj, line + at, LINE_CAP - at);
   } else {
-    append(line + at, LINE_CAP - at, 1);
+    out_append(line + at, LINE_CAP - at, 1);
   }
 }
 
@@ -681,69 +286,6 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *jni, jthread thread)
 static void JNICALL on_gc_finish(jvmtiEnv *j)
 {
   __atomic_add_fetch(&g.gc_count, 1, __ATOMIC_SEQ_CST);
-}
-
-/* ---- lifetime sections ---------------------------------------------------- */
-
-/* "#GC <x>" and the samples taken before GC x+1 that are still alive (their
- * weak reference not cleared): they leave the table either way, so each
- * object is reported at most once, in the first section after it was
- * sampled (the original's LifetimePrinter). */
-static void gc_section(JNIEnv *jni, int x, jweak *refs, char **lines,
-                       int *lens)
-{
-  char head[40];
-  struct text t = { head, 0, sizeof(head) };
-  uint64_t seq, first;
-  struct life *e;
-  jint n = 0, i;
-
-  lock(g.lock);
-  first = g.life_seq > LIFE_CAP ? g.life_seq - LIFE_CAP : 0;
-  for (seq = first; seq < g.life_seq; seq++) {
-    e = &g.life[seq % LIFE_CAP];
-    if (e->line && e->seq == seq && e->gen <= x) {
-      refs[n] = e->ref;
-      lines[n] = e->line;
-      lens[n++] = e->len;
-      e->line = 0;
-      e->ref = 0;
-    }
-  }
-  unlock(g.lock);
-  puts_(&t, "#GC ");
-  put_num(&t, x);
-  puts_(&t, "\n");
-  append(head, t.len, 0);
-  for (i = 0; i < n; i++) {
-    if (!(*jni)->IsSameObject(jni, refs[i], 0)) append(lines[i], lens[i], 0);
-    (*jni)->DeleteWeakGlobalRef(jni, refs[i]);
-    (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)lines[i]);
-  }
-}
-
-/* Forget every waiting lifetime sample (at stop). */
-static void life_clear(void)
-{
-  JNIEnv *jni = 0;
-  jweak ref;
-  char *line;
-  int i;
-
-  if (!g.life) return;
-  /* Called on a Java thread (attach listener, VMInit): it has a JNIEnv. */
-  if ((*g.vm)->GetEnv(g.vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
-    jni = 0;
-  for (i = 0; i < LIFE_CAP; i++) {
-    lock(g.lock);
-    line = g.life[i].line;
-    ref = g.life[i].ref;
-    g.life[i].line = 0;
-    g.life[i].ref = 0;
-    unlock(g.lock);
-    if (line) (*g.jvmti)->Deallocate(g.jvmti, (unsigned char *)line);
-    if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
-  }
 }
 
 /* ---- start and stop ------------------------------------------------------- */
@@ -812,9 +354,9 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
       while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST) &&
              __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING &&
              __atomic_load_n(&g.run, __ATOMIC_SEQ_CST) == run)
-        gc_section(jni, g.gc_done++, refs, lines, lens);
+        life_section(jni, g.gc_done++, refs, lines, lens);
     if (now - last_flush >= 200 || g.len > BUF_CAP / 2) {
-      flush();
+      out_flush();
       last_flush = now;
     }
     wait = g.cfg.lifetime ? 50 : 200;
@@ -827,7 +369,7 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
     unlock(g.lock);
     if (st != RUNNING) break;
   }
-  flush();
+  out_flush();
   if (refs) (*j)->Deallocate(j, (unsigned char *)refs);
   if (lines) (*j)->Deallocate(j, (unsigned char *)lines);
   if (lens) (*j)->Deallocate(j, (unsigned char *)lens);
@@ -896,7 +438,7 @@ static int stop(void)
   if (busy)
     say(busy == 1 ? "stop: the agent thread did not end in 5 s"
                   : "stop: a sampling callback did not end in 5 s", 0, 0);
-  close_output();
+  out_close();
   life_clear();
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
   (*g.jvmti)->SetHeapSamplingInterval(g.jvmti, 512 * 1024);
@@ -922,7 +464,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
   g.state = STOPPING;
   (*j)->RawMonitorNotifyAll(j, g.lock);
   unlock(g.lock);
-  if (was != IDLE) close_output();
+  if (was != IDLE) out_close();
 }
 
 /* Start-up only: the VM can run Java now; sampling starts here. */
@@ -939,27 +481,8 @@ static int get_buffers(void)
   if (!g.buf && ((*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.buf) ||
                  (*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.spare)))
     return -1;
-  if (g.cfg.lifetime && !g.life) {
-    if ((*j)->Allocate(j, sizeof(*g.life) * LIFE_CAP,
-                       (unsigned char **)&g.life))
-      return -1;
-    memset(g.life, 0, sizeof(*g.life) * LIFE_CAP);
-  }
+  if (g.cfg.lifetime && life_alloc(j)) return -1;
   return 0;
-}
-
-/* Create the samples file: a new inode, never through a link, never into a
- * FIFO (O_NONBLOCK: the attach thread must not wait for a reader), never a
- * truncated existing file. A name that is taken (a run before, a planted
- * link or FIFO) is removed and created afresh, once. */
-static long open_output(const char *path)
-{
-  int flags = K_O_WRONLY | K_O_CREAT | K_O_EXCL | K_O_NOFOLLOW |
-              K_O_NONBLOCK | K_O_CLOEXEC;
-  long fd = sys_open(path, flags, 0644);
-
-  if (fd == -K_EEXIST && sys_unlink(path) == 0) fd = sys_open(path, flags, 0644);
-  return fd;
 }
 
 static int start(JNIEnv *jni, int live)
@@ -992,7 +515,7 @@ static int start(JNIEnv *jni, int live)
     return AGENT_JVMTI;
   }
   g.caps = want;
-  fd = open_output(g.cfg.output);
+  fd = out_create(g.cfg.output);
   if (fd < 0) {
     say("cannot write output file '", g.cfg.output, "'");
     rc = AGENT_OUTPUT;
@@ -1025,7 +548,7 @@ static int start(JNIEnv *jni, int live)
   g.armed = 0;
   g.rng = (uint64_t)clock_ms(K_CLOCK_MONOTONIC) * 0x9e3779b97f4a7c15ull + 1;
   __atomic_add_fetch(&g.run, 1, __ATOMIC_SEQ_CST);
-  write_header();
+  out_header();
   g.state = STARTING;
   if (!live) return 0;
   rc = g.cfg.delay_secs == 0 ? go_running() : 0;

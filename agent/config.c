@@ -1,12 +1,13 @@
 /* config.c - the agent's option parser, shared with jvmtool (config.h)
  *
  * Freestanding: no libc call but memcpy/memset (the agent defines them),
- * so it links into the agent as it is and into jvmtool through
- * cmd/agent_opts.c. Every value is range-checked here and nowhere else.
+ * so the same unit links into the agent and into jvmtool (build.sh's
+ * SOURCES). Every value is range-checked here and nowhere else.
  */
 #include <string.h>
 #include "agent/config.h"
 #include "agent/protocol.h"
+#include "agent/sys.h"
 
 /* A bounded string that silently stops at its capacity. */
 struct msg {
@@ -23,17 +24,9 @@ static void msg_put(struct msg *m, const char *s, size_t n)
   m->p[m->len] = 0;
 }
 
-static size_t slen(const char *s)
-{
-  size_t n = 0;
-
-  while (s[n]) n++;
-  return n;
-}
-
 static void msg_str(struct msg *m, const char *s)
 {
-  msg_put(m, s, slen(s));
+  msg_put(m, s, str_len(s));
 }
 
 static void msg_num(struct msg *m, int64_t v)
@@ -45,15 +38,6 @@ static void msg_num(struct msg *m, int64_t v)
   do tmp[--n] = (char)('0' + u % 10); while (u /= 10);
   if (v < 0) tmp[--n] = '-';
   msg_put(m, tmp + n, sizeof(tmp) - n);
-}
-
-static int eq(const char *a, size_t alen, const char *b)
-{
-  size_t i;
-
-  for (i = 0; i < alen; i++)
-    if (a[i] != b[i] || !b[i]) return 0;
-  return b[alen] == 0;
 }
 
 void config_defaults(struct config *c)
@@ -92,8 +76,8 @@ static int word(const char *v, size_t n, const char *list)
 {
   int i;
 
-  for (i = 0; *list; i++, list += slen(list) + 1)
-    if (eq(v, n, list)) return i;
+  for (i = 0; *list; i++, list += str_len(list) + 1)
+    if (str_eq(v, n, list)) return i;
   return -1;
 }
 
@@ -145,13 +129,13 @@ static int set(struct config *c, const char *k, size_t kn, const char *v,
     const struct key *o = &keys[i];
     int w;
 
-    if (!eq(k, kn, o->name)) continue;
+    if (!str_eq(k, kn, o->name)) continue;
     if (!o->words) return parse_num(v, vn, o->min, o->max, field(c, o));
     if ((w = word(v, vn, o->words)) < 0) return -1;
     *field(c, o) = w;
     return 0;
   }
-  if (!eq(k, kn, "output.file")) return 1;
+  if (!str_eq(k, kn, "output.file")) return 1;
   if (!vn || vn >= sizeof(c->output)) return -1;
   for (i = 0; i < vn; i++)
     if (!v[i]) return -1;  /* a NUL (from a file) would cut the path */
@@ -255,12 +239,12 @@ int config_format(const struct config *c, char *out, size_t n)
       msg_num(&m, v);
       continue;
     }
-    while (v-- > 0 && *w) w += slen(w) + 1;
+    while (v-- > 0 && *w) w += str_len(w) + 1;
     msg_str(&m, w);
   }
   for (i = 0; c->output[i]; i++)
     if (c->output[i] == ',') return -1;
-  if (!eq(c->output, slen(c->output), d.output)) {
+  if (!str_eq(c->output, str_len(c->output), d.output)) {
     msg_str(&m, m.len ? ",output.file=" : "output.file=");
     msg_str(&m, c->output);
   }

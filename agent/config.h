@@ -3,8 +3,8 @@
  * Keys and values are the allocation-instrumenter's (sample.strategy,
  * sample.interval.bytes, ...) plus record.weight. agent/config.c is one
  * unit linked into the agent (no libc: it brings memcpy and memset) and
- * into jvmtool (cmd/agent_opts.c), so agent-install checks options with
- * exactly the agent's code and messages.
+ * into jvmtool (build.d/flags.sh's SOURCES), so agent-install checks
+ * options with exactly the agent's code and messages.
  */
 #ifndef AGENT_CONFIG_H
 #define AGENT_CONFIG_H

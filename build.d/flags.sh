@@ -16,6 +16,9 @@
 #      TESTLIBS    the test-only sources every test program links with
 #      RELEASE     size flags of dist/jvmtool (with -static, --gc-sections)
 #      AGENT       the agent's compile and link line (agent/*.c -> agent.so)
+#      SOURCES     the binary's sources as globs relative to the tree (expand
+#                  them there): core/, cmd/ and the agent's option parser,
+#                  which agent-install shares with the agent (agent/config.h)
 : "${JT_SRC:=.}"
 : "${JT_VERSION:=test}"
 : "${JT_ARCH:=$(uname -m)}"
@@ -46,3 +49,4 @@ AGENT="-std=c11 -O2 -fPIC -shared -nostdlib -ffreestanding -fno-builtin \
  -ffile-prefix-map=$(pwd)/= $WARN -Wl,-z,defs -Wl,--hash-style=both \
  -Wl,-z,noexecstack -Wl,--build-id=none -Wl,-soname,agent.so"
 if [ "$JT_ARCH" = aarch64 ]; then AGENT="$AGENT -mno-outline-atomics"; fi
+SOURCES="core/*.c cmd/*.c agent/config.c"

@@ -1,4 +1,5 @@
-/* jfr.c - JDK Flight Recorder recordings: chunks and records
+/* jfr.c - JDK Flight Recorder recordings: chunks, checkpoints, the event
+ * walk
  *
  * Facts (docs/jfr.md): a chunk is a 68-byte big-endian header, then
  * records "size type payload" with LEB128-style varints (nine bytes at
@@ -19,71 +20,14 @@
 #include "core/jfr_int.h"
 
 /* WIN: the event window; 128 KiB stays in the L2 cache between the
- * kernel's copy and the walk (1 MiB took a tenth longer). REC_MAX: a
- * metadata or checkpoint record; JDK 17/25 write metadata of 97-111 KB and
- * checkpoints of under 20 KB, and JFR rotates chunks at 12 MiB by default
- * (docs/jfr.md "Ceilings"). */
+ * kernel's copy and the walk (1 MiB took a tenth longer). */
 enum {
-  HDR = 68,
+  HDR = JFR_HDR,
   WIN = 1 << 17,
   EVENT_MAX = 16 << 20,
-  REC_MAX = 64 << 20,
   PIPE_MAX = 1 << 30,
   SPARSE_FROM = 64 << 10
 };
-
-/* ---- reading bytes of the chunk ---- */
-
-/* Read len bytes at chunk offset pos into p; returns the count read
- * (short at the end of what may be read). */
-static size_t rd(struct jfr *j, uint64_t pos, void *p, size_t len)
-{
-  size_t got = 0;
-
-  if (pos >= j->limit) return 0;
-  if (len > j->limit - pos) len = (size_t)(j->limit - pos);
-  if (j->mem) {
-    memcpy(p, j->mem + pos, len);
-    return len;
-  }
-  while (got < len) {
-    ssize_t r = pread(j->fd, (char *)p + got, len - got,
-                      (off_t)(j->off + pos + got));
-
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  return got;
-}
-
-/* The record at chunk offset pos as a cursor over its whole bytes (after
- * its size). Returns 0, or -1 when it overruns the chunk or is unreadable. */
-int jfr_record(struct jfr *j, uint64_t pos, struct cur *c, uint64_t *size)
-{
-  uint8_t head[10];
-  struct cur h;
-  size_t n = rd(j, pos, head, sizeof(head));
-
-  h = (struct cur){head, head + n, 0};
-  *size = jfr_varint(&h);
-  if (h.bad || *size < (uint64_t)(h.p - head) + 1 || *size > j->limit - pos ||
-      *size > REC_MAX || (!j->mem && *size > j->real))
-    return -1;
-  if (j->mem) {
-    c->p = j->mem + pos + (h.p - head);
-    c->end = j->mem + pos + *size;
-  } else {
-    if (*size > j->rec_cap)
-      j->rec = xrealloc(j->rec, j->rec_cap = (size_t)*size);
-    if (rd(j, pos, j->rec, (size_t)*size) != *size) return -1;
-    c->p = j->rec + (h.p - head);
-    c->end = j->rec + *size;
-  }
-  c->bad = 0;
-  j->budget = 64 * (int64_t)*size + 65536;
-  return 0;
-}
 
 /* ---- checkpoints ---- */
 
@@ -168,7 +112,7 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   jfr_pool_reset(j);
   j->limit = HDR;
   if (j->seekable) {
-    n = rd(j, 0, h, HDR);
+    n = jfr_read(j, 0, h, HDR);
   } else {
     free(j->mem);
     j->mem = NULL;
@@ -249,11 +193,11 @@ static const uint8_t *window(struct jfr *j, uint64_t pos, size_t len)
   if (pos >= j->win_pos && pos + len <= j->win_pos + j->win_len)
     return j->win + (pos - j->win_pos);
   if (len > j->win_cap) {
-    if (len > REC_MAX || len > j->real) return NULL;
+    if (len > JFR_REC_MAX || len > j->real) return NULL;
     j->win = xrealloc(j->win, j->win_cap = len);
   }
   j->win_pos = pos;
-  j->win_len = rd(j, pos, j->win, j->win_cap);
+  j->win_len = jfr_read(j, pos, j->win, j->win_cap);
   return len <= j->win_len ? j->win : NULL;
 }
 
@@ -273,7 +217,11 @@ static int event(struct jfr *j, const uint8_t *p, uint64_t size, uint32_t ti,
 
     /* field by field: a memset here compiles (-Os) to rep stos, which
      * cost a third of the time spent on wanted events */
-    v->u = 0, v->s = NULL, v->n = v->bytes = 0, v->tag = 0;
+    v->u = 0;
+    v->s = NULL;
+    v->n = 0;
+    v->bytes = 0;
+    v->tag = 0;
     jfr_dec_field(j, &c, &j->fields[t->f0 + i], v, 1);
     j->vals[i] = v->u;
   }

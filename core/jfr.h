@@ -29,8 +29,7 @@ enum {
 
 struct jfr;
 
-/* The captured value of one field of an event: an integer (primitives are
- * sign-extended, booleans 0/1, floats their bits), or a constant-pool key. */
+/* One frame of a stack trace in the stack-trace pool (jfr_stack). */
 struct jfr_frame {
   uint64_t method;         /* key in the method pool */
   int32_t line;            /* -1: none */
@@ -75,7 +74,9 @@ int jfr_field_numeric(const struct jfr *j, int t, int i);
 
 /* Hand every event of a wanted type (want[type index] != 0, want sized
  * for jfr_ntypes) in the current chunk to cb, with the values of its
- * fields in metadata order (vals[i] for field i: integer or pool key).
+ * fields in metadata order: vals[i] is field i's integer (primitives
+ * sign-extended, booleans 0/1, floats their bits), constant-pool key or
+ * array length; 0 for an inline string or struct.
  * cb returns 0 to go on. Returns 0, or -1 with err when the chunk's bytes
  * could not be read (events before stay handed over). */
 typedef int jfr_event_cb(void *ctx, int type, const uint64_t *vals);

@@ -1,14 +1,23 @@
-/* jfr_int.h - what core/jfr.c (chunks, records), jfr_meta.c (the type
- * system from the metadata), jfr_wire.c (varints, strings, values),
- * jfr_pool.c (constant pools, names) and jfr_events.c (folding) share;
- * nothing outside core/jfr*.c includes it.
+/* jfr_int.h - what core/jfr.c (chunks, checkpoints, the event walk),
+ * jfr_record.c (a chunk's bytes, one record), jfr_meta.c (the type system
+ * from the metadata), jfr_wire.c (varints, strings, values), jfr_pool.c
+ * (constant pools, names) and jfr_events.c (folding) share; nothing outside
+ * core/jfr*.c includes it.
+ *
+ * The files call downwards only: jfr_events.c -> jfr.c -> jfr_meta.c,
+ * jfr_pool.c -> jfr_record.c, jfr_wire.c (test/lint.test checks that no
+ * two files call each other round a circle).
  */
 #ifndef JFR_INT_H
 #define JFR_INT_H
 
 #include "core/jfr.h"
 
-enum { JFR_SMALL_IDS = 1024 };
+/* JFR_HDR: a chunk header's bytes. JFR_REC_MAX: a metadata or checkpoint
+ * record, or an event window; JDK 17/25 write metadata of 97-111 KB and
+ * checkpoints of under 20 KB, and JFR rotates chunks at 12 MiB by default
+ * (docs/jfr.md "Ceilings"). */
+enum { JFR_SMALL_IDS = 1024, JFR_HDR = 68, JFR_REC_MAX = 64 << 20 };
 
 enum jfr_kind {
   K_STRUCT, K_BOOL, K_BYTE, K_CHAR, K_SHORT, K_INT, K_LONG, K_FLOAT,
@@ -157,8 +166,15 @@ void jfr_dec_type(struct jfr *j, struct cur *c, int32_t t, struct val *v,
 /* Append a captured string as UTF-8 (at most 64 KiB of it). */
 void jfr_str_utf8(const struct val *v, struct buf *out);
 
+/* ---- a chunk's bytes (core/jfr_record.c) ---- */
+
+/* Read len bytes at chunk offset pos into p; returns the count read (short
+ * at j->limit or where the file ends). */
+size_t jfr_read(struct jfr *j, uint64_t pos, void *p, size_t len);
 /* The record at chunk offset pos as a cursor over its whole bytes (after
- * its size). Returns 0, or -1 when it overruns the chunk or is unreadable. */
+ * its size), which stay valid until the next call; sets the decode budget
+ * for it. Returns 0, or -1 when it overruns the chunk, is over JFR_REC_MAX
+ * or the bytes the file really holds, or is unreadable. */
 int jfr_record(struct jfr *j, uint64_t pos, struct cur *c, uint64_t *size);
 
 /* Parse the current chunk's metadata record into types and fields (kept

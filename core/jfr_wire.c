@@ -137,7 +137,10 @@ void jfr_dec_string(struct cur *c, struct val *v)
     n = jfr_count(c);
     s = c->p;
     for (uint64_t i = 0; i < n && !c->bad; i++) jfr_varint(c);
-    if (v) v->s = s, v->bytes = (uint32_t)(c->p - s);
+    if (v) {
+      v->s = s;
+      v->bytes = (uint32_t)(c->p - s);
+    }
     break;
   default: c->bad = 1;
   }
@@ -154,15 +157,22 @@ static void utf8(struct buf *out, uint32_t cp)
   size_t n;
 
   if (cp < 0x80) {
-    b[0] = (char)cp, n = 1;
+    b[0] = (char)cp;
+    n = 1;
   } else if (cp < 0x800) {
-    b[0] = (char)(0xc0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
+    b[0] = (char)(0xc0 | cp >> 6);
+    b[1] = (char)(0x80 | (cp & 0x3f));
+    n = 2;
   } else if (cp < 0x10000) {
-    b[0] = (char)(0xe0 | cp >> 12), b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    b[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
+    b[0] = (char)(0xe0 | cp >> 12);
+    b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    b[2] = (char)(0x80 | (cp & 0x3f));
+    n = 3;
   } else {
-    b[0] = (char)(0xf0 | cp >> 18), b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-    b[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (char)(0x80 | (cp & 0x3f));
+    b[0] = (char)(0xf0 | cp >> 18);
+    b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    b[3] = (char)(0x80 | (cp & 0x3f));
     n = 4;
   }
   buf_add(out, b, n);
@@ -243,7 +253,10 @@ void jfr_dec_field(struct jfr *j, struct cur *c, const struct jfield *f,
   if (f->array) {
     uint64_t n = jfr_count(c);
 
-    if (v) v->u = n, v->s = c->p;
+    if (v) {
+      v->u = n;
+      v->s = c->p;
+    }
     for (uint64_t i = 0; i < n && !c->bad; i++) {
       if (f->pool) jfr_varint(c);
       else jfr_dec_type(j, c, f->type, NULL, depth + 1);

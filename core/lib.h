@@ -1,4 +1,5 @@
-/* lib.h - errors, allocation, numbers, growable buffers, whole-file reads
+/* lib.h - errors, allocation, numbers, growable buffers, whole-file reads,
+ * terminal escaping
  *
  * The error family is toybox's: every message is one line on stderr,
  * "jvmtool <cmd>: <what failed>: <why>", written with a single write(2).
@@ -102,6 +103,17 @@ void buf_addc(struct buf *b, char c);
 void buf_adds(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) PRINTF(2, 3);
 void buf_free(struct buf *b);
+
+/* Text that comes from a JVM or a container (main class, arguments, folder
+ * names, counter strings, attach replies) on its way to a terminal:
+ * control characters escaped so they cannot drive it (ESC as \e, others
+ * as \xNN, C1 controls in UTF-8 as \xc2\xNN; tab kept, newline kept only
+ * with keep_nl). Appends s (n bytes) to b, always escaped. */
+void term_escape(struct buf *b, const char *s, size_t n, int keep_nl);
+/* 1 when fd is a terminal (asked once for 0-2). */
+int term_is_tty(int fd);
+/* term_is_tty(1); force >= 0 sets it (tests). */
+int term_escaping(int force);
 
 /* Read all of the file at path (relative to dirfd, or AT_FDCWD) with pread,
  * opened with open_flags | O_RDONLY | O_CLOEXEC, at most max bytes. On success

@@ -98,42 +98,6 @@ void xml_string(FILE *f, const char *s, size_t n)
   buf_free(&b);
 }
 
-/* Whether stdin, stdout and stderr are terminals: -1 not asked yet. */
-static int tty_fd[3] = {-1, -1, -1};
-
-int term_is_tty(int fd)
-{
-  if (fd < 0 || fd > 2) return fd >= 0 && isatty(fd);
-  if (tty_fd[fd] < 0) tty_fd[fd] = isatty(fd);
-  return tty_fd[fd];
-}
-
-int term_escaping(int force)
-{
-  if (force >= 0) tty_fd[STDOUT_FILENO] = force;
-  return term_is_tty(STDOUT_FILENO);
-}
-
-void term_escape(struct buf *b, const char *str, size_t n, int keep_nl)
-{
-  const unsigned char *s = (const unsigned char *)str;
-  size_t run = 0;  /* where the bytes not yet added start */
-
-  for (size_t i = 0; i < n; i++) {
-    int c1 = s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] < 0xa0;
-
-    if (!c1 && (s[i] >= 0x20 || s[i] == '\t' || (s[i] == '\n' && keep_nl)) &&
-        s[i] != 0x7f)
-      continue;
-    buf_add(b, s + run, i - run);
-    if (s[i] == 0x1b) buf_adds(b, "\\e");
-    else buf_printf(b, "\\x%02x", s[i]);
-    if (c1) buf_printf(b, "\\x%02x", s[++i]);
-    run = i + 1;
-  }
-  buf_add(b, s + run, n - run);
-}
-
 void term_buf(struct buf *b, const char *s, size_t n, int keep_nl)
 {
   if (term_escaping(-1))

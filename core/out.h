@@ -24,23 +24,12 @@ void xml_buf(struct buf *b, const char *s, size_t n);
 struct buf;
 void out_java_text(struct buf *b, const char *s, size_t n, int utf8);
 
-/* Text that comes from a JVM or a container (main class, arguments, folder
- * names, counter strings, attach replies) on its way to a terminal:
- * control characters escaped so they cannot drive it (ESC as \e, others
- * as \xNN, C1 controls in UTF-8 as \xc2\xNN; tab kept, newline kept only
- * with keep_nl). Appends s (n bytes) to b, always escaped. */
-void term_escape(struct buf *b, const char *s, size_t n, int keep_nl);
-/* term_escape when stdout is a terminal; in a pipe or file the bytes stay
+/* term_escape (core/lib.h) when stdout is a terminal; in a pipe or file the bytes stay
  * exact, as jps, jstat and jcmd write them. */
 void term_buf(struct buf *b, const char *s, size_t n, int keep_nl);
 /* The same, written to f: escaped when f's own fd is a terminal (stderr's
  * for stderr), exact otherwise. */
 void term_write(FILE *f, const char *s, size_t n, int keep_nl);
-/* 1 when fd is a terminal (asked once for 0-2). */
-int term_is_tty(int fd);
-/* term_is_tty(1); force >= 0 sets it (tests). */
-int term_escaping(int force);
-
 /* Append s (n bytes) as a Prometheus label value, without the quotes:
  * backslash, quote and newline escaped, invalid UTF-8 as U+FFFD, so the
  * exposition stays valid whatever the JVM or container wrote. */

@@ -8,7 +8,7 @@
  */
 #include "core/jvmtool.h"
 #include "agent/protocol.h"
-#include "agent/config.c"
+#include "agent/config.h"
 #include "test/fuzz/check.h"
 
 /* Equal settings (the bytes after output's NUL may differ). */

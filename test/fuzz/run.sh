@@ -16,12 +16,13 @@ command -v clang >/dev/null || { echo "fuzz: clang not found (install clang)" >&
 sh test/fuzz/seeds.sh "$out/seeds" || exit 1
 . ./build.d/flags.sh
 status=0
-# core/ is compiled once (instrumented for the fuzzer, two files at a
-# time), each target then compiles its own file and links.
+# core/ and agent/config.c are compiled once (instrumented for the
+# fuzzer, two files at a time), each target then compiles its own file
+# and links.
 rm -rf "$out/core"
 mkdir -p "$out/core"
 i=0
-for c in core/*.c; do
+for c in core/*.c agent/config.c; do
   clang $BASE $DEBUG $TESTINC -fsanitize=fuzzer-no-link $SAN -c "$c" \
     -o "$out/core/$(basename "$c" .c).o" &
   i=$((i + 1))
