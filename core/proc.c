@@ -285,17 +285,21 @@ int proc_container(int pid, char id[65], char pod[37])
 }
 
 void proc_tasks_delta(const struct proc_task *prev, size_t np,
-                      const struct proc_task *cur, size_t nc, uint64_t *d)
+                      const struct proc_task *cur, size_t nc,
+                      uint64_t (*d)[2])
 {
   size_t j = 0;
 
   for (size_t i = 0; i < nc; i++) {
-    uint64_t now = cur[i].st.utime + cur[i].st.stime, was = 0;
+    uint64_t u = 0, s = 0;
 
     while (j < np && prev[j].tid < cur[i].tid) j++;
     if (j < np && prev[j].tid == cur[i].tid &&
-        prev[j].st.starttime == cur[i].st.starttime)
-      was = prev[j].st.utime + prev[j].st.stime;
-    d[i] = now > was ? now - was : 0;
+        prev[j].st.starttime == cur[i].st.starttime) {
+      u = prev[j].st.utime;
+      s = prev[j].st.stime;
+    }
+    d[i][0] = cur[i].st.utime > u ? cur[i].st.utime - u : 0;
+    d[i][1] = cur[i].st.stime > s ? cur[i].st.stime - s : 0;
   }
 }

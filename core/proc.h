@@ -87,12 +87,13 @@ struct proc_task {
 enum { PROC_MAX_TASKS = 1 << 16 };
 int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
 
-/* The CPU ticks (utime + stime) each thread of cur used since prev (both
- * ascending by tid, as proc_tasks returns them) into d[i] for cur[i]: a
- * tid not in prev, or in it with another starttime (reused), started in
- * between and counts all its time. O(np + nc). */
+/* The CPU ticks each thread of cur used since prev (both ascending by
+ * tid, as proc_tasks returns them): d[i][0] user, d[i][1] system, for
+ * cur[i]. A tid not in prev, or in it with another starttime (reused),
+ * started in between and counts all its time. O(np + nc). */
 void proc_tasks_delta(const struct proc_task *prev, size_t np,
-                      const struct proc_task *cur, size_t nc, uint64_t *d);
+                      const struct proc_task *cur, size_t nc,
+                      uint64_t (*d)[2]);
 
 /* Clock ticks per second of the utime/stime fields (sysconf, asked once). */
 long proc_hz(void);

@@ -152,3 +152,18 @@ size_t tdump_frames(const struct tdump *d, const struct tdump_thread *t,
   }
   return got;
 }
+
+const char *tdump_native_kind(const char *comm)
+{
+  static const struct { const char *prefix, *kind; } names[] = {
+    {"GC Thread#", "gc"},  {"G1 ", "gc"},         {"ZWorker", "gc"},
+    {"ZDriver", "gc"},     {"ZDirector", "gc"},   {"ZStat", "gc"},
+    {"ZUnmapper", "gc"},   {"Shenandoah", "gc"},  {"C1 CompilerThre", "jit"},
+    {"C2 CompilerThre", "jit"}, {"Sweeper thread", "jit"},
+    {"VM Thread", "vm"},   {"VM Periodic Tas", "vm"},
+  };
+
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (starts_with(comm, names[i].prefix)) return names[i].kind;
+  return NULL;
+}

@@ -113,7 +113,7 @@ static void test_stat(void)
   struct proc_task b[3] = {{10, {"", 'S', 9, 6, 0, 100, 0}},
                            {12, {"", 'S', 4, 0, 0, 200, 0}},
                            {13, {"", 'S', 3, 0, 0, 300, 0}}};
-  uint64_t d[3];
+  uint64_t d[3][2];
 
   CHECK_INT(proc_stat_parse(line, sizeof(line) - 1, &st), 0,
             "tdump-4.1 a stat line whose comm holds ') '");
@@ -127,13 +127,23 @@ static void test_stat(void)
   CHECK_INT(proc_stat(getpid(), 0, &st), 0, "tdump-4.6 our own stat");
   CHECK(st.threads >= 1 && st.rss > 0, "tdump-4.7 its threads and rss");
   proc_tasks_delta(a, 3, b, 3, d);
-  CHECK(d[0] == 5 && d[1] == 4 && d[2] == 3,
-        "tdump-4.8 deltas: grown, new tid, reused tid (%d %d %d)", (int)d[0],
-        (int)d[1], (int)d[2]);
+  CHECK(d[0][0] == 4 && d[0][1] == 1 && d[1][0] == 4 && d[2][0] == 3,
+        "tdump-4.8 deltas: grown (user 4, sys 1), new tid, reused tid");
+}
+
+static void test_kind(void)
+{
+  CHECK_STR(tdump_native_kind("GC Thread#0"), "gc", "tdump-5.1 GC worker");
+  CHECK_STR(tdump_native_kind("G1 Conc#0"), "gc", "tdump-5.2 G1 thread");
+  CHECK_STR(tdump_native_kind("C2 CompilerThre"), "jit",
+            "tdump-5.3 a compiler thread cut to 15 bytes");
+  CHECK_STR(tdump_native_kind("VM Thread"), "vm", "tdump-5.4 VM thread");
+  CHECK(!tdump_native_kind("burn-worker-1"), "tdump-5.5 a Java name");
 }
 
 int main(void)
 {
+  test_kind();
   test_nid();
   test_17();
   test_25();
