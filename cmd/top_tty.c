@@ -82,7 +82,9 @@ static void draw(struct screen *s)
   size_t body;
 
   size(&rows, &cols);
-  body = rows > 4 ? (size_t)rows - 3 : 1;
+  /* the view's own lines above the table, and the key bar below: the
+   * screen never scrolls */
+  body = rows > 8 ? (size_t)rows - (s->pid ? 7 : 3) : 1;
   buf_adds(&b, "\033[H");
   if (s->pid) top_jvm_text(&s->jvm, &b, body, cols, 1);
   else top_node_text(s->node, &b, body, cols, 1, s->sel);

@@ -2,6 +2,8 @@
 // core (duty-cycled: busy for share x 10 ms of every 10 ms), the rest
 // idle. Names and shares: burn-90 90 %, burn-45 45 %, burn-20 20 %; each
 // spins in its own method (spin90, spin45, spin20) so a stack names it.
+// A fourth thread, churn, starts a short-lived thread every 5 ms, so
+// threads end while a reader walks /proc/<pid>/task.
 // Prints "ready" once all run; exits after args[0] seconds.
 public class Burn {
   static volatile long sink;
@@ -51,6 +53,14 @@ public class Burn {
     start("burn-90", loop(Burn::spin90));
     start("burn-45", loop(Burn::spin45));
     start("burn-20", loop(Burn::spin20));
+    start("churn", loop(() -> {
+      for (;;) {
+        Thread c = new Thread(() -> { }, "churn-child");
+        c.start();
+        c.join();
+        Thread.sleep(5);
+      }
+    }));
     System.out.println("ready");
     Thread.sleep(secs * 1000);
   }
