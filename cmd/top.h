@@ -9,6 +9,7 @@
 #include "core/proc.h"
 
 struct buf;
+struct perfdata;
 struct tdump;
 
 /* One JVM of the node view, with what its last reading left for the next
@@ -30,6 +31,7 @@ struct top_vm {
   double gc_s, gc_pct;   /* GC seconds so far; % of the interval, -1 */
   struct heap_eden eden;
   double alloc;          /* bytes per second, -1 unknown */
+  struct perfdata *pd;   /* open from one refresh to the next, or NULL */
 };
 
 /* The node view: every JVM found at the last refresh. */
@@ -37,14 +39,19 @@ struct top_node {
   struct top_vm *vm;
   size_t n;
   uint64_t at_ns;        /* monotonic time of the reading */
+  uint64_t listed_ns;    /* of the last vm_list walk */
   const int *only;       /* when set, only these pids (nonly of them) */
   size_t nonly;
 };
 
 enum top_sort { TOP_CPU, TOP_RSS, TOP_GC, TOP_ALLOC };
 
-/* Read every JVM (vm_list), and rates against the previous reading kept
- * in node; JVMs gone are dropped, new ones get rates from the next time. */
+/* Read every JVM, with rates against the previous reading kept in node;
+ * JVMs gone are dropped, new ones get rates from their second reading.
+ * JVMs are found (vm_list) at most every TOP_RELIST_NS; in between, the
+ * known ones are read again (a new JVM shows within that time). */
+enum { TOP_RELIST_S = 5 };
+#define TOP_RELIST_NS ((uint64_t)TOP_RELIST_S * 1000000000u)
 void top_node_read(struct top_node *node);
 void top_node_sort(struct top_node *node, enum top_sort by);
 void top_node_free(struct top_node *node);

@@ -23,7 +23,10 @@ void top_size(struct buf *b, double v)
   /* always a fraction and a unit: 0.0K, 512.0K, 1.5G */
   v /= 1024;
   u = 1;
-  while (v >= 1024 && u < 5) v /= 1024, u++;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    u++;
+  }
   buf_printf(b, "%.1f%c", v, unit[u]);
 }
 
@@ -62,42 +65,62 @@ static void vm_clear(struct top_vm *t)
 {
   free(t->user);
   free(t->main_class);
+  if (t->pd) pd_close(t->pd);
+  free(t->pd);
 }
 
-/* What PerfData says: main class, heap, GC seconds, eden. */
-static void read_perfdata(const struct vm *v, struct top_vm *t)
+/* The main class, once per process. */
+static char *main_class(const struct perfdata *pd)
 {
-  struct perfdata pd;
-  const struct pd_counter *c;
+  const struct pd_counter *c = pd_find(pd, "sun.rt.javaCommand");
   struct buf cls = {0};
   const char *s = "";
-  size_t n = 0;
-  int rc = vm_open_budget(v, &pd);
+  size_t n = c && c->type == 'B' ? pd_string(pd, c, &s) : 0;
+  char *cmd = xstrndup(s, n);
+
+  buf_adds(&cls, "");
+  vm_main_class(cmd, 0, &cls);
+  free(cmd);
+  return cls.p;
+}
+
+/* What PerfData says: main class, heap, GC seconds, eden. The file stays
+ * open from one refresh to the next (pd_refresh reads it again into the
+ * same buffer, the counters found stay found), taken over from was; v is
+ * NULL between lists: then only a file still open is read. */
+static void read_perfdata(const struct vm *v, struct top_vm *t,
+                          struct top_vm *was)
+{
+  int rc = 0;
 
   t->heap[0] = t->heap[1] = t->heap[2] = -1;
   t->eden.ok = 0;
   t->gc_s = -1;
-  if (rc) { /* said in its line: a message would break the screen */
-    t->main_class = xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
-    return;
+  if (was && was->pd && !pd_refresh(was->pd)) {
+    t->pd = was->pd;
+    was->pd = NULL;
+  } else if (v) {
+    t->pd = xzalloc(sizeof(*t->pd));
+    if ((rc = vm_open_budget(v, t->pd))) {
+      free(t->pd);
+      t->pd = NULL;
+    }
   }
+  if (was && was->main_class && (t->pd || !v)) {
+    t->main_class = was->main_class;
+    was->main_class = NULL;
+  } else if (t->pd) {
+    t->main_class = main_class(t->pd);
+  } else { /* said in its line: a message would break the screen */
+    t->main_class =
+      xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
+  }
+  if (!t->pd) return;
   t->pd_ok = 1;
-  if ((c = pd_find(&pd, "sun.rt.javaCommand")) && c->type == 'B')
-    n = pd_string(&pd, c, &s);
-  {
-    char *cmd = xstrndup(s, n);
-
-    buf_adds(&cls, "");
-    vm_main_class(cmd, 0, &cls);
-    free(cmd);
-  }
-  t->main_class = xstrdup(cls.p);
-  buf_free(&cls);
-  if (heap_area(&pd, 0, t->heap) == 0)
+  if (heap_area(t->pd, 0, t->heap) == 0)
     t->heap[0] = t->heap[1] = t->heap[2] = -1;
-  if (heap_gc_seconds(&pd, &t->gc_s)) t->gc_s = -1;
-  heap_eden(&pd, &t->eden);
-  pd_close(&pd);
+  if (heap_gc_seconds(t->pd, &t->gc_s)) t->gc_s = -1;
+  heap_eden(t->pd, &t->eden);
 }
 
 /* This reading against the previous one of the same process (same pid
@@ -122,6 +145,36 @@ static int wanted(const struct top_node *node, int pid)
   return 0;
 }
 
+/* One JVM's reading into t: v from this refresh's list, or NULL between
+ * lists (then was is the same process's last reading, and only what is
+ * open is read again). Returns 0, or -1 when the process is gone. */
+static int read_one(struct top_vm *t, const struct vm *v, struct top_vm *was,
+                    double dt, double up)
+{
+  struct proc_stat st;
+  int pid = v ? v->pid : was->pid;
+
+  if (proc_stat(pid, 0, &st)) return -1; /* gone since the list */
+  if (was && was->starttime != st.starttime) {
+    if (!v) return -1; /* the pid is another process's now */
+    was = NULL;
+  }
+  t->pid = pid;
+  t->nspid = v ? v->nspid : was->nspid;
+  t->other_ns = v ? v->other_ns : was->other_ns;
+  t->user = xstrdup(v ? (v->user ? v->user : "?") : was->user);
+  if (was) memcpy(t->container, was->container, sizeof(t->container));
+  else proc_container(pid, t->container, NULL);
+  t->starttime = st.starttime;
+  t->ticks = st.utime + st.stime;
+  t->rss = (double)st.rss * (double)proc_page();
+  t->threads = st.threads;
+  t->uptime = up < 0 ? -1 : up - (double)st.starttime / (double)proc_hz();
+  read_perfdata(v, t, was);
+  rates(t, was, dt);
+  return 0;
+}
+
 void top_node_read(struct top_node *node)
 {
   struct vm *v = NULL;
@@ -129,39 +182,30 @@ void top_node_read(struct top_node *node)
   size_t n = 0, k = 0;
   uint64_t now = top_now_ns();
   double dt = node->at_ns ? (double)(now - node->at_ns) / 1e9 : 0, up = -1;
+  /* the walk of every process and /tmp that finds JVMs is most of a
+   * refresh's cost: between walks, the JVMs known are read again */
+  int relist = !node->listed_ns || now - node->listed_ns >= TOP_RELIST_NS;
 
-  if (vm_list(&v, &n)) n = 0;
   if (proc_uptime(&up)) up = -1;
   qsort(node->vm, node->n, sizeof(*node->vm), by_pid);
-  out = xzalloc((n + 1) * sizeof(*out));
-  for (size_t i = 0; i < n; i++) {
-    struct top_vm *t = &out[k], *was;
-    struct proc_stat st;
+  if (relist && vm_list(&v, &n)) n = 0;
+  out = xzalloc(((relist ? n : node->n) + 1) * sizeof(*out));
+  for (size_t i = 0; !relist && i < node->n; i++)
+    k += !read_one(&out[k], NULL, &node->vm[i], dt, up);
+  for (size_t i = 0; relist && i < n; i++) {
+    struct top_vm *was;
 
     if (!v[i].alive || v[i].root_pid < 0 || !wanted(node, v[i].pid)) continue;
-    if (proc_stat(v[i].pid, 0, &st)) continue; /* gone since the list */
-    t->pid = v[i].pid;
-    t->nspid = v[i].nspid;
-    t->other_ns = v[i].other_ns;
-    t->user = xstrdup(v[i].user ? v[i].user : "?");
-    proc_container(t->pid, t->container, NULL);
-    t->starttime = st.starttime;
-    t->ticks = st.utime + st.stime;
-    t->rss = (double)st.rss * (double)proc_page();
-    t->threads = st.threads;
-    t->uptime = up < 0 ? -1 : up - (double)st.starttime / (double)proc_hz();
-    read_perfdata(&v[i], t);
-    key.pid = t->pid;
+    key.pid = v[i].pid;
     was = bsearch(&key, node->vm, node->n, sizeof(key), by_pid);
-    if (was && was->starttime != t->starttime) was = NULL; /* reused */
-    rates(t, was, dt);
-    k++;
+    k += !read_one(&out[k], &v[i], was, dt, up); /* nothing kept on -1 */
   }
   vm_list_free(v, n);
   top_node_free(node);
   node->vm = out;
   node->n = k;
   node->at_ns = now;
+  if (relist) node->listed_ns = now;
 }
 
 void top_node_free(struct top_node *node)

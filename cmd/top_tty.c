@@ -133,7 +133,7 @@ static void open_jvm(struct screen *s, int pid)
  * read again at once. */
 static int key(struct screen *s, const char *k, size_t n)
 {
-  int c = (unsigned char)k[0];
+  int c = (unsigned char)k[0], up = 0, down = 0;
 
   if (c == 'q') return 1;
   if (s->pid) {
@@ -144,20 +144,31 @@ static int key(struct screen *s, const char *k, size_t n)
     }
     return 0;
   }
-  if (strchr("crga", c) && c) {
-    s->by = c == 'c' ? TOP_CPU : c == 'r' ? TOP_RSS : c == 'g' ? TOP_GC
-                                                              : TOP_ALLOC;
-    top_node_sort(s->node, s->by);
-  } else if (c == 'j' || (n == 3 && c == 27 && k[2] == 'B')) {
-    if (s->sel + 1 < (int)s->node->n) s->sel++;
-  } else if (c == 'k' || (n == 3 && c == 27 && k[2] == 'A')) {
-    if (s->sel > 0) s->sel--;
-  } else if ((c == '\r' || c == '\n') && s->sel < (int)s->node->n) {
-    open_jvm(s, s->node->vm[s->sel].pid);
-  } else if (c >= '1' && c <= '9' && c - '1' < (int)s->node->n) {
-    s->sel = c - '1';
-    open_jvm(s, s->node->vm[s->sel].pid);
+  switch (c) {
+  case 'c': s->by = TOP_CPU; break;
+  case 'r': s->by = TOP_RSS; break;
+  case 'g': s->by = TOP_GC; break;
+  case 'a': s->by = TOP_ALLOC; break;
+  case 'j': down = 1; break;
+  case 'k': up = 1; break;
+  case '\r':
+  case '\n':
+    if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].pid);
+    return 2;
+  default:
+    if (c >= '1' && c <= '9' && c - '1' < (int)s->node->n) {
+      s->sel = c - '1';
+      open_jvm(s, s->node->vm[s->sel].pid);
+      return 2;
+    }
   }
+  if (n == 3 && c == 27 && k[1] == '[') {  /* arrow keys: ESC [ A / B */
+    up = k[2] == 'A';
+    down = k[2] == 'B';
+  }
+  if (down && s->sel + 1 < (int)s->node->n) s->sel++;
+  if (up && s->sel > 0) s->sel--;
+  top_node_sort(s->node, s->by);
   return 2;
 }
 

@@ -37,7 +37,10 @@ static void gc_kind(const struct perfdata *pd, char *kind, size_t len)
     if (!(c = pd_find(pd, name))) continue;
     n = pd_string(pd, c, &s);
     n = strcspn(s, " ") < n ? strcspn(s, " ") : n;
-    if (n < len) memcpy(kind, s, n), kind[n] = 0;
+    if (n < len) {
+      memcpy(kind, s, n);
+      kind[n] = 0;
+    }
   }
 }
 
