@@ -60,13 +60,17 @@ static int batch(struct top_node *node, struct top_jvm *j, enum top_sort by,
         error_msg("pid %d: the process ended", j->pid);
         break;
       }
-      if (json) top_jvm_json(j, &b);
-      else top_jvm_text(j, &b, 0, 0, term_escaping(-1));
+      if (json)
+        top_jvm_json(j, &b);
+      else
+        top_jvm_text(j, &b, 0, 0, term_escaping(-1));
     } else {
       top_node_read(node);
       top_node_sort(node, by);
-      if (json) top_node_json(node, "node", &b);
-      else top_node_text(node, &b, 0, 0, term_escaping(-1), -1);
+      if (json)
+        top_node_json(node, "node", &b);
+      else
+        top_node_text(node, &b, 0, 0, term_escaping(-1), -1);
     }
     if (!json && i) fputc('\n', stdout);
     fwrite(b.p, 1, b.len, stdout);
@@ -134,8 +138,10 @@ int top_main(int argc, char **argv)
   else {
     j.pid = pid;
     j.stacks = (int)a.num[OPT_stacks];
-    if (pid) top_jvm_read(&j);  /* the baseline of the first interval */
-    else top_node_read(&node);
+    if (pid)
+      top_jvm_read(&j); /* the baseline of the first interval */
+    else
+      top_node_read(&node);
     rc = batch(&node, pid ? &j : NULL, by, a.count[OPT_json] > 0, delay,
                a.num[OPT_count]);
   }

@@ -16,31 +16,31 @@ struct tdump;
  * interval's rates. */
 struct top_vm {
   int pid, nspid, other_ns;
-  char *user;            /* from its hsperfdata_<user> folder */
-  char container[65];    /* its cgroup's container id, "" for none */
-  char *main_class;      /* jps's short main class, "" when unknown */
-  int attach;            /* takes attach: 1, 0 (disabled), -1 unknown */
-  int pd_ok;             /* its PerfData was read this time */
-  uint64_t starttime;    /* /proc: ticks after boot (tells a reused pid) */
-  uint64_t ticks;        /* utime + stime */
-  double cpu;            /* % of one core over the interval; -1 unknown */
-  double rss;            /* bytes */
+  char *user;         /* from its hsperfdata_<user> folder */
+  char container[65]; /* its cgroup's container id, "" for none */
+  char *main_class;   /* jps's short main class, "" when unknown */
+  int attach;         /* takes attach: 1, 0 (disabled), -1 unknown */
+  int pd_ok;          /* its PerfData was read this time */
+  uint64_t starttime; /* /proc: ticks after boot (tells a reused pid) */
+  uint64_t ticks;     /* utime + stime */
+  double cpu;         /* % of one core over the interval; -1 unknown */
+  double rss;         /* bytes */
   long threads;
-  double uptime;         /* seconds */
-  double heap[3];        /* used, committed, max; -1 unknown */
-  double gc_s, gc_pct;   /* GC seconds so far; % of the interval, -1 */
+  double uptime;       /* seconds */
+  double heap[3];      /* used, committed, max; -1 unknown */
+  double gc_s, gc_pct; /* GC seconds so far; % of the interval, -1 */
   struct heap_eden eden;
-  double alloc;          /* bytes per second, -1 unknown */
-  struct perfdata *pd;   /* open from one refresh to the next, or NULL */
+  double alloc;        /* bytes per second, -1 unknown */
+  struct perfdata *pd; /* open from one refresh to the next, or NULL */
 };
 
 /* The node view: every JVM found at the last refresh. */
 struct top_node {
   struct top_vm *vm;
   size_t n;
-  uint64_t at_ns;        /* monotonic time of the reading */
-  uint64_t listed_ns;    /* of the last vm_list walk */
-  const int *only;       /* when set, only these pids (nonly of them) */
+  uint64_t at_ns;     /* monotonic time of the reading */
+  uint64_t listed_ns; /* of the last vm_list walk */
+  const int *only;    /* when set, only these pids (nonly of them) */
   size_t nonly;
 };
 
@@ -67,25 +67,25 @@ void top_node_json(const struct top_node *node, const char *view,
 /* A JVM's view: its threads over the interval, names from a dump. */
 struct top_thread {
   struct proc_task task;
-  double cpu, usr, sys;  /* % of one core over the interval */
-  const char *name;      /* the dump's name, or NULL */
-  const char *state;     /* the dump's state, or NULL */
-  const char *kind;      /* "java", "gc", "jit", "vm", or "-" */
+  double cpu, usr, sys; /* % of one core over the interval */
+  const char *name;     /* the dump's name, or NULL */
+  const char *state;    /* the dump's state, or NULL */
+  const char *kind;     /* "java", "gc", "jit", "vm", or "-" */
   int java;
 };
 
 struct top_jvm {
-  struct top_node one;     /* the JVM's own line (n is 0 or 1) */
+  struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
-  int stacks;              /* --stacks N */
-  struct proc_task *prev;  /* the last walk of its threads */
+  int stacks;             /* --stacks N */
+  struct proc_task *prev; /* the last walk of its threads */
   size_t nprev;
-  struct top_thread *t;    /* this refresh's threads, busiest first */
+  struct top_thread *t; /* this refresh's threads, busiest first */
   size_t n;
-  char *dump;              /* the last thread dump, or NULL */
+  char *dump; /* the last thread dump, or NULL */
   struct tdump *td;
-  int dumps;               /* how many were taken */
-  char why[320];           /* why there are no names (attach off, ...) */
+  int dumps;     /* how many were taken */
+  char why[320]; /* why there are no names (attach off, ...) */
   uint64_t at_ns;
 };
 
@@ -103,7 +103,7 @@ int top_tty(struct top_node *node, int pid, enum top_sort by, int stacks,
             uint64_t delay_ns, long long count);
 
 /* Small shared helpers of the three files. */
-void top_size(struct buf *b, double bytes);  /* "123.4M", "-" for < 0 */
+void top_size(struct buf *b, double bytes); /* "123.4M", "-" for < 0 */
 void top_add_text(struct buf *b, const char *s, int esc); /* JVM text */
 /* Wait until the monotonic time until_ns, a signal (a stop signal, a
  * SIGWINCH) or input on fd (-1: none). Returns 1 for input, else 0. */

@@ -58,8 +58,10 @@ static void take_dump(struct top_jvm *j)
     free(reply);
     return;
   }
-  if (j->td) tdump_free(j->td);
-  else j->td = xzalloc(sizeof(*j->td));
+  if (j->td)
+    tdump_free(j->td);
+  else
+    j->td = xzalloc(sizeof(*j->td));
   free(j->dump);
   j->dump = reply;
   tdump_parse(body, strlen(body), j->td);
@@ -89,7 +91,7 @@ static int by_cpu(const void *a, const void *b)
 int top_jvm_read(struct top_jvm *j)
 {
   struct proc_task *cur;
-  uint64_t (*d)[2], now = top_now_ns();
+  uint64_t(*d)[2], now = top_now_ns();
   double dt = j->at_ns ? (double)(now - j->at_ns) / 1e9 : 0;
   double hz = (double)proc_hz();
   size_t n;
@@ -109,8 +111,7 @@ int top_jvm_read(struct top_jvm *j)
   j->t = xzalloc(n * sizeof(*j->t));
   for (size_t i = 0; i < n; i++) {
     struct top_thread *t = &j->t[i];
-    const struct tdump_thread *k = j->td ? tdump_find(j->td, cur[i].tid)
-                                         : NULL;
+    const struct tdump_thread *k = j->td ? tdump_find(j->td, cur[i].tid) : NULL;
     const char *native = tdump_native_kind(cur[i].st.comm);
 
     t->task = cur[i];
@@ -144,8 +145,10 @@ void top_jvm_free(struct top_jvm *j)
 
 static void cpu_col(struct buf *b, double v)
 {
-  if (v < 0) buf_adds(b, "     -");
-  else buf_printf(b, "%6.1f", v);
+  if (v < 0)
+    buf_adds(b, "     -");
+  else
+    buf_printf(b, "%6.1f", v);
 }
 
 /* The thread's name: the dump's, else its native one. */
@@ -180,8 +183,10 @@ static void hot(const struct top_jvm *j, struct buf *b, int esc)
     for (char *p = f.p, *nl; *p; p = nl + 1) {
       nl = strchr(p, '\n');
       buf_adds(b, "    at ");
-      if (esc) term_escape(b, p, (size_t)(nl - p), 0);
-      else buf_add(b, p, (size_t)(nl - p));
+      if (esc)
+        term_escape(b, p, (size_t)(nl - p), 0);
+      else
+        buf_add(b, p, (size_t)(nl - p));
       buf_addc(b, '\n');
     }
     buf_free(&f);
@@ -200,8 +205,8 @@ void top_jvm_text(const struct top_jvm *j, struct buf *b, size_t rows,
     line_end(b, at, width);
   }
   at = b->len;
-  buf_printf(b, "%7s %6s %6s %6s %-14s %-4s %s", "TID", "%CPU", "%USR",
-             "%SYS", "STATE", "KIND", "NAME");
+  buf_printf(b, "%7s %6s %6s %6s %-14s %-4s %s", "TID", "%CPU", "%USR", "%SYS",
+             "STATE", "KIND", "NAME");
   line_end(b, at, width);
   for (size_t i = 0; i < j->n && (!rows || i < rows); i++) {
     const struct top_thread *t = &j->t[i];
@@ -227,7 +232,7 @@ static void thread_json(const struct top_jvm *j, const struct top_thread *t,
                         size_t rank, struct buf *b)
 {
   const struct tdump_thread *k =
-    j->td && rank < (size_t)j->stacks ? tdump_find(j->td, t->task.tid) : NULL;
+      j->td && rank < (size_t)j->stacks ? tdump_find(j->td, t->task.tid) : NULL;
   struct buf f = {0};
 
   buf_printf(b, "{\"tid\": %d, ", t->task.tid);

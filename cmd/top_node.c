@@ -112,8 +112,7 @@ static void read_perfdata(const struct vm *v, struct top_vm *t,
   } else if (t->pd) {
     t->main_class = main_class(t->pd);
   } else { /* said in its line: a message would break the screen */
-    t->main_class =
-      xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
+    t->main_class = xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
   }
   if (!t->pd) return;
   t->pd_ok = 1;
@@ -145,26 +144,28 @@ static int wanted(const struct top_node *node, int pid)
   return 0;
 }
 
-/* One JVM's reading into t: v from this refresh's list, or NULL between
- * lists (then was is the same process's last reading, and only what is
- * open is read again). Returns 0, or -1 when the process is gone. */
-static int read_one(struct top_vm *t, const struct vm *v, struct top_vm *was,
-                    double dt, double up)
+/* One JVM's reading into t: id says which (pid, nspid, namespace, user);
+ * v is this refresh's list entry, or NULL between lists (then only what
+ * is open is read again); was is its last reading or NULL. Returns 0, or
+ * -1 when the process is gone (nothing is kept in t then). */
+static int read_one(struct top_vm *t, const struct top_vm *id,
+                    const struct vm *v, struct top_vm *was, double dt,
+                    double up)
 {
   struct proc_stat st;
-  int pid = v ? v->pid : was->pid;
 
-  if (proc_stat(pid, 0, &st)) return -1; /* gone since the list */
-  if (was && was->starttime != st.starttime) {
-    if (!v) return -1; /* the pid is another process's now */
-    was = NULL;
+  if (proc_stat(id->pid, 0, &st)) return -1; /* gone since the list */
+  if (was && was->starttime != st.starttime) was = NULL; /* pid reused */
+  if (!was && !v) return -1;
+  t->pid = id->pid;
+  t->nspid = id->nspid;
+  t->other_ns = id->other_ns;
+  t->user = xstrdup(id->user ? id->user : "?");
+  if (was) {
+    memcpy(t->container, was->container, sizeof(t->container));
+  } else {
+    proc_container(id->pid, t->container, NULL);
   }
-  t->pid = pid;
-  t->nspid = v ? v->nspid : was->nspid;
-  t->other_ns = v ? v->other_ns : was->other_ns;
-  t->user = xstrdup(v ? (v->user ? v->user : "?") : was->user);
-  if (was) memcpy(t->container, was->container, sizeof(t->container));
-  else proc_container(pid, t->container, NULL);
   t->starttime = st.starttime;
   t->ticks = st.utime + st.stime;
   t->rss = (double)st.rss * (double)proc_page();
@@ -178,7 +179,7 @@ static int read_one(struct top_vm *t, const struct vm *v, struct top_vm *was,
 void top_node_read(struct top_node *node)
 {
   struct vm *v = NULL;
-  struct top_vm *out, key;
+  struct top_vm *out, key = {0};
   size_t n = 0, k = 0;
   uint64_t now = top_now_ns();
   double dt = node->at_ns ? (double)(now - node->at_ns) / 1e9 : 0, up = -1;
@@ -191,14 +192,17 @@ void top_node_read(struct top_node *node)
   if (relist && vm_list(&v, &n)) n = 0;
   out = xzalloc(((relist ? n : node->n) + 1) * sizeof(*out));
   for (size_t i = 0; !relist && i < node->n; i++)
-    k += !read_one(&out[k], NULL, &node->vm[i], dt, up);
+    k += !read_one(&out[k], &node->vm[i], NULL, &node->vm[i], dt, up);
   for (size_t i = 0; relist && i < n; i++) {
-    struct top_vm *was;
+    struct top_vm *was, id = {0};
 
     if (!v[i].alive || v[i].root_pid < 0 || !wanted(node, v[i].pid)) continue;
-    key.pid = v[i].pid;
+    id.pid = key.pid = v[i].pid;
+    id.nspid = v[i].nspid;
+    id.other_ns = v[i].other_ns;
+    id.user = v[i].user;
     was = bsearch(&key, node->vm, node->n, sizeof(key), by_pid);
-    k += !read_one(&out[k], &v[i], was, dt, up); /* nothing kept on -1 */
+    k += !read_one(&out[k], &id, &v[i], was, dt, up);
   }
   vm_list_free(v, n);
   top_node_free(node);

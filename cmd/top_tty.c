@@ -48,7 +48,7 @@ static int enter(void)
   t.c_cc[VTIME] = 0;
   if (tcsetattr(0, TCSAFLUSH, &t)) return -errno;
   raw_on = 1;
-  atexit(restore);  /* xmalloc's out-of-memory exit too */
+  atexit(restore); /* xmalloc's out-of-memory exit too */
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = on_winch;
   sigaction(SIGWINCH, &sa, NULL);
@@ -70,7 +70,7 @@ static void size(int *rows, int *cols)
 
 struct screen {
   struct top_node *node;
-  struct top_jvm jvm;      /* the open JVM, when pid */
+  struct top_jvm jvm; /* the open JVM, when pid */
   int pid, sel, stacks;
   enum top_sort by;
 };
@@ -86,8 +86,10 @@ static void draw(struct screen *s)
    * screen never scrolls */
   body = rows > 8 ? (size_t)rows - (s->pid ? 7 : 3) : 1;
   buf_adds(&b, "\033[H");
-  if (s->pid) top_jvm_text(&s->jvm, &b, body, cols, 1);
-  else top_node_text(s->node, &b, body, cols, 1, s->sel);
+  if (s->pid)
+    top_jvm_text(&s->jvm, &b, body, cols, 1);
+  else
+    top_node_text(s->node, &b, body, cols, 1, s->sel);
   /* every line cleared to its end, then the rest of the screen */
   {
     struct buf out = {0};
@@ -108,7 +110,7 @@ static void draw(struct screen *s)
 static int refresh(struct screen *s)
 {
   if (s->pid) {
-    if (top_jvm_read(&s->jvm)) {  /* it ended: back to the node view */
+    if (top_jvm_read(&s->jvm)) { /* it ended: back to the node view */
       top_jvm_free(&s->jvm);
       s->pid = 0;
     }
@@ -145,12 +147,24 @@ static int key(struct screen *s, const char *k, size_t n)
     return 0;
   }
   switch (c) {
-  case 'c': s->by = TOP_CPU; break;
-  case 'r': s->by = TOP_RSS; break;
-  case 'g': s->by = TOP_GC; break;
-  case 'a': s->by = TOP_ALLOC; break;
-  case 'j': down = 1; break;
-  case 'k': up = 1; break;
+  case 'c':
+    s->by = TOP_CPU;
+    break;
+  case 'r':
+    s->by = TOP_RSS;
+    break;
+  case 'g':
+    s->by = TOP_GC;
+    break;
+  case 'a':
+    s->by = TOP_ALLOC;
+    break;
+  case 'j':
+    down = 1;
+    break;
+  case 'k':
+    up = 1;
+    break;
   case '\r':
   case '\n':
     if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].pid);
@@ -162,7 +176,7 @@ static int key(struct screen *s, const char *k, size_t n)
       return 2;
     }
   }
-  if (n == 3 && c == 27 && k[1] == '[') {  /* arrow keys: ESC [ A / B */
+  if (n == 3 && c == 27 && k[1] == '[') { /* arrow keys: ESC [ A / B */
     up = k[2] == 'A';
     down = k[2] == 'B';
   }
@@ -188,7 +202,7 @@ int top_tty(struct top_node *node, int pid, enum top_sort by, int stacks,
     errno_msg(rc, "cannot set up the terminal");
     return 1;
   }
-  refresh(&s);  /* the baseline: the first figures are one interval on */
+  refresh(&s); /* the baseline: the first figures are one interval on */
   if (pid) open_jvm(&s, pid);
   next = top_now_ns() + delay_ns;
   draw(&s);

@@ -3,7 +3,9 @@
 #include "core/heap.h"
 #include "core/perfdata.h"
 
-static const struct { const char *kind, *prefix, *name, *area; } pool_map[] = {
+static const struct {
+  const char *kind, *prefix, *name, *area;
+} pool_map[] = {
 #define GC(perf, mx)
 #define POOL(kind, prefix, name, area) {kind, prefix, name, area},
 #include "specs/prom_map.def"
@@ -64,7 +66,7 @@ size_t heap_pools(const struct perfdata *pd, struct heap_pool *out)
     p->committed = lval(pd, name, &ok);
     snprintf(name, sizeof(name), "%s.maxCapacity", pre);
     p->max = lval(pd, name, &ok);
-    if (strstr(pre, ".space.1"))  /* one survivor pool: s0 and s1 in use */
+    if (strstr(pre, ".space.1")) /* one survivor pool: s0 and s1 in use */
       p->used += lval(pd, "sun.gc.generation.0.space.2.used", &ok);
     p->name = pool_map[i].name;
     p->nonheap = !strcmp(pool_map[i].area, "nonheap");
@@ -112,8 +114,7 @@ void heap_eden(const struct perfdata *pd, struct heap_eden *e)
 
   e->used = lval(pd, "sun.gc.generation.0.space.0.used", &a);
   e->capacity = lval(pd, "sun.gc.generation.0.space.0.capacity", &b);
-  e->young_gcs =
-    (int64_t)lval(pd, "sun.gc.collector.0.invocations", &c);
+  e->young_gcs = (int64_t)lval(pd, "sun.gc.collector.0.invocations", &c);
   e->ok = a && b && c;
 }
 

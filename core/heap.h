@@ -37,9 +37,9 @@ int heap_gc_seconds(const struct perfdata *pd, double *secs);
 
 /* The eden counters that allocation is estimated from. */
 struct heap_eden {
-  int ok;            /* eden and collector 0 were found */
+  int ok;                /* eden and collector 0 were found */
   double used, capacity; /* bytes */
-  int64_t young_gcs; /* sun.gc.collector.0.invocations */
+  int64_t young_gcs;     /* sun.gc.collector.0.invocations */
 };
 void heap_eden(const struct perfdata *pd, struct heap_eden *e);
 

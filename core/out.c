@@ -39,12 +39,18 @@ void json_buf(struct buf *b, const char *str, size_t n)
     if (len == 1) {
       unsigned char c = s[i];
 
-      if (c == '"' || c == '\\') buf_printf(b, "\\%c", c);
-      else if (c == '\n') buf_adds(b, "\\n");
-      else if (c == '\t') buf_adds(b, "\\t");
-      else if (c == '\r') buf_adds(b, "\\r");
-      else if (c < 0x20 || c == 0x7f) buf_printf(b, "\\u%04x", c);
-      else buf_addc(b, (char)c);
+      if (c == '"' || c == '\\')
+        buf_printf(b, "\\%c", c);
+      else if (c == '\n')
+        buf_adds(b, "\\n");
+      else if (c == '\t')
+        buf_adds(b, "\\t");
+      else if (c == '\r')
+        buf_adds(b, "\\r");
+      else if (c < 0x20 || c == 0x7f)
+        buf_printf(b, "\\u%04x", c);
+      else
+        buf_addc(b, (char)c);
     } else {
       buf_add(b, s + i, len);
     }

@@ -285,8 +285,7 @@ int proc_container(int pid, char id[65], char pod[37])
 }
 
 void proc_tasks_delta(const struct proc_task *prev, size_t np,
-                      const struct proc_task *cur, size_t nc,
-                      uint64_t (*d)[2])
+                      const struct proc_task *cur, size_t nc, uint64_t (*d)[2])
 {
   size_t j = 0;
 

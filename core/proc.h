@@ -92,8 +92,7 @@ int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
  * cur[i]. A tid not in prev, or in it with another starttime (reused),
  * started in between and counts all its time. O(np + nc). */
 void proc_tasks_delta(const struct proc_task *prev, size_t np,
-                      const struct proc_task *cur, size_t nc,
-                      uint64_t (*d)[2]);
+                      const struct proc_task *cur, size_t nc, uint64_t (*d)[2]);
 
 /* Clock ticks per second of the utime/stime fields (sysconf, asked once). */
 long proc_hz(void);

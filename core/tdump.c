@@ -17,10 +17,14 @@ int tdump_nid(const char *s, size_t n)
     int d;
     char c = s[i];
 
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return 0;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return 0;
     v = v * (unsigned)base + (unsigned)d;
     if (v > INT_MAX) return 0;
   }
@@ -54,11 +58,13 @@ static int header(const char *s, size_t n, struct tdump_thread *t)
   size_t k;
 
   if (n < 2 || s[0] != '"' || !os) return -1;
-  for (q = os; q > s && *q != '"'; q--) ;
+  for (q = os; q > s && *q != '"'; q--)
+    ;
   if (q == s) return -1;
   if (!(nid = last(s, n, " nid="))) return -1;
   v = nid + 5;
-  for (k = 0; v + k < s + n && v[k] != ' '; k++) ;
+  for (k = 0; v + k < s + n && v[k] != ' '; k++)
+    ;
   memset(t, 0, sizeof(*t));
   t->tid = tdump_nid(v, k);
   t->name = xstrndup(s + 1, (size_t)(q - s - 1));
@@ -99,10 +105,10 @@ void tdump_parse(const char *text, size_t len, struct tdump *d)
       d->t[d->n] = t;
       open = &d->t[d->n++];
       first = 1;
-    } else if (open && !n) {  /* a blank line ends a block */
+    } else if (open && !n) { /* a blank line ends a block */
       open->end = i;
       open = NULL;
-    } else if (open && first) {  /* the line after the header */
+    } else if (open && first) { /* the line after the header */
       first = 0;
       k = memchr(s, 'j', n);
       if (k && (size_t)(k - s) + klen <= n && !memcmp(k, key, klen))
@@ -125,11 +131,13 @@ const struct tdump_thread *tdump_find(const struct tdump *d, int tid)
 {
   size_t lo = 0, hi = d->n;
 
-  while (tid > 0 && lo < hi) {  /* the first whose tid is not below */
+  while (tid > 0 && lo < hi) { /* the first whose tid is not below */
     size_t mid = lo + (hi - lo) / 2;
 
-    if (d->t[mid].tid < tid) lo = mid + 1;
-    else hi = mid;
+    if (d->t[mid].tid < tid)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return tid > 0 && lo < d->n && d->t[lo].tid == tid ? &d->t[lo] : NULL;
 }
@@ -155,12 +163,16 @@ size_t tdump_frames(const struct tdump *d, const struct tdump_thread *t,
 
 const char *tdump_native_kind(const char *comm)
 {
-  static const struct { const char *prefix, *kind; } names[] = {
-    {"GC Thread#", "gc"},  {"G1 ", "gc"},         {"ZWorker", "gc"},
-    {"ZDriver", "gc"},     {"ZDirector", "gc"},   {"ZStat", "gc"},
-    {"ZUnmapper", "gc"},   {"Shenandoah", "gc"},  {"C1 CompilerThre", "jit"},
-    {"C2 CompilerThre", "jit"}, {"Sweeper thread", "jit"},
-    {"VM Thread", "vm"},   {"VM Periodic Tas", "vm"},
+  static const struct {
+    const char *prefix, *kind;
+  } names[] = {
+      {"GC Thread#", "gc"},       {"G1 ", "gc"},
+      {"ZWorker", "gc"},          {"ZDriver", "gc"},
+      {"ZDirector", "gc"},        {"ZStat", "gc"},
+      {"ZUnmapper", "gc"},        {"Shenandoah", "gc"},
+      {"C1 CompilerThre", "jit"}, {"C2 CompilerThre", "jit"},
+      {"Sweeper thread", "jit"},  {"VM Thread", "vm"},
+      {"VM Periodic Tas", "vm"},
   };
 
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -17,16 +17,16 @@
 struct buf;
 
 struct tdump_thread {
-  char *name;        /* the Java or VM name, raw bytes (malloc'd) */
-  int tid;           /* the Linux TID (nid), or 0 when unreadable */
-  int java;          /* has "#N": a Java thread */
-  char state[32];    /* java.lang.Thread.State's word, else the header's
+  char *name;       /* the Java or VM name, raw bytes (malloc'd) */
+  int tid;          /* the Linux TID (nid), or 0 when unreadable */
+  int java;         /* has "#N": a Java thread */
+  char state[32];   /* java.lang.Thread.State's word, else the header's
                         word after nid ("runnable"), "" when none */
-  size_t body, end;  /* its lines after the header: [body, end) of text */
+  size_t body, end; /* its lines after the header: [body, end) of text */
 };
 
 struct tdump {
-  const char *text;  /* the dump, not owned: valid while d is used */
+  const char *text;       /* the dump, not owned: valid while d is used */
   struct tdump_thread *t; /* sorted by tid, then by place in text */
   size_t n;
 };
