@@ -188,7 +188,7 @@ void top_node_read(struct top_node *node)
   int relist = !node->listed_ns || now - node->listed_ns >= TOP_RELIST_NS;
 
   if (proc_uptime(&up)) up = -1;
-  qsort(node->vm, node->n, sizeof(*node->vm), by_pid);
+  if (node->n) qsort(node->vm, node->n, sizeof(*node->vm), by_pid);
   if (relist && vm_list(&v, &n)) n = 0;
   out = xzalloc(((relist ? n : node->n) + 1) * sizeof(*out));
   for (size_t i = 0; !relist && i < node->n; i++)
@@ -201,7 +201,8 @@ void top_node_read(struct top_node *node)
     id.nspid = v[i].nspid;
     id.other_ns = v[i].other_ns;
     id.user = v[i].user;
-    was = bsearch(&key, node->vm, node->n, sizeof(key), by_pid);
+    was =
+        node->n ? bsearch(&key, node->vm, node->n, sizeof(key), by_pid) : NULL;
     k += !read_one(&out[k], &id, &v[i], was, dt, up);
   }
   vm_list_free(v, n);
@@ -241,7 +242,7 @@ static int by_key(const void *a, const void *b)
 void top_node_sort(struct top_node *node, enum top_sort by)
 {
   sort_by = by;
-  qsort(node->vm, node->n, sizeof(*node->vm), by_key);
+  if (node->n) qsort(node->vm, node->n, sizeof(*node->vm), by_key);
 }
 
 static void pct(struct buf *b, double v, int w)
