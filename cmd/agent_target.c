@@ -24,8 +24,8 @@ static int pid_in_ns_of(int n, int nspid)
 
   if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
   for (size_t i = 0; i < np && !found; i++)
-    if (proc_nspid(pids[i]) == nspid && !proc_ns_ino(pids[i], "pid", &ino) &&
-        ino == want)
+    if (proc_nspid(pids[i]) == nspid &&
+        !proc_ns_ino(pids[i], "pid", &ino) && ino == want)
       found = pids[i];
   free(pids);
   return found;
@@ -46,7 +46,8 @@ static int pid_of_path(const char *arg)
     return -1;
   }
   base = strrchr(v.path, '/') ? strrchr(v.path, '/') + 1 : v.path;
-  if (!(pid = v.pid) && !parse_pid(base, &pid) && (n = root_pid_of(v.path)))
+  if (!(pid = v.pid) && !parse_pid(base, &pid) &&
+      (n = root_pid_of(v.path)))
     pid = pid_in_ns_of(n, pid);
   vm_free(&v);
   if (!pid) error_msg("cannot tell which process '%s' belongs to", arg);

@@ -458,8 +458,7 @@ int clean_main(int argc, char **argv)
   } else if (!rc) {
     rc = root_tmp(&host.root, &host.fd, &host.st);
   }
-  if (rc)
-    report(FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
+  if (rc) report(FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
   else clean_place(&host);
   if (a.count[OPT_all_namespaces]) {
     struct stat tmp;

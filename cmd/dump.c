@@ -95,8 +95,7 @@ static int prometheus(struct args *a)
   prom_render(&out, j, nj, a->count[OPT_raw] ? PROM_RAW : 0);
   fwrite(out.p ? out.p : "", 1, out.len, stdout);
   for (size_t i = 0; i < nj; i++) pd_close(&pd[i]);
-  if (a->argc == 1 && !strcmp(a->argv[0], "all"))
-    vm_list_free(v, n);
+  if (a->argc == 1 && !strcmp(a->argv[0], "all")) vm_list_free(v, n);
   else {
     for (size_t i = 0; i < n; i++) vm_free(&v[i]);
     free(v);

@@ -108,7 +108,8 @@ int jcmd_targets(const char *target, int **pids)
     java_command(&vms[i], &cmd);
     cls.len = 0;
     vm_main_class(cmd.p, 1, &cls);
-    if (all || (*cls.p && strstr(cls.p, target))) (*pids)[count++] = vms[i].pid;
+    if (all || (*cls.p && strstr(cls.p, target)))
+      (*pids)[count++] = vms[i].pid;
   }
   buf_free(&cls);
   buf_free(&cmd);
@@ -116,9 +117,9 @@ int jcmd_targets(const char *target, int **pids)
   return count;
 }
 
-enum jcmd_refusal jcmd_ask(int pid, const char *cmd, const char *const args[3],
-                           int timeout_ms, char **reply, char *err,
-                           size_t errlen)
+enum jcmd_refusal jcmd_ask(int pid, const char *cmd,
+                           const char *const args[3], int timeout_ms,
+                           char **reply, char *err, size_t errlen)
 {
   struct attach_target t;
   int rc;
@@ -165,16 +166,13 @@ static int jcmd_line(int pid, const char *line, int timeout_ms, int *said)
   char *reply, err[512];
   int rc;
 
-  switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err, sizeof(err))) {
+  switch (jcmd_ask(pid, "jcmd", args, timeout_ms, &reply, err,
+                   sizeof(err))) {
   case JCMD_SENT:
     break;
-  case JCMD_NO_PROCESS:
-    error_msg("no process %d", pid);
-    return 1;
+  case JCMD_NO_PROCESS: error_msg("no process %d", pid); return 1;
   case JCMD_ATTACH_OFF:
-  case JCMD_FAILED:
-    error_msg("%s", err);
-    return 1;
+  case JCMD_FAILED: error_msg("%s", err); return 1;
   }
   head(pid, said);
   rc = jcmd_print_reply(pid, reply, "Command executed successfully");

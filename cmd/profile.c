@@ -443,13 +443,11 @@ static int one_target(const char *target)
 {
   int *pids = NULL, n = 0, pid = -1;
 
-  if (target[strspn(target, "0")]) n = jcmd_targets(target, &pids);
-  if (n == 1)
-    pid = pids[0];
-  else if (n == 0)
-    error_msg("no JVM matches '%s'", target);
-  else if (n > 1)
-    error_msg("'%s' names %d JVMs: give one pid", target, n);
+  if (target[strspn(target, "0")])
+    n = jcmd_targets(target, &pids);
+  if (n == 1) pid = pids[0];
+  else if (n == 0) error_msg("no JVM matches '%s'", target);
+  else if (n > 1) error_msg("'%s' names %d JVMs: give one pid", target, n);
   free(pids);
   return pid;
 }

@@ -228,10 +228,8 @@ static int jps_args(int argc, char **argv, int *flags)
           fprintf(stderr, "illegal argument: %s\n%s", a, jps_usage);
           return 1;
         }
-        flags[at == strchr("lmvV", 'l') ? OPT_long
-              : *p == 'm'               ? OPT_args
-              : *p == 'v'               ? OPT_jvm_args
-                                        : OPT_jvm_flags] = 1;
+        flags[at == strchr("lmvV", 'l') ? OPT_long : *p == 'm' ? OPT_args
+              : *p == 'v' ? OPT_jvm_args : OPT_jvm_flags] = 1;
       }
       continue;
     }

@@ -113,9 +113,8 @@ int stat_all_targets(struct run *r)
     add_target(r, &t);
   }
   vm_list_free(v, n);
-  if (!r->ntg)
-    error_msg("no JVMs found (none running, or none this user "
-              "may read)");
+  if (!r->ntg) error_msg("no JVMs found (none running, or none this user "
+                         "may read)");
   return r->ntg ? 0 : -1;
 }
 
