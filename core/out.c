@@ -23,34 +23,49 @@ static size_t utf8_len(const unsigned char *s, size_t n)
   return len;
 }
 
-void json_string(FILE *f, const char *str, size_t n)
+void json_buf(struct buf *b, const char *str, size_t n)
 {
   const unsigned char *s = (const unsigned char *)str;
 
-  fputc('"', f);
+  buf_addc(b, '"');
   for (size_t i = 0; i < n;) {
     size_t len = utf8_len(s + i, n - i);
 
     if (!len) {
-      fputs("\xef\xbf\xbd", f);
+      buf_adds(b, "\xef\xbf\xbd");
       i++;
       continue;
     }
     if (len == 1) {
       unsigned char c = s[i];
 
-      if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-      else if (c == '\n') fputs("\\n", f);
-      else if (c == '\t') fputs("\\t", f);
-      else if (c == '\r') fputs("\\r", f);
-      else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
-      else fputc(c, f);
+      if (c == '"' || c == '\\')
+        buf_printf(b, "\\%c", c);
+      else if (c == '\n')
+        buf_adds(b, "\\n");
+      else if (c == '\t')
+        buf_adds(b, "\\t");
+      else if (c == '\r')
+        buf_adds(b, "\\r");
+      else if (c < 0x20 || c == 0x7f)
+        buf_printf(b, "\\u%04x", c);
+      else
+        buf_addc(b, (char)c);
     } else {
-      fwrite(s + i, 1, len, f);
+      buf_add(b, s + i, len);
     }
     i += len;
   }
-  fputc('"', f);
+  buf_addc(b, '"');
+}
+
+void json_string(FILE *f, const char *str, size_t n)
+{
+  struct buf b = {0};
+
+  json_buf(&b, str, n);
+  fwrite(b.p, 1, b.len, f);
+  buf_free(&b);
 }
 
 void out_java_text(struct buf *b, const char *str, size_t n, int utf8)

@@ -8,6 +8,9 @@
  * control characters escaped, invalid UTF-8 bytes replaced by U+FFFD, so the
  * result is always valid JSON. */
 void json_string(FILE *f, const char *s, size_t n);
+/* The same, appended to b. */
+struct buf;
+void json_buf(struct buf *b, const char *s, size_t n);
 
 /* Write s (n bytes) as XML character data or an attribute value: markup
  * characters as entities, control characters and invalid UTF-8 as U+FFFD,

@@ -109,3 +109,196 @@ int proc_foreign_user(int pid, char *err, size_t errlen)
            pid, (int)st.euid);
   return -EPERM;
 }
+
+int proc_stat_parse(const char *s, size_t n, struct proc_stat *st)
+{
+  const char *open = memchr(s, '(', n), *close = NULL, *p, *end = s + n;
+  uint64_t f[25] = {0};
+  int k;
+
+  memset(st, 0, sizeof(*st));
+  for (p = s; p < end; p++)
+    if (*p == ')') close = p;
+  if (!open || !close || close < open || close + 2 >= end) return -EINVAL;
+  k = (int)(close - open - 1);
+  if (k > 15) k = 15;
+  memcpy(st->comm, open + 1, (size_t)k);
+  st->state = close[2];
+  /* after ')': state is field 3; count fields up to rss (24) */
+  p = close + 2;
+  for (k = 3; k <= 24 && p < end; k++) {
+    uint64_t v = 0;
+
+    while (p < end && *p != ' ' && *p != '\n') {
+      if (*p >= '0' && *p <= '9' && v < UINT64_MAX / 10)
+        v = v * 10 + (uint64_t)(*p - '0');
+      p++;
+    }
+    f[k] = v;
+    if (p < end && *p == ' ') p++;
+  }
+  if (k <= 24) return -EINVAL;
+  st->utime = f[14];
+  st->stime = f[15];
+  st->threads = (long)f[20];
+  st->starttime = f[22];
+  st->rss = f[24];
+  return 0;
+}
+
+/* Read a small /proc file into buf (max bytes), NUL-terminated. */
+static int read_small(int dirfd, const char *path, char *buf, size_t max,
+                      size_t *len)
+{
+  int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  ssize_t r;
+
+  if (fd < 0) return -errno;
+  r = read(fd, buf, max - 1);
+  if (r < 0) {
+    r = -errno;
+    close(fd);
+    return (int)r;
+  }
+  close(fd);
+  buf[r] = 0;
+  *len = (size_t)r;
+  return 0;
+}
+
+int proc_stat(int pid, int tid, struct proc_stat *st)
+{
+  char path[64], buf[PROC_STAT_MAX];
+  size_t len;
+  int rc;
+
+  if (tid)
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+  else
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  if ((rc = read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  return proc_stat_parse(buf, len, st);
+}
+
+static int by_tid(const void *a, const void *b)
+{
+  int x = ((const struct proc_task *)a)->tid;
+  int y = ((const struct proc_task *)b)->tid;
+
+  return (x > y) - (x < y);
+}
+
+int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped)
+{
+  char path[64], buf[PROC_STAT_MAX], name[32];
+  size_t cap = 0, len, over = 0;
+  struct dirent *e;
+  DIR *d;
+  int tid;
+
+  *tasks = NULL;
+  *n = 0;
+  snprintf(path, sizeof(path), "/proc/%d/task", pid);
+  if (!(d = opendir(path))) return -errno;
+  while ((e = readdir(d))) {
+    struct proc_task t;
+
+    if (parse_pid(e->d_name, &tid)) continue;
+    snprintf(name, sizeof(name), "%d/stat", tid);
+    /* a thread that ended since readdir: left out */
+    if (read_small(dirfd(d), name, buf, sizeof(buf), &len)) continue;
+    if (proc_stat_parse(buf, len, &t.st)) continue;
+    if (*n == PROC_MAX_TASKS) {
+      over++;
+      continue;
+    }
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 64;
+      *tasks = xrealloc(*tasks, cap * sizeof(**tasks));
+    }
+    t.tid = tid;
+    (*tasks)[(*n)++] = t;
+  }
+  closedir(d);
+  if (*n) qsort(*tasks, *n, sizeof(**tasks), by_tid);
+  if (dropped) *dropped = over;
+  return 0;
+}
+
+long proc_hz(void)
+{
+  static long hz;
+
+  if (!hz) hz = sysconf(_SC_CLK_TCK);
+  if (hz <= 0) hz = 100;
+  return hz;
+}
+
+long proc_page(void)
+{
+  static long page;
+
+  if (!page) page = sysconf(_SC_PAGESIZE);
+  if (page <= 0) page = 4096;
+  return page;
+}
+
+int proc_uptime(double *secs)
+{
+  char buf[128];
+  size_t len;
+  int rc;
+
+  if ((rc = read_small(AT_FDCWD, "/proc/uptime", buf, sizeof(buf), &len)))
+    return rc;
+  *secs = strtod(buf, NULL);
+  return 0;
+}
+
+int proc_container(int pid, char id[65], char pod[37])
+{
+  char path[64], *cg = NULL, *p;
+  size_t len;
+  int rc;
+
+  id[0] = 0;
+  if (pod) pod[0] = 0;
+  snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+  if ((rc = read_file(AT_FDCWD, path, 0, 65536, &cg, &len))) return rc;
+  for (p = cg; *p; p++) {
+    size_t k = strspn(p, "0123456789abcdef");
+
+    if (k == 64) {
+      memcpy(id, p, 64);
+      id[64] = 0;
+      break;
+    }
+    p += k ? k - 1 : 0;
+  }
+  if (pod && (p = strstr(cg, "pod")) &&
+      strspn(p + 3, "0123456789abcdef-_") >= 36) {
+    for (size_t i = 0; i < 36; i++) pod[i] = p[3 + i] == '_' ? '-' : p[3 + i];
+    pod[36] = 0;
+  }
+  free(cg);
+  return 0;
+}
+
+void proc_tasks_delta(const struct proc_task *prev, size_t np,
+                      const struct proc_task *cur, size_t nc, uint64_t (*d)[2])
+{
+  size_t j = 0;
+
+  for (size_t i = 0; i < nc; i++) {
+    uint64_t u = 0, s = 0;
+
+    while (j < np && prev[j].tid < cur[i].tid) j++;
+    if (j < np && prev[j].tid == cur[i].tid &&
+        prev[j].st.starttime == cur[i].st.starttime) {
+      u = prev[j].st.utime;
+      s = prev[j].st.stime;
+    }
+    d[i][0] = cur[i].st.utime > u ? cur[i].st.utime - u : 0;
+    d[i][1] = cur[i].st.stime > s ? cur[i].st.stime - s : 0;
+  }
+}

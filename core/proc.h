@@ -1,12 +1,13 @@
-/* proc.h - facts about a process from /proc: namespace pids, ids, signals
+/* proc.h - facts about a process from /proc: namespace pids, ids, signals,
+ * CPU time and threads
  *
  * Everything jvmtool knows about a pid across containers comes from here:
- * /proc/<pid>/status (NSpid, Uid, Gid, SigCgt) and /proc/<pid>/ns/<kind>.
+ * /proc/<pid>/status (NSpid, Uid, Gid, SigCgt), /proc/<pid>/ns/<kind>,
+ * /proc/<pid>/stat and /proc/<pid>/task/<tid>/stat (proc(5)), cgroup.
  */
 #ifndef PROC_H
 #define PROC_H
 
-#include <stddef.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,5 +52,63 @@ int proc_foreign_user(int pid, char *err, size_t errlen);
 /* 1 if a process with this pid exists in our pid namespace (kill(pid, 0)
  * succeeds or says EPERM), 0 if not (ESRCH). */
 int proc_alive(int pid);
+
+/* One line of /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat. */
+struct proc_stat {
+  char comm[16];      /* field 2: the thread's name, at most 15 bytes */
+  char state;         /* field 3: R, S, D, Z, ... */
+  uint64_t utime;     /* field 14: user CPU, clock ticks */
+  uint64_t stime;     /* field 15: system CPU, clock ticks */
+  long threads;       /* field 20 */
+  uint64_t starttime; /* field 22: ticks after boot */
+  uint64_t rss;       /* field 24: resident pages */
+};
+
+/* Parse one stat line (n bytes, need not be NUL-terminated): the comm is
+ * what lies between the first '(' and the last ')', so a name holding
+ * spaces or ')' cannot shift the fields. Returns 0 or -EINVAL. */
+int proc_stat_parse(const char *s, size_t n, struct proc_stat *st);
+
+/* Read /proc/<pid>/stat (tid 0) or /proc/<pid>/task/<tid>/stat, at most
+ * PROC_STAT_MAX bytes. Returns 0, -ENOENT when it is gone, or -errno. */
+enum { PROC_STAT_MAX = 4096 };
+int proc_stat(int pid, int tid, struct proc_stat *st);
+
+/* One thread of a process. */
+struct proc_task {
+  int tid;
+  struct proc_stat st;
+};
+
+/* Every thread of pid, ascending by tid, at most PROC_MAX_TASKS (the rest
+ * counted in *dropped when not NULL). A thread that ends while being read
+ * is left out: normal, not an error. Sets *tasks (caller frees) and *n;
+ * returns 0, or -errno when /proc/<pid>/task cannot be opened. */
+enum { PROC_MAX_TASKS = 1 << 16 };
+int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
+
+/* The CPU ticks each thread of cur used since prev (both ascending by
+ * tid, as proc_tasks returns them): d[i][0] user, d[i][1] system, for
+ * cur[i]. A tid not in prev, or in it with another starttime (reused),
+ * started in between and counts all its time. O(np + nc). */
+void proc_tasks_delta(const struct proc_task *prev, size_t np,
+                      const struct proc_task *cur, size_t nc, uint64_t (*d)[2]);
+
+/* Clock ticks per second of the utime/stime fields (sysconf, asked once). */
+long proc_hz(void);
+
+/* Bytes per page of the rss field (sysconf, asked once). */
+long proc_page(void);
+
+/* Seconds since boot, from /proc/uptime (for starttime). Returns 0 and
+ * *secs, or -errno. */
+int proc_uptime(double *secs);
+
+/* The container id of pid: the first 64-hex-digit name in its
+ * /proc/<pid>/cgroup (docker, containerd, cri-o name them so), into id (65
+ * bytes, "" for none); and the pod uid ("pod" and 36 of [0-9a-f-_], '_'
+ * read as '-') into pod (37 bytes, "" for none; may be NULL). Returns 0
+ * or -errno when the file cannot be read. */
+int proc_container(int pid, char id[65], char pod[37]);
 
 #endif

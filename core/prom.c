@@ -1,6 +1,7 @@
 /* prom.c - JVMs' PerfData as Prometheus text exposition */
 #include "core/jvmtool.h"
 #include "core/out.h"
+#include "core/heap.h"
 #include "core/perfdata.h"
 #include "core/prom.h"
 #include <math.h>
@@ -8,14 +9,6 @@
 static const struct { const char *perf, *mx; } gc_map[] = {
 #define GC(perf, mx) {perf, mx},
 #define POOL(kind, prefix, name, area)
-#include "specs/prom_map.def"
-#undef GC
-#undef POOL
-};
-
-static const struct { const char *kind, *prefix, *name, *area; } pool_map[] = {
-#define GC(perf, mx)
-#define POOL(kind, prefix, name, area) {kind, prefix, name, area},
 #include "specs/prom_map.def"
 #undef GC
 #undef POOL
@@ -48,102 +41,46 @@ static void jvm_labels(const struct prom_jvm *j, struct buf *b)
   const struct pd_counter *cmd = pd_find(j->pd, "sun.rt.javaCommand");
   const char *s = "";
   size_t n = cmd ? pd_string(j->pd, cmd, &s) : 0;
-  char path[64], *cg = NULL, *p;
-  size_t len;
+  char id[65], pod[37];
 
   if (j->pid) buf_printf(b, "pid=\"%d\",", j->pid);
   buf_adds(b, "main_class=\"");
   prom_label_buf(b, s, strcspn(s, " ") < n ? strcspn(s, " ") : n);
   buf_addc(b, '"');
-  snprintf(path, sizeof(path), "/proc/%d/cgroup", j->pid);
-  if (!j->pid || read_file(AT_FDCWD, path, 0, 65536, &cg, &len)) return;
-  for (p = cg; *p; p++) {
-    size_t k = strspn(p, "0123456789abcdef");
-
-    if (k == 64) {
-      buf_adds(b, ",container_id=\"");
-      buf_add(b, p, 64);
-      buf_addc(b, '"');
-      break;
-    }
-    p += k ? k - 1 : 0;
-  }
-  if ((p = strstr(cg, "pod")) && strspn(p + 3, "0123456789abcdef-_") >= 36) {
-    buf_adds(b, ",pod_uid=\"");
-    for (size_t i = 0; i < 36; i++) buf_addc(b, p[3 + i] == '_' ? '-' : p[3 + i]);
-    buf_addc(b, '"');
-  }
-  free(cg);
-}
-
-/* The first word of collector 0's (or 2's) name: Serial, G1, Z, ... */
-static void gc_kind(const struct perfdata *pd, char *kind, size_t len)
-{
-  kind[0] = 0;
-  for (int i = 0; i < 4 && !kind[0]; i++) {
-    char name[64];
-    const struct pd_counter *c;
-    const char *s;
-    size_t n;
-
-    snprintf(name, sizeof(name), "sun.gc.collector.%d.name", i);
-    if (!(c = pd_find(pd, name))) continue;
-    n = pd_string(pd, c, &s);
-    n = strcspn(s, " ") < n ? strcspn(s, " ") : n;
-    if (n < len) memcpy(kind, s, n), kind[n] = 0;
-  }
+  if (!j->pid || proc_container(j->pid, id, pod)) return;
+  if (*id) buf_printf(b, ",container_id=\"%s\"", id);
+  if (*pod) buf_printf(b, ",pod_uid=\"%s\"", pod);
 }
 
 static void pools(struct prom *out, const struct perfdata *pd,
                   const char *labels)
 {
-  char kind[32];
+  struct heap_pool p[HEAP_MAX_POOLS];
+  size_t n = heap_pools(pd, p);
   double area_v[2][3] = {{0}};  /* heap, nonheap x used, committed, max */
   static const char *const what[3] = {"used", "committed", "max"};
 
-  gc_kind(pd, kind, sizeof(kind));
-  for (size_t i = 0; i < sizeof(pool_map) / sizeof(pool_map[0]); i++) {
-    const char *pre = pool_map[i].prefix;
-    int heap = !strcmp(pool_map[i].area, "heap"), ok;
-    int surv = strstr(pre, ".space.1") != NULL;
-    double v[3];
-    struct buf name = {0}, l = {0};
+  for (size_t i = 0; i < n; i++) {
+    double v[3] = {p[i].used, p[i].committed, p[i].max};
+    struct buf l = {0};
 
-    if (pool_map[i].kind[0] && strcmp(pool_map[i].kind, kind)) continue;
-    buf_printf(&name, "%s.used", pre);
-    v[0] = lval(pd, name.p, &ok);
-    if (!ok) {
-      buf_free(&name);
-      continue;
-    }
-    name.len = 0;
-    buf_printf(&name, "%s.capacity", pre);
-    v[1] = lval(pd, name.p, &ok);
-    name.len = 0;
-    buf_printf(&name, "%s.maxCapacity", pre);
-    v[2] = lval(pd, name.p, &ok);
-    if (surv) {  /* one survivor pool: the space in use of s0 and s1 */
-      const struct pd_counter *c =
-          pd_find(pd, "sun.gc.generation.0.space.2.used");
-
-      if (c) v[0] += (double)pd_long(pd, c);
-    }
     buf_printf(&l, ",pool=\"");
-    prom_label_buf(&l, pool_map[i].name, strlen(pool_map[i].name));
+    prom_label_buf(&l, p[i].name, strlen(p[i].name));
     buf_addc(&l, '"');
     for (int k = 0; k < 3; k++) {
       char fam[64];
 
       snprintf(fam, sizeof(fam), "jvm_memory_pool_%s_bytes", what[k]);
-      add(out, fam, "gauge", k == 0 ? "Bytes used in the memory pool"
+      add(out, fam, "gauge",
+          k == 0   ? "Bytes used in the memory pool"
           : k == 1 ? "Bytes committed to the memory pool"
-          : "Most bytes the memory pool may grow to", "", labels, l.p, v[k]);
-      area_v[!heap][k] += v[k];
+                   : "Most bytes the memory pool may grow to",
+          "", labels, l.p, v[k]);
     }
-    buf_free(&name);
     buf_free(&l);
   }
   for (int a = 0; a < 2; a++) {
+    heap_area(pd, a, area_v[a]);
     for (int k = 0; k < 3; k++) {
       char fam[64];
 
@@ -263,8 +200,7 @@ static void runtime(struct prom *out, const struct prom_jvm *j,
   struct buf l = {0};
   int ok;
   double start = lval(j->pd, "sun.rt.createVmBeginTime", &ok);
-  char path[64], *stat = NULL, *p;
-  size_t len;
+  struct proc_stat st;
 
   string_label(&l, "version", j->pd, "java.property.java.vm.version");
   string_label(&l, "vendor", j->pd, "java.property.java.vm.vendor");
@@ -276,30 +212,13 @@ static void runtime(struct prom *out, const struct prom_jvm *j,
     add(out, "process_start_time_seconds", "gauge",
         "When the JVM started, seconds since the epoch", "", labels, "",
         start / 1000);
-  snprintf(path, sizeof(path), "/proc/%d/stat", j->pid);
-  if (!j->pid || read_file(AT_FDCWD, path, 0, 4096, &stat, &len)) return;
-  /* after the comm's last ')': state is field 3; utime 14, stime 15,
-   * rss 24 (pages) */
-  if ((p = strrchr(stat, ')'))) {
-    unsigned long long f[24] = {0};
-    int k = 3;
-    long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-
-    for (p += 2; *p && k < 24; k++) {
-      p += strcspn(p, " ");
-      p += *p == ' ';
-      f[k] = strtoull(p, NULL, 10);
-    }
-    if (k == 24 && tck > 0) {
-      add(out, "process_cpu_seconds_total", "counter",
-          "User and system CPU time of the process", "", labels, "",
-          (double)(f[13] + f[14]) / (double)tck);
-      add(out, "process_resident_memory_bytes", "gauge",
-          "Resident set size of the process", "", labels, "",
-          (double)f[23] * (double)page);
-    }
-  }
-  free(stat);
+  if (!j->pid || proc_stat(j->pid, 0, &st)) return;
+  add(out, "process_cpu_seconds_total", "counter",
+      "User and system CPU time of the process", "", labels, "",
+      (double)(st.utime + st.stime) / (double)proc_hz());
+  add(out, "process_resident_memory_bytes", "gauge",
+      "Resident set size of the process", "", labels, "",
+      (double)st.rss * (double)proc_page());
 }
 
 /* --raw: a name HotSpot could have written ([A-Za-z0-9._], at most

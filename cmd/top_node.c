@@ -1,0 +1,407 @@
+/* top_node.c - jvmtool top's node view: every JVM, one line each
+ *
+ * Read from /proc/<pid>/stat (CPU ticks of all threads, RSS, threads,
+ * start time) and the JVM's PerfData (core/heap: heap, GC time, eden for
+ * the allocation estimate), within core/vm's budget per file: one bad
+ * file costs its own line only. Rates are against the previous reading of
+ * the same process (pid and starttime). Never attaches.
+ */
+#include "core/jvmtool.h"
+#include "cmd/top.h"
+#include "core/perfdata.h"
+#include "core/vm.h"
+
+void top_size(struct buf *b, double v)
+{
+  static const char unit[] = "BKMGTP";
+  int u = 0;
+
+  if (v < 0) {
+    buf_adds(b, "-");
+    return;
+  }
+  /* always a fraction and a unit: 0.0K, 512.0K, 1.5G */
+  v /= 1024;
+  u = 1;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    u++;
+  }
+  buf_printf(b, "%.1f%c", v, unit[u]);
+}
+
+void top_add_text(struct buf *b, const char *s, int esc)
+{
+  if (esc)
+    term_escape(b, s, strlen(s), 0);
+  else
+    buf_adds(b, s);
+}
+
+static void add_uptime(struct buf *b, double s)
+{
+  long long t = (long long)s;
+
+  if (s < 0)
+    buf_adds(b, "-");
+  else if (t < 60)
+    buf_printf(b, "%llds", t);
+  else if (t < 3600)
+    buf_printf(b, "%lldm%02llds", t / 60, t % 60);
+  else if (t < 86400)
+    buf_printf(b, "%lldh%02lldm", t / 3600, t / 60 % 60);
+  else
+    buf_printf(b, "%lldd%02lldh", t / 86400, t / 3600 % 24);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+  int x = ((const struct top_vm *)a)->pid, y = ((const struct top_vm *)b)->pid;
+
+  return (x > y) - (x < y);
+}
+
+static void vm_clear(struct top_vm *t)
+{
+  free(t->user);
+  free(t->main_class);
+  if (t->pd) pd_close(t->pd);
+  free(t->pd);
+}
+
+/* The main class, once per process. */
+static char *main_class(const struct perfdata *pd)
+{
+  const struct pd_counter *c = pd_find(pd, "sun.rt.javaCommand");
+  struct buf cls = {0};
+  const char *s = "";
+  size_t n = c && c->type == 'B' ? pd_string(pd, c, &s) : 0;
+  char *cmd = xstrndup(s, n);
+
+  buf_adds(&cls, "");
+  vm_main_class(cmd, 0, &cls);
+  free(cmd);
+  return cls.p;
+}
+
+/* What PerfData says: main class, heap, GC seconds, eden. The file stays
+ * open from one refresh to the next (pd_refresh reads it again into the
+ * same buffer, the counters found stay found), taken over from was; v is
+ * NULL between lists: then only a file still open is read. */
+static void read_perfdata(const struct vm *v, struct top_vm *t,
+                          struct top_vm *was)
+{
+  int rc = 0;
+
+  t->heap[0] = t->heap[1] = t->heap[2] = -1;
+  t->eden.ok = 0;
+  t->gc_s = -1;
+  if (was && was->pd && !pd_refresh(was->pd)) {
+    t->pd = was->pd;
+    was->pd = NULL;
+  } else if (v) {
+    t->pd = xzalloc(sizeof(*t->pd));
+    if ((rc = vm_open_budget(v, t->pd))) {
+      free(t->pd);
+      t->pd = NULL;
+    }
+  }
+  if (was && was->main_class && (t->pd || !v)) {
+    t->main_class = was->main_class;
+    was->main_class = NULL;
+  } else if (t->pd) {
+    t->main_class = main_class(t->pd);
+  } else { /* said in its line: a message would break the screen */
+    t->main_class = xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
+  }
+  if (!t->pd) return;
+  t->pd_ok = 1;
+  if (heap_area(t->pd, 0, t->heap) == 0)
+    t->heap[0] = t->heap[1] = t->heap[2] = -1;
+  if (heap_gc_seconds(t->pd, &t->gc_s)) t->gc_s = -1;
+  heap_eden(t->pd, &t->eden);
+}
+
+/* This reading against the previous one of the same process (same pid
+ * and starttime), dt seconds before. */
+static void rates(struct top_vm *t, const struct top_vm *was, double dt)
+{
+  double a;
+
+  t->cpu = t->gc_pct = t->alloc = -1;
+  if (!was || dt <= 0) return;
+  t->cpu = (double)(t->ticks - was->ticks) / (double)proc_hz() / dt * 100;
+  if (t->gc_s >= 0 && was->gc_s >= 0 && t->gc_s >= was->gc_s)
+    t->gc_pct = (t->gc_s - was->gc_s) / dt * 100;
+  if ((a = heap_allocated(&was->eden, &t->eden)) >= 0) t->alloc = a / dt;
+}
+
+static int wanted(const struct top_node *node, int pid)
+{
+  if (!node->only) return 1;
+  for (size_t i = 0; i < node->nonly; i++)
+    if (node->only[i] == pid) return 1;
+  return 0;
+}
+
+/* One JVM's reading into t: id says which (pid, nspid, namespace, user);
+ * v is this refresh's list entry, or NULL between lists (then only what
+ * is open is read again); was is its last reading or NULL. Returns 0, or
+ * -1 when the process is gone (nothing is kept in t then). */
+static int read_one(struct top_vm *t, const struct top_vm *id,
+                    const struct vm *v, struct top_vm *was, double dt,
+                    double up)
+{
+  struct proc_stat st;
+
+  if (proc_stat(id->pid, 0, &st)) return -1; /* gone since the list */
+  if (was && was->starttime != st.starttime) was = NULL; /* pid reused */
+  if (!was && !v) return -1;
+  t->pid = id->pid;
+  t->nspid = id->nspid;
+  t->other_ns = id->other_ns;
+  t->user = xstrdup(id->user ? id->user : "?");
+  if (was) {
+    memcpy(t->container, was->container, sizeof(t->container));
+  } else {
+    proc_container(id->pid, t->container, NULL);
+  }
+  t->starttime = st.starttime;
+  t->ticks = st.utime + st.stime;
+  t->rss = (double)st.rss * (double)proc_page();
+  t->threads = st.threads;
+  t->uptime = up < 0 ? -1 : up - (double)st.starttime / (double)proc_hz();
+  read_perfdata(v, t, was);
+  rates(t, was, dt);
+  return 0;
+}
+
+void top_node_read(struct top_node *node)
+{
+  struct vm *v = NULL;
+  struct top_vm *out, key = {0};
+  size_t n = 0, k = 0;
+  uint64_t now = top_now_ns();
+  double dt = node->at_ns ? (double)(now - node->at_ns) / 1e9 : 0, up = -1;
+  /* the walk of every process and /tmp that finds JVMs is most of a
+   * refresh's cost: between walks, the JVMs known are read again */
+  int relist = !node->listed_ns || now - node->listed_ns >= TOP_RELIST_NS;
+
+  if (proc_uptime(&up)) up = -1;
+  if (node->n) qsort(node->vm, node->n, sizeof(*node->vm), by_pid);
+  if (relist && vm_list(&v, &n)) n = 0;
+  out = xzalloc(((relist ? n : node->n) + 1) * sizeof(*out));
+  for (size_t i = 0; !relist && i < node->n; i++)
+    k += !read_one(&out[k], &node->vm[i], NULL, &node->vm[i], dt, up);
+  for (size_t i = 0; relist && i < n; i++) {
+    struct top_vm *was, id = {0};
+
+    if (!v[i].alive || v[i].root_pid < 0 || !wanted(node, v[i].pid)) continue;
+    id.pid = key.pid = v[i].pid;
+    id.nspid = v[i].nspid;
+    id.other_ns = v[i].other_ns;
+    id.user = v[i].user;
+    was =
+        node->n ? bsearch(&key, node->vm, node->n, sizeof(key), by_pid) : NULL;
+    k += !read_one(&out[k], &id, &v[i], was, dt, up);
+  }
+  vm_list_free(v, n);
+  top_node_free(node);
+  node->vm = out;
+  node->n = k;
+  node->at_ns = now;
+  if (relist) node->listed_ns = now;
+}
+
+void top_node_free(struct top_node *node)
+{
+  for (size_t i = 0; i < node->n; i++) vm_clear(&node->vm[i]);
+  free(node->vm);
+  node->vm = NULL;
+  node->n = 0;
+}
+
+static enum top_sort sort_by;
+
+static int by_key(const void *a, const void *b)
+{
+  const struct top_vm *x = a, *y = b;
+  double p = sort_by == TOP_RSS     ? x->rss
+             : sort_by == TOP_GC    ? x->gc_pct
+             : sort_by == TOP_ALLOC ? x->alloc
+                                    : x->cpu;
+  double q = sort_by == TOP_RSS     ? y->rss
+             : sort_by == TOP_GC    ? y->gc_pct
+             : sort_by == TOP_ALLOC ? y->alloc
+                                    : y->cpu;
+
+  if (p != q) return p < q ? 1 : -1;
+  return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void top_node_sort(struct top_node *node, enum top_sort by)
+{
+  sort_by = by;
+  if (node->n) qsort(node->vm, node->n, sizeof(*node->vm), by_key);
+}
+
+static void pct(struct buf *b, double v, int w)
+{
+  if (v < 0)
+    buf_printf(b, "%*s", w, "-");
+  else
+    buf_printf(b, "%*.1f", w, v);
+}
+
+static void sized(struct buf *b, double v, int w)
+{
+  struct buf s = {0};
+
+  top_size(&s, v);
+  buf_printf(b, "%*s", w, s.p);
+  buf_free(&s);
+}
+
+/* The header line: the node's totals. */
+static void totals(const struct top_node *node, struct buf *b)
+{
+  double cpu = 0, rss = 0, used = 0, comm = 0, alloc = 0;
+  time_t now = time(NULL);
+  struct tm tm;
+  char hms[16];
+
+  for (size_t i = 0; i < node->n; i++) {
+    const struct top_vm *t = &node->vm[i];
+
+    cpu += t->cpu > 0 ? t->cpu : 0;
+    rss += t->rss;
+    used += t->heap[0] > 0 ? t->heap[0] : 0;
+    comm += t->heap[1] > 0 ? t->heap[1] : 0;
+    alloc += t->alloc > 0 ? t->alloc : 0;
+  }
+  localtime_r(&now, &tm);
+  strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+  buf_printf(b, "top - %s  JVMs %zu  cpu %.1f%% of %ld cores  rss ", hms,
+             node->n, cpu, sysconf(_SC_NPROCESSORS_ONLN));
+  top_size(b, rss);
+  buf_adds(b, "  heap ");
+  top_size(b, used);
+  buf_addc(b, '/');
+  top_size(b, comm);
+  buf_adds(b, "  alloc ");
+  top_size(b, alloc);
+  buf_adds(b, "/s\n");
+}
+
+/* One JVM's line (no newline). */
+static void vm_line(const struct top_vm *t, struct buf *b, int esc)
+{
+  struct buf u = {0};
+
+  buf_printf(b, "%7d ", t->pid);
+  top_add_text(&u, t->user, esc);
+  buf_printf(b, "%-10.10s ", u.p);
+  buf_printf(b, "%-12.12s",
+             *t->container ? t->container
+             : t->other_ns ? "(pidns)"
+                           : "-");
+  pct(b, t->cpu, 7);
+  sized(b, t->rss, 8);
+  sized(b, t->heap[0], 8);
+  sized(b, t->heap[1], 8);
+  sized(b, t->heap[2], 8);
+  pct(b, t->gc_pct, 6);
+  sized(b, t->alloc, 8);
+  buf_printf(b, "%5ld ", t->threads);
+  u.len = 0;
+  add_uptime(&u, t->uptime);
+  buf_printf(b, "%7s ", u.p);
+  top_add_text(b, *t->main_class ? t->main_class : "-", esc);
+  buf_free(&u);
+}
+
+/* Append line (from start) cut to width columns (0: whole), then '\n'. */
+static void cut(struct buf *b, size_t start, int width)
+{
+  if (width > 0 && b->len - start > (size_t)width) b->len = start + width;
+  buf_addc(b, '\n');
+}
+
+void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
+                   int width, int esc, int sel)
+{
+  size_t at = b->len;
+
+  totals(node, b);
+  cut(b, at, width);
+  b->len--;
+  at = b->len;
+  buf_adds(b, "    PID USER       CONTAINER      %CPU     RSS    HEAP  COMMIT"
+              "     MAX   %GC ALLOC/s  THR  UPTIME MAIN");
+  cut(b, at, width);
+  for (size_t i = 0; i < node->n && (!rows || i < rows); i++) {
+    at = b->len;
+    if (sel >= 0) buf_adds(b, (int)i == sel ? "\033[7m" : "");
+    vm_line(&node->vm[i], b, esc);
+    if (sel >= 0 && (int)i == sel) {
+      if (width > 0 && b->len - at > (size_t)width + 4) b->len = at + width + 4;
+      buf_adds(b, "\033[0m\n");
+      continue;
+    }
+    cut(b, at, width);
+  }
+}
+
+/* A number, or null when unknown (< 0). */
+void top_json_num(struct buf *b, const char *key, double v, int last)
+{
+  if (v < 0)
+    buf_printf(b, "\"%s\": null", key);
+  else
+    buf_printf(b, "\"%s\": %.3f", key, v);
+  buf_adds(b, last ? "" : ", ");
+}
+
+void top_json_str(struct buf *b, const char *key, const char *s)
+{
+  buf_printf(b, "\"%s\": ", key);
+  json_buf(b, s, strlen(s));
+  buf_adds(b, ", ");
+}
+
+static void vm_json(const struct top_vm *t, struct buf *b)
+{
+  buf_printf(b, "{\"pid\": %d, \"nspid\": %d, ", t->pid, t->nspid);
+  top_json_str(b, "user", t->user);
+  top_json_str(b, "container_id", t->container);
+  buf_printf(b, "\"other_namespace\": %s, ", t->other_ns ? "true" : "false");
+  top_json_str(b, "main_class", t->main_class);
+  top_json_num(b, "cpu_pct", t->cpu, 0);
+  top_json_num(b, "rss_bytes", t->rss, 0);
+  top_json_num(b, "heap_used_bytes", t->heap[0], 0);
+  top_json_num(b, "heap_committed_bytes", t->heap[1], 0);
+  top_json_num(b, "heap_max_bytes", t->heap[2], 0);
+  top_json_num(b, "gc_seconds", t->gc_s, 0);
+  top_json_num(b, "gc_pct", t->gc_pct, 0);
+  top_json_num(b, "alloc_bytes_per_s", t->alloc, 0);
+  buf_printf(b, "\"threads\": %ld, ", t->threads);
+  top_json_num(b, "uptime_s", t->uptime, 0);
+  buf_printf(b, "\"perfdata\": %s}", t->pd_ok ? "true" : "false");
+}
+
+void top_node_json(const struct top_node *node, const char *view, struct buf *b)
+{
+  double cpu = 0;
+
+  for (size_t i = 0; i < node->n; i++)
+    cpu += node->vm[i].cpu > 0 ? node->vm[i].cpu : 0;
+  buf_printf(b,
+             "{\"time_ms\": %" PRIu64 ", \"view\": \"%s\", "
+             "\"cores\": %ld, \"cpu_pct\": %.3f, \"jvms\": [",
+             wall_ms(), view, sysconf(_SC_NPROCESSORS_ONLN), cpu);
+  for (size_t i = 0; i < node->n; i++) {
+    buf_adds(b, i ? ", " : "");
+    vm_json(&node->vm[i], b);
+  }
+  buf_adds(b, "]}\n");
+}

@@ -1,0 +1,234 @@
+/* top_tty.c - jvmtool top on a terminal: a full-screen display
+ *
+ * Plain ANSI (no curses): the alternate screen, the cursor hidden, the
+ * terminal in non-canonical mode without echo (signals kept: Ctrl-C is
+ * SIGINT). Whatever ends it (q, Ctrl-C, SIGTERM, SIGHUP, an error exit)
+ * puts back the termios it found and the main screen. SIGWINCH redraws at
+ * the new size. Everything from a JVM or a container is escaped.
+ * Keys: q quits; c r g a sort by cpu, rss, gc, alloc; up/down or k/j
+ * select; Enter or 1-9 opens a JVM's threads; b, Esc or Backspace goes
+ * back to the node view.
+ */
+#include "core/jvmtool.h"
+#include "cmd/top.h"
+#include <sys/ioctl.h>
+#include <termios.h>
+
+static struct termios saved;
+static int raw_on;
+static volatile sig_atomic_t resized;
+
+static void restore(void)
+{
+  static const char leave[] = "\033[0m\033[?25h\033[?1049l";
+
+  if (!raw_on) return;
+  raw_on = 0;
+  tcsetattr(0, TCSAFLUSH, &saved);
+  (void)!write(1, leave, sizeof(leave) - 1);
+}
+
+static void on_winch(int sig)
+{
+  (void)sig;
+  resized = 1;
+}
+
+/* Raw-ish mode: no echo, no line editing, reads return at once. */
+static int enter(void)
+{
+  static const char start[] = "\033[?1049h\033[?25l\033[H\033[2J";
+  struct termios t;
+  struct sigaction sa;
+
+  if (tcgetattr(0, &saved)) return -errno;
+  t = saved;
+  t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+  t.c_cc[VMIN] = 0;
+  t.c_cc[VTIME] = 0;
+  if (tcsetattr(0, TCSAFLUSH, &t)) return -errno;
+  raw_on = 1;
+  atexit(restore); /* xmalloc's out-of-memory exit too */
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_winch;
+  sigaction(SIGWINCH, &sa, NULL);
+  (void)!write(1, start, sizeof(start) - 1);
+  return 0;
+}
+
+static void size(int *rows, int *cols)
+{
+  struct winsize w;
+
+  *rows = 24;
+  *cols = 80;
+  if (!ioctl(1, TIOCGWINSZ, &w) && w.ws_row && w.ws_col) {
+    *rows = w.ws_row;
+    *cols = w.ws_col;
+  }
+}
+
+struct screen {
+  struct top_node *node;
+  struct top_jvm jvm; /* the open JVM, when pid */
+  int pid, sel, stacks;
+  enum top_sort by;
+};
+
+static void draw(struct screen *s)
+{
+  struct buf b = {0};
+  int rows, cols;
+  size_t body;
+
+  size(&rows, &cols);
+  /* the view's own lines above the table, and the key bar below: the
+   * screen never scrolls */
+  body = rows > 8 ? (size_t)rows - (s->pid ? 7 : 3) : 1;
+  buf_adds(&b, "\033[H");
+  if (s->pid)
+    top_jvm_text(&s->jvm, &b, body, cols, 1);
+  else
+    top_node_text(s->node, &b, body, cols, 1, s->sel);
+  /* every line cleared to its end, then the rest of the screen */
+  {
+    struct buf out = {0};
+
+    for (size_t i = 0; i < b.len; i++) {
+      if (b.p[i] == '\n') buf_adds(&out, "\033[K\r");
+      buf_addc(&out, b.p[i]);
+    }
+    buf_adds(&out, s->pid ? "\033[J\033[7m q quit  b back \033[0m"
+                          : "\033[J\033[7m q quit  c r g a sort  "
+                            "Enter/1-9 threads \033[0m");
+    (void)!write(1, out.p, out.len);
+    buf_free(&out);
+  }
+  buf_free(&b);
+}
+
+static int refresh(struct screen *s)
+{
+  if (s->pid) {
+    if (top_jvm_read(&s->jvm)) { /* it ended: back to the node view */
+      top_jvm_free(&s->jvm);
+      s->pid = 0;
+    }
+    return 0;
+  }
+  top_node_read(s->node);
+  top_node_sort(s->node, s->by);
+  if (s->sel >= (int)s->node->n) s->sel = s->node->n ? (int)s->node->n - 1 : 0;
+  return 0;
+}
+
+static void open_jvm(struct screen *s, int pid)
+{
+  top_jvm_free(&s->jvm);
+  s->jvm.pid = pid;
+  s->jvm.stacks = s->stacks;
+  s->pid = pid;
+  top_jvm_read(&s->jvm);
+}
+
+/* One key (with an escape sequence's bytes); returns 1 to quit, 2 to
+ * read again at once. */
+static int key(struct screen *s, const char *k, size_t n)
+{
+  int c = (unsigned char)k[0], up = 0, down = 0;
+
+  if (c == 'q') return 1;
+  if (s->pid) {
+    if (c == 'b' || c == 127 || c == 8 || (c == 27 && n == 1)) {
+      top_jvm_free(&s->jvm);
+      s->pid = 0;
+      return 2;
+    }
+    return 0;
+  }
+  switch (c) {
+  case 'c':
+    s->by = TOP_CPU;
+    break;
+  case 'r':
+    s->by = TOP_RSS;
+    break;
+  case 'g':
+    s->by = TOP_GC;
+    break;
+  case 'a':
+    s->by = TOP_ALLOC;
+    break;
+  case 'j':
+    down = 1;
+    break;
+  case 'k':
+    up = 1;
+    break;
+  case '\r':
+  case '\n':
+    if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].pid);
+    return 2;
+  default:
+    if (c >= '1' && c <= '9' && c - '1' < (int)s->node->n) {
+      s->sel = c - '1';
+      open_jvm(s, s->node->vm[s->sel].pid);
+      return 2;
+    }
+  }
+  if (n == 3 && c == 27 && k[1] == '[') { /* arrow keys: ESC [ A / B */
+    up = k[2] == 'A';
+    down = k[2] == 'B';
+  }
+  if (down && s->sel + 1 < (int)s->node->n) s->sel++;
+  if (up && s->sel > 0) s->sel--;
+  top_node_sort(s->node, s->by);
+  return 2;
+}
+
+int top_tty(struct top_node *node, int pid, enum top_sort by, int stacks,
+            uint64_t delay_ns, long long count)
+{
+  struct screen s;
+  uint64_t next;
+  long long done = 0;
+  int rc;
+
+  memset(&s, 0, sizeof(s));
+  s.node = node;
+  s.stacks = stacks;
+  s.by = by;
+  if ((rc = enter())) {
+    errno_msg(rc, "cannot set up the terminal");
+    return 1;
+  }
+  refresh(&s); /* the baseline: the first figures are one interval on */
+  if (pid) open_jvm(&s, pid);
+  next = top_now_ns() + delay_ns;
+  draw(&s);
+  while (!jt_stop_signal) {
+    char k[8];
+    ssize_t n;
+
+    if (top_wait(next, 0)) {
+      n = read(0, k, sizeof(k));
+      if (n <= 0) continue;
+      rc = key(&s, k, (size_t)n);
+      if (rc == 1) break;
+      draw(&s);
+      continue;
+    }
+    if (resized) {
+      resized = 0;
+      draw(&s);
+    }
+    if (jt_stop_signal || top_now_ns() < next) continue;
+    refresh(&s);
+    draw(&s);
+    next += delay_ns;
+    if (count && ++done >= count) break;
+  }
+  top_jvm_free(&s.jvm);
+  restore();
+  return stop_status(0);
+}
