@@ -12,8 +12,8 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
-#include "cmd/jcmd.h"
 #include "cmd/top.h"
+#include "core/vm.h"
 #include <poll.h>
 
 #define OPTS_FILE "specs/top.opts"
@@ -85,7 +85,10 @@ static int batch(struct top_node *node, struct top_jvm *j, enum top_sort by,
  * (*only). Returns the pid, 0, or -1 after a message. */
 static int target(const char *s, int **only, size_t *nonly)
 {
-  int pid, n;
+  struct vm *v;
+  char err[256];
+  size_t n;
+  int pid;
 
   *only = NULL;
   *nonly = 0;
@@ -97,21 +100,20 @@ static int target(const char *s, int **only, size_t *nonly)
     }
     return pid;
   }
-  if ((n = jcmd_targets(s, only)) < 0) return -1;
-  if (n == 0) {
-    error_msg("no JVM's main class matches '%s'", s);
-    free(*only);
-    *only = NULL;
+  if (vm_find(s, &v, &n, err, sizeof(err))) {
+    error_msg("%s", err);
     return -1;
   }
-  if (n == 1) {
-    pid = (*only)[0];
-    free(*only);
-    *only = NULL;
-    return pid;
+  if (n == 0) error_msg("no JVM's main class matches '%s'", s);
+  if (n == 1) pid = v[0].pid;
+  if (n > 1) {
+    *only = xmalloc(n * sizeof(**only));
+    for (size_t i = 0; i < n; i++) (*only)[i] = v[i].pid;
+    *nonly = n;
+    pid = 0;
   }
-  *nonly = (size_t)n;
-  return 0;
+  vm_list_free(v, n);
+  return n ? pid : -1;
 }
 
 int top_main(int argc, char **argv)

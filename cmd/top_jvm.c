@@ -11,7 +11,6 @@
  * compiler and VM threads are marked from those names either way.
  */
 #include "core/jvmtool.h"
-#include "cmd/jcmd.h"
 #include "cmd/top.h"
 #include "core/attach.h"
 #include "core/tdump.h"
@@ -23,17 +22,17 @@ enum { DUMP_TIMEOUT_MS = 3000, STACK_FRAMES = 8 };
  * reads its PerfData); else 0 with the reason in j->why. */
 static int attach_ok(struct top_jvm *j)
 {
-  char target[16], err[256];
+  char err[256];
   struct vm v;
   int rc;
 
   if (j->why[0]) return 0;
-  snprintf(target, sizeof(target), "%d", j->pid);
-  if (vm_resolve(target, &v, err, sizeof(err))) {
+  if (vm_resolve_pid(j->pid, &v, err, sizeof(err))) {
     snprintf(j->why, sizeof(j->why), "no names: %s", err);
+    vm_free(&v);
     return 0;
   }
-  rc = attach_allowed(&v);
+  rc = vm_attachable(&v);
   vm_free(&v);
   if (rc == 1) return 1;
   snprintf(j->why, sizeof(j->why), "%s",
@@ -47,9 +46,15 @@ static void take_dump(struct top_jvm *j)
 {
   const char *args[3] = {"Thread.print", NULL, NULL}, *body;
   char err[256], *reply = NULL;
+  struct attach_target t;
 
-  if (jcmd_ask(j->pid, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
-               sizeof(err)) != JCMD_SENT) {
+  if (attach_target_pid(&t, j->pid)) {
+    snprintf(j->why, sizeof(j->why), "no thread dump: no process %d", j->pid);
+    return;
+  }
+  if (attach_send(&t, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
+                  sizeof(err))) {
+    free(reply);
     snprintf(j->why, sizeof(j->why), "no thread dump: %s", err);
     return;
   }
