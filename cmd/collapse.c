@@ -18,6 +18,7 @@
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
+#include "core/pprof.h"
 
 #define OPTS_FILE "specs/collapse.opts"
 #include "core/opt_table.h"
@@ -138,10 +139,11 @@ static void jfr_say(struct jfr_fold *jf, const char *chosen)
 }
 
 /* Fold every input file ("-" is stdin) into f; a recording (detected, or
- * --format jfr) through *jf, made on first use. */
-static void fold_inputs(struct fold *f, char **files, int nfiles,
-                        const struct args *a, const struct jfr_fold_opts *jo,
-                        struct jfr_fold **jf)
+ * --format jfr) through *jf, made on first use (its event counts into
+ * counts too, when there is one). */
+static void fold_inputs(struct fold *f, struct fold *counts, char **files,
+                        int nfiles, const struct args *a,
+                        const struct jfr_fold_opts *jo, struct jfr_fold **jf)
 {
   const char *fm = a->val[OPT_format];
 
@@ -157,7 +159,8 @@ static void fold_inputs(struct fold *f, char **files, int nfiles,
     if (!fd && isatty(0))
       info_msg("reading stacks from the terminal (end with Ctrl-D)");
     if (jfr_detect(fd) || (fm && !strcmp(fm, "jfr"))) {
-      if (!*jf) *jf = jfr_fold_new(f, jo);
+      if (!*jf && (*jf = jfr_fold_new(f, jo)) && counts)
+        jfr_fold_counts(*jf, counts);
       jfr_file(*jf, fd, path);
     } else if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK) {
       error_msg("'%s' shrank while it was read: its samples are partial", path);
@@ -190,9 +193,48 @@ static int report(const struct fold_stats *s, const struct fold_opts *o,
 }
 
 /* --format's words, in specs/collapse.opts' order (jfr: read as a recording,
- * whatever it looks like). */
+ * whatever it looks like; pprof: detect, write pprof). */
 static const enum fold_format formats[] = {FOLD_STACKS, FOLD_FOLDED,
-                                           FOLD_JSTACK, FOLD_AUTO};
+                                           FOLD_JSTACK, FOLD_AUTO, FOLD_AUTO};
+enum { FORMAT_PPROF = 4 };
+
+/* --format pprof: a recording's stacks with their lines and threads (a
+ * label), and its event counts beside the values. 0, or 2 (usage). */
+static int pprof_setup(const struct args *a, struct jfr_fold_opts *jo)
+{
+  if (a->word[OPT_format] != FORMAT_PPROF) return 0;
+  if (a->val[OPT_svg] || a->count[OPT_reverse] || a->count[OPT_seed_compat])
+    return usage_error("--format pprof: not with --svg, --reverse or "
+                       "--seed-compat");
+  if (!a->val[OPT_output] && isatty(1))
+    return usage_error("--format pprof writes binary: give -o FILE");
+  jo->lines = 1;
+  jo->thread_frames = 1;
+  return 0;
+}
+
+/* The folded stacks as a gzipped pprof profile (core/pprof). 0 or 1. */
+static int write_pprof(const struct args *a, struct fold *f,
+                       struct fold *counts, struct jfr_fold *jf)
+{
+  struct pprof_opts po = {PPROF_VALUE, a->count[OPT_samples] ? "samples"
+                          : "bytes", a->num[OPT_interval], 0, 0,
+                          a->count[OPT_thread_frames], NULL};
+  const char *path = a->val[OPT_output];
+  struct wfile w = {.f = stdout};
+  int err;
+
+  if (jf) jfr_fold_pprof(jf, &po);
+  if (path && (err = wfile_open(&w, path))) {
+    errno_msg(err, "cannot write '%s'", path);
+    return 1;
+  }
+  err = pprof_write_folds(w.f, &po, f, jf ? counts : NULL);
+  if (path && err) wfile_abort(&w);
+  else if (path) err = wfile_commit(&w);
+  if (err) errno_msg(err, "cannot write '%s'", path ? path : "stdout");
+  return err != 0;
+}
 
 int collapse_main(int argc, char **argv)
 {
@@ -204,7 +246,7 @@ int collapse_main(int argc, char **argv)
   const struct fold_stack *st;
   struct fold_stack *rev = NULL;
   struct buf arena = {0};
-  struct fold *f;
+  struct fold *f, *counts = NULL;
   struct stat sb;
   int rc, nfiles;
   size_t n, n_rev = 0;
@@ -221,7 +263,7 @@ int collapse_main(int argc, char **argv)
   if (a.val[OPT_gc] && gc_range(a.val[OPT_gc], &o))
     return usage_error("--gc takes N or N-M");
   if (a.word[OPT_format] >= 0) o.format = formats[a.word[OPT_format]];
-  if ((rc = jfr_setup(&a, &jo))) return rc;
+  if ((rc = jfr_setup(&a, &jo)) || (rc = pprof_setup(&a, &jo))) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
   /* "collapse stacks.txt protobuf grpc", as FlameCollapse took its filter:
    * the operands after the files that are no files are filters */
@@ -234,14 +276,19 @@ int collapse_main(int argc, char **argv)
   if (a.val[OPT_filter]) filters[o.nfilters++] = a.val[OPT_filter];
   o.filters = filters;
   f = fold_new(&o);
-  fold_inputs(f, a.argv, nfiles, &a, &jo, &jf);
+  if (a.word[OPT_format] == FORMAT_PPROF) counts = fold_new(&o);
+  fold_inputs(f, counts, a.argv, nfiles, &a, &jo, &jf);
   if (jf && !(chosen = jfr_fold_finish(jf, &unit)))
     error_msg("no %s events in the recording", jo.event ? jo.event
               : "profiling (cpu, cputime, alloc, lock, native)");
   else if (jf)
     jfr_say(jf, chosen);
   n = fold_result(f, &st);
-  if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) || n) {
+  if (counts && (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose]))
+                 || n)) {
+    rc |= write_pprof(&a, f, counts, jf);
+  } else if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) ||
+             n) {
     if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {
       n_rev = n;
       rev = fold_reverse(st, &n_rev, &arena);
@@ -258,5 +305,6 @@ int collapse_main(int argc, char **argv)
   buf_free(&arena);
   jfr_fold_free(jf);
   fold_free(f);
+  if (counts) fold_free(counts);
   return rc;
 }
