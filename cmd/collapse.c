@@ -217,9 +217,13 @@ static int pprof_setup(const struct args *a, struct jfr_fold_opts *jo)
 static int write_pprof(const struct args *a, struct fold *f,
                        struct fold *counts, struct jfr_fold *jf)
 {
-  struct pprof_opts po = {PPROF_VALUE, a->count[OPT_samples] ? "samples"
-                          : "bytes", a->num[OPT_interval], 0, 0,
-                          a->count[OPT_thread_frames], NULL};
+  struct pprof_opts po = {PPROF_VALUE,
+                          a->count[OPT_samples] ? "samples" : "bytes",
+                          a->num[OPT_interval],
+                          0,
+                          0,
+                          a->count[OPT_thread_frames],
+                          NULL};
   const char *path = a->val[OPT_output];
   struct wfile w = {.f = stdout};
   int err;
@@ -230,8 +234,10 @@ static int write_pprof(const struct args *a, struct fold *f,
     return 1;
   }
   err = pprof_write_folds(w.f, &po, f, jf ? counts : NULL);
-  if (path && err) wfile_abort(&w);
-  else if (path) err = wfile_commit(&w);
+  if (path && err)
+    wfile_abort(&w);
+  else if (path)
+    err = wfile_commit(&w);
   if (err) errno_msg(err, "cannot write '%s'", path ? path : "stdout");
   return err != 0;
 }
@@ -284,11 +290,10 @@ int collapse_main(int argc, char **argv)
   else if (jf)
     jfr_say(jf, chosen);
   n = fold_result(f, &st);
-  if (counts && (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose]))
-                 || n)) {
+  rc = report(fold_stats(f), &o, n, a.count[OPT_verbose]);
+  if (counts && (!rc || n)) {
     rc |= write_pprof(&a, f, counts, jf);
-  } else if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) ||
-             n) {
+  } else if (!rc || n) {
     if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {
       n_rev = n;
       rev = fold_reverse(st, &n_rev, &arena);
