@@ -64,12 +64,15 @@ static int write_folded(const char *path, const struct fold_stack *st,
 }
 
 static int write_svg(const char *path, const struct fold_stack *st, size_t n,
-                     struct args *a, const char *unit)
+                     struct args *a, const char *unit, const int64_t *before)
 {
-  struct flame_opts fo = {a->val[OPT_title], a->count[OPT_samples] ? "samples"
-                                                                     : "bytes",
-                          1200, 0.1, a->count[OPT_reverse],
-                          a->count[OPT_inverted]};
+  struct flame_opts fo = {a->val[OPT_title],
+                          a->count[OPT_samples] ? "samples" : "bytes",
+                          1200,
+                          0.1,
+                          a->count[OPT_reverse],
+                          a->count[OPT_inverted],
+                          before};
   struct wfile w;
   int rc;
 
@@ -171,6 +174,50 @@ static void fold_inputs(struct fold *f, struct fold *counts, char **files,
   }
 }
 
+/* --diff: BEFORE folded as the input is, and the stacks of both: the
+ * folded "stack before after" lines and/or a differential graph. */
+static int write_diff(struct args *a, const struct fold_opts *o,
+                      const struct jfr_fold_opts *jo,
+                      const struct fold_stack *st, size_t n, const char *unit)
+{
+  struct fold *fb = fold_new(o);
+  struct jfr_fold *jf = NULL;
+  const struct fold_stack *bst;
+  struct fold_stack *u;
+  int64_t *before;
+  size_t nb, nu;
+  int rc = 0;
+  char *files[1] = {(char *)a->val[OPT_diff]};
+
+  fold_inputs(fb, NULL, files, 1, a, jo, &jf);
+  if (jf && !jfr_fold_finish(jf, &unit))
+    warn_msg("no such events in '%s'", a->val[OPT_diff]);
+  nb = fold_result(fb, &bst);
+  u = fold_union(bst, nb, st, n, &before, &nu);
+  if (!a->val[OPT_svg] || a->val[OPT_output]) {
+    struct wfile w = {.f = stdout};
+    const char *path = a->val[OPT_output];
+
+    if (path && (rc = wfile_open(&w, path))) {
+      errno_msg(rc, "cannot write '%s'", path);
+      rc = -1;
+    }
+    for (size_t i = 0; !rc && i < nu; i++) {
+      fwrite(u[i].key, 1, u[i].len, w.f);
+      fprintf(w.f, " %" PRId64 " %" PRId64 "\n", before[i], u[i].value);
+    }
+    if (!rc && path && (rc = wfile_commit(&w)))
+      errno_msg(rc, "cannot write '%s'", path);
+  }
+  if (a->val[OPT_svg] && write_svg(a->val[OPT_svg], u, nu, a, unit, before))
+    rc = 1;
+  free(u);
+  free(before);
+  jfr_fold_free(jf);
+  fold_free(fb);
+  return rc != 0;
+}
+
 /* Bad lines are reported, never fatal; no stack at all is. */
 static int report(const struct fold_stats *s, const struct fold_opts *o,
                   size_t n, int verbose)
@@ -211,6 +258,11 @@ static int pprof_setup(const struct args *a, struct jfr_fold_opts *jo)
   jo->lines = 1;
   jo->thread_frames = 1;
   return 0;
+}
+
+static int counts_wanted(const struct args *a)
+{
+  return a->word[OPT_format] == FORMAT_PPROF;
 }
 
 /* The folded stacks as a gzipped pprof profile (core/pprof). 0 or 1. */
@@ -270,6 +322,8 @@ int collapse_main(int argc, char **argv)
     return usage_error("--gc takes N or N-M");
   if (a.word[OPT_format] >= 0) o.format = formats[a.word[OPT_format]];
   if ((rc = jfr_setup(&a, &jo)) || (rc = pprof_setup(&a, &jo))) return rc;
+  if (a.val[OPT_diff] && (a.count[OPT_reverse] || counts_wanted(&a)))
+    return usage_error("--diff: not with --reverse or --format pprof");
   jt_verbose |= a.count[OPT_verbose] > 0;
   /* "collapse stacks.txt protobuf grpc", as FlameCollapse took its filter:
    * the operands after the files that are no files are filters */
@@ -293,6 +347,8 @@ int collapse_main(int argc, char **argv)
   rc = report(fold_stats(f), &o, n, a.count[OPT_verbose]);
   if (counts && (!rc || n)) {
     rc |= write_pprof(&a, f, counts, jf);
+  } else if (a.val[OPT_diff] && (!rc || n)) {
+    rc |= write_diff(&a, &o, &jo, st, n, unit);
   } else if (!rc || n) {
     if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {
       n_rev = n;
@@ -303,7 +359,8 @@ int collapse_main(int argc, char **argv)
              : write_folded(a.val[OPT_output], st, n,
                             a.count[OPT_seed_compat])))
       rc = 1;
-    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit)) rc = 1;
+    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit, NULL))
+      rc = 1;
   }
   free(rev);
   free(filters);

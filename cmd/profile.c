@@ -277,8 +277,11 @@ static void write_result(struct outs *o, struct args *a, struct fold *f,
 {
   const struct fold_stack *st;
   size_t n = fold_result(f, &st);
-  struct flame_opts fo = {a->val[OPT_title] ? a->val[OPT_title] : title,
-                          unit, 1200, 0.1, 0, 0};
+  struct flame_opts fo = {.title =
+                              a->val[OPT_title] ? a->val[OPT_title] : title,
+                          .unit = unit,
+                          .width = 1200,
+                          .minwidth = 0.1};
 
   if (o->path[OUT_FOLDED] && o->pprof.period) {
     pprof_write_folds(o->w[OUT_FOLDED].f, &o->pprof, f, o->counts);
