@@ -56,7 +56,8 @@ static void build(const struct fold_stack *st, size_t n, const int64_t *before,
 {
   const char *name[MAXDEPTH];
   size_t len[MAXDEPTH];
-  int64_t start[MAXDEPTH], bstart[MAXDEPTH], x = 0, bx = 0;
+  int64_t start[MAXDEPTH], x = 0, bx = 0;
+  int64_t bstart[MAXDEPTH] = {0}; /* cppcheck cannot see open guards it */
   size_t open = 0;
 
   for (size_t i = 0; i < n; i++) {
