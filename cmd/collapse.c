@@ -18,6 +18,7 @@
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
+#include "core/pprof.h"
 
 #define OPTS_FILE "specs/collapse.opts"
 #include "core/opt_table.h"
@@ -63,12 +64,15 @@ static int write_folded(const char *path, const struct fold_stack *st,
 }
 
 static int write_svg(const char *path, const struct fold_stack *st, size_t n,
-                     struct args *a, const char *unit)
+                     struct args *a, const char *unit, const int64_t *before)
 {
-  struct flame_opts fo = {a->val[OPT_title], a->count[OPT_samples] ? "samples"
-                                                                     : "bytes",
-                          1200, 0.1, a->count[OPT_reverse],
-                          a->count[OPT_inverted]};
+  struct flame_opts fo = {a->val[OPT_title],
+                          a->count[OPT_samples] ? "samples" : "bytes",
+                          1200,
+                          0.1,
+                          a->count[OPT_reverse],
+                          a->count[OPT_inverted],
+                          before};
   struct wfile w;
   int rc;
 
@@ -138,10 +142,11 @@ static void jfr_say(struct jfr_fold *jf, const char *chosen)
 }
 
 /* Fold every input file ("-" is stdin) into f; a recording (detected, or
- * --format jfr) through *jf, made on first use. */
-static void fold_inputs(struct fold *f, char **files, int nfiles,
-                        const struct args *a, const struct jfr_fold_opts *jo,
-                        struct jfr_fold **jf)
+ * --format jfr) through *jf, made on first use (its event counts into
+ * counts too, when there is one). */
+static void fold_inputs(struct fold *f, struct fold *counts, char **files,
+                        int nfiles, const struct args *a,
+                        const struct jfr_fold_opts *jo, struct jfr_fold **jf)
 {
   const char *fm = a->val[OPT_format];
 
@@ -157,7 +162,8 @@ static void fold_inputs(struct fold *f, char **files, int nfiles,
     if (!fd && isatty(0))
       info_msg("reading stacks from the terminal (end with Ctrl-D)");
     if (jfr_detect(fd) || (fm && !strcmp(fm, "jfr"))) {
-      if (!*jf) *jf = jfr_fold_new(f, jo);
+      if (!*jf && (*jf = jfr_fold_new(f, jo)) && counts)
+        jfr_fold_counts(*jf, counts);
       jfr_file(*jf, fd, path);
     } else if ((rc = fold_fd(f, fd, path)) == FOLD_SHRANK) {
       error_msg("'%s' shrank while it was read: its samples are partial", path);
@@ -166,6 +172,50 @@ static void fold_inputs(struct fold *f, char **files, int nfiles,
     }
     if (fd) close(fd);
   }
+}
+
+/* --diff: BEFORE folded as the input is, and the stacks of both: the
+ * folded "stack before after" lines and/or a differential graph. */
+static int write_diff(struct args *a, const struct fold_opts *o,
+                      const struct jfr_fold_opts *jo,
+                      const struct fold_stack *st, size_t n, const char *unit)
+{
+  struct fold *fb = fold_new(o);
+  struct jfr_fold *jf = NULL;
+  const struct fold_stack *bst;
+  struct fold_stack *u;
+  int64_t *before;
+  size_t nb, nu;
+  int rc = 0;
+  char *files[1] = {(char *)a->val[OPT_diff]};
+
+  fold_inputs(fb, NULL, files, 1, a, jo, &jf);
+  if (jf && !jfr_fold_finish(jf, &unit))
+    warn_msg("no such events in '%s'", a->val[OPT_diff]);
+  nb = fold_result(fb, &bst);
+  u = fold_union(bst, nb, st, n, &before, &nu);
+  if (!a->val[OPT_svg] || a->val[OPT_output]) {
+    struct wfile w = {.f = stdout};
+    const char *path = a->val[OPT_output];
+
+    if (path && (rc = wfile_open(&w, path))) {
+      errno_msg(rc, "cannot write '%s'", path);
+      rc = -1;
+    }
+    for (size_t i = 0; !rc && i < nu; i++) {
+      fwrite(u[i].key, 1, u[i].len, w.f);
+      fprintf(w.f, " %" PRId64 " %" PRId64 "\n", before[i], u[i].value);
+    }
+    if (!rc && path && (rc = wfile_commit(&w)))
+      errno_msg(rc, "cannot write '%s'", path);
+  }
+  if (a->val[OPT_svg] && write_svg(a->val[OPT_svg], u, nu, a, unit, before))
+    rc = 1;
+  free(u);
+  free(before);
+  jfr_fold_free(jf);
+  fold_free(fb);
+  return rc != 0;
 }
 
 /* Bad lines are reported, never fatal; no stack at all is. */
@@ -190,9 +240,59 @@ static int report(const struct fold_stats *s, const struct fold_opts *o,
 }
 
 /* --format's words, in specs/collapse.opts' order (jfr: read as a recording,
- * whatever it looks like). */
+ * whatever it looks like; pprof: detect, write pprof). */
 static const enum fold_format formats[] = {FOLD_STACKS, FOLD_FOLDED,
-                                           FOLD_JSTACK, FOLD_AUTO};
+                                           FOLD_JSTACK, FOLD_AUTO, FOLD_AUTO};
+enum { FORMAT_PPROF = 4 };
+
+/* --format pprof: a recording's stacks with their lines and threads (a
+ * label), and its event counts beside the values. 0, or 2 (usage). */
+static int pprof_setup(const struct args *a, struct jfr_fold_opts *jo)
+{
+  if (a->word[OPT_format] != FORMAT_PPROF) return 0;
+  if (a->val[OPT_svg] || a->count[OPT_reverse] || a->count[OPT_seed_compat])
+    return usage_error("--format pprof: not with --svg, --reverse or "
+                       "--seed-compat");
+  if (!a->val[OPT_output] && isatty(1))
+    return usage_error("--format pprof writes binary: give -o FILE");
+  jo->lines = 1;
+  jo->thread_frames = 1;
+  return 0;
+}
+
+static int counts_wanted(const struct args *a)
+{
+  return a->word[OPT_format] == FORMAT_PPROF;
+}
+
+/* The folded stacks as a gzipped pprof profile (core/pprof). 0 or 1. */
+static int write_pprof(const struct args *a, struct fold *f,
+                       struct fold *counts, struct jfr_fold *jf)
+{
+  struct pprof_opts po = {PPROF_VALUE,
+                          a->count[OPT_samples] ? "samples" : "bytes",
+                          a->num[OPT_interval],
+                          0,
+                          0,
+                          a->count[OPT_thread_frames],
+                          NULL};
+  const char *path = a->val[OPT_output];
+  struct wfile w = {.f = stdout};
+  int err;
+
+  if (jf) jfr_fold_pprof(jf, &po);
+  if (path && (err = wfile_open(&w, path))) {
+    errno_msg(err, "cannot write '%s'", path);
+    return 1;
+  }
+  err = pprof_write_folds(w.f, &po, f, jf ? counts : NULL);
+  if (path && err)
+    wfile_abort(&w);
+  else if (path)
+    err = wfile_commit(&w);
+  if (err) errno_msg(err, "cannot write '%s'", path ? path : "stdout");
+  return err != 0;
+}
 
 int collapse_main(int argc, char **argv)
 {
@@ -204,7 +304,7 @@ int collapse_main(int argc, char **argv)
   const struct fold_stack *st;
   struct fold_stack *rev = NULL;
   struct buf arena = {0};
-  struct fold *f;
+  struct fold *f, *counts = NULL;
   struct stat sb;
   int rc, nfiles;
   size_t n, n_rev = 0;
@@ -221,7 +321,9 @@ int collapse_main(int argc, char **argv)
   if (a.val[OPT_gc] && gc_range(a.val[OPT_gc], &o))
     return usage_error("--gc takes N or N-M");
   if (a.word[OPT_format] >= 0) o.format = formats[a.word[OPT_format]];
-  if ((rc = jfr_setup(&a, &jo))) return rc;
+  if ((rc = jfr_setup(&a, &jo)) || (rc = pprof_setup(&a, &jo))) return rc;
+  if (a.val[OPT_diff] && (a.count[OPT_reverse] || counts_wanted(&a)))
+    return usage_error("--diff: not with --reverse or --format pprof");
   jt_verbose |= a.count[OPT_verbose] > 0;
   /* "collapse stacks.txt protobuf grpc", as FlameCollapse took its filter:
    * the operands after the files that are no files are filters */
@@ -234,14 +336,20 @@ int collapse_main(int argc, char **argv)
   if (a.val[OPT_filter]) filters[o.nfilters++] = a.val[OPT_filter];
   o.filters = filters;
   f = fold_new(&o);
-  fold_inputs(f, a.argv, nfiles, &a, &jo, &jf);
+  if (a.word[OPT_format] == FORMAT_PPROF) counts = fold_new(&o);
+  fold_inputs(f, counts, a.argv, nfiles, &a, &jo, &jf);
   if (jf && !(chosen = jfr_fold_finish(jf, &unit)))
     error_msg("no %s events in the recording", jo.event ? jo.event
               : "profiling (cpu, cputime, alloc, lock, native)");
   else if (jf)
     jfr_say(jf, chosen);
   n = fold_result(f, &st);
-  if (!(rc = report(fold_stats(f), &o, n, a.count[OPT_verbose])) || n) {
+  rc = report(fold_stats(f), &o, n, a.count[OPT_verbose]);
+  if (counts && (!rc || n)) {
+    rc |= write_pprof(&a, f, counts, jf);
+  } else if (a.val[OPT_diff] && (!rc || n)) {
+    rc |= write_diff(&a, &o, &jo, st, n, unit);
+  } else if (!rc || n) {
     if (a.count[OPT_reverse] && (!a.val[OPT_svg] || a.val[OPT_output])) {
       n_rev = n;
       rev = fold_reverse(st, &n_rev, &arena);
@@ -251,12 +359,14 @@ int collapse_main(int argc, char **argv)
              : write_folded(a.val[OPT_output], st, n,
                             a.count[OPT_seed_compat])))
       rc = 1;
-    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit)) rc = 1;
+    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit, NULL))
+      rc = 1;
   }
   free(rev);
   free(filters);
   buf_free(&arena);
   jfr_fold_free(jf);
   fold_free(f);
+  if (counts) fold_free(counts);
   return rc;
 }

@@ -23,6 +23,7 @@
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
+#include "core/pprof.h"
 #include "core/root.h"
 #include "core/vm.h"
 #include "core/wfile.h"
@@ -208,6 +209,8 @@ enum { OUT_FOLDED, OUT_SVG, OUT_JFR, NOUT };
 struct outs {
   struct wfile w[NOUT];
   const char *path[NOUT];
+  struct pprof_opts pprof; /* -o is pprof when its period is set */
+  struct fold *counts;     /* pprof: the events per stack */
 };
 
 static int outs_open(struct outs *o, struct args *a)
@@ -274,10 +277,15 @@ static void write_result(struct outs *o, struct args *a, struct fold *f,
 {
   const struct fold_stack *st;
   size_t n = fold_result(f, &st);
-  struct flame_opts fo = {a->val[OPT_title] ? a->val[OPT_title] : title,
-                          unit, 1200, 0.1, 0, 0};
+  struct flame_opts fo = {.title =
+                              a->val[OPT_title] ? a->val[OPT_title] : title,
+                          .unit = unit,
+                          .width = 1200,
+                          .minwidth = 0.1};
 
-  if (o->path[OUT_FOLDED]) {
+  if (o->path[OUT_FOLDED] && o->pprof.period) {
+    pprof_write_folds(o->w[OUT_FOLDED].f, &o->pprof, f, o->counts);
+  } else if (o->path[OUT_FOLDED]) {
     for (size_t i = 0; i < n; i++) {
       fwrite(st[i].key, 1, st[i].len, o->w[OUT_FOLDED].f);
       fprintf(o->w[OUT_FOLDED].f, " %" PRId64 "\n", st[i].value);
@@ -294,6 +302,7 @@ static const char *jfr_only(const struct args *a)
   if (a->val[OPT_interval]) return "--interval sets JFR's sampling rate";
   if (a->val[OPT_jfr]) return "--jfr keeps a JFR recording";
   if (a->count[OPT_thread_frames]) return "--thread-frames needs JFR's threads";
+  if (a->word[OPT_format] == 1) return "pprof takes JFR's threads and counts";
   if (v && strcmp(v, "samples")) return "--value names a field of JFR's events";
   return NULL;
 }
@@ -334,10 +343,11 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
 static int collect(struct prof *p, struct args *a, struct outs *o,
                    const char *event)
 {
+  int pp = a->word[OPT_format] == 1; /* pprof: threads, lines, counts */
   struct jfr_fold_opts jo = {event,
                              a->val[OPT_value],
-                             a->count[OPT_lines],
-                             a->count[OPT_thread_frames],
+                             a->count[OPT_lines] || pp,
+                             a->count[OPT_thread_frames] || pp,
                              0,
                              -1,
                              -1};
@@ -349,6 +359,7 @@ static int collect(struct prof *p, struct args *a, struct outs *o,
   char err[256];
   int fd = take_file(p, 0), rc = fd < 0;
 
+  if (pp) jfr_fold_counts(jf, o->counts = fold_new(&fo));
   if (fd >= 0) {
     if (jfr_fold_fd(jf, fd, p->file, err, sizeof(err))) {
       error_msg("pid %d: its recording: %s", p->t.pid, err);
@@ -363,6 +374,8 @@ static int collect(struct prof *p, struct args *a, struct outs *o,
       chosen = event;
     }
     buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
+    if (pp) jfr_fold_pprof(jf, &o->pprof);
+    o->pprof.period = pp ? a->num[OPT_interval] : 0;
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,
                 jfr_fold_stats(jf)->used);
     write_result(o, a, f, unit, title.p);
@@ -370,6 +383,7 @@ static int collect(struct prof *p, struct args *a, struct outs *o,
   buf_free(&title);
   jfr_fold_free(jf);
   fold_free(f);
+  if (o->counts) fold_free(o->counts);
   return rc;
 }
 

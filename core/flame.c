@@ -14,6 +14,7 @@ struct node {
   const char *name;
   uint32_t len, depth;
   int64_t start, end;
+  int64_t before; /* differential: the frame's value before */
 };
 
 struct nodes {
@@ -21,58 +22,6 @@ struct nodes {
   size_t n, cap;
   uint32_t maxdepth;
 };
-
-static void emit(struct nodes *ns, const char *name, size_t len,
-                 uint32_t depth, int64_t start, int64_t end)
-{
-  if (ns->n == ns->cap)
-    ns->v = xrealloc(ns->v, (ns->cap = ns->cap ? ns->cap * 2 : 1024) *
-                                sizeof(*ns->v));
-  ns->v[ns->n++] = (struct node){name, (uint32_t)len, depth, start, end};
-  if (depth > ns->maxdepth) ns->maxdepth = depth;
-}
-
-/* The merge: one node per drawn frame, plus "all" at depth 0. */
-static void build(const struct fold_stack *st, size_t n, struct nodes *ns)
-{
-  const char *name[MAXDEPTH];
-  size_t len[MAXDEPTH];
-  int64_t start[MAXDEPTH], x = 0;
-  size_t open = 0;
-
-  for (size_t i = 0; i < n; i++) {
-    const char *k = st[i].key, *end = k + st[i].len;
-    size_t d = 0;
-
-    /* nothing to draw; and the total must not overflow */
-    if (st[i].value <= 0 || st[i].value > INT64_MAX - x) continue;
-    /* how many open frames this stack shares */
-    while (k <= end && d < MAXDEPTH) {
-      const char *semi = memchr(k, ';', (size_t)(end - k));
-      size_t l = semi ? (size_t)(semi - k) : (size_t)(end - k);
-
-      if (d < open && (len[d] != l || memcmp(name[d], k, l))) {
-        for (size_t j = open; j-- > d;)
-          emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x);
-        open = d;
-      }
-      if (d >= open) {
-        name[d] = k, len[d] = l, start[d] = x;
-        open = d + 1;
-      }
-      d++;
-      if (!semi) break;
-      k = semi + 1;
-    }
-    for (size_t j = open; j-- > d;)
-      emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x);
-    if (open > d) open = d;
-    x += st[i].value;
-  }
-  for (size_t j = open; j-- > 0;)
-    emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x);
-  emit(ns, "all", 3, 0, 0, x);
-}
 
 /* v with d decimals (v >= 0), as printf's "%.*f" would but without its
  * cost per call: the main loop writes five numbers a frame. */
@@ -83,8 +32,120 @@ static void put_num(struct buf *b, double v, int d)
 
   for (int i = 0; i < d; i++, u /= 10) *--p = (char)('0' + u % 10);
   if (d) *--p = '.';
-  do *--p = (char)('0' + u % 10); while (u /= 10);
+  do *--p = (char)('0' + u % 10);
+  while (u /= 10);
   buf_add(b, p, (size_t)(t + sizeof(t) - p));
+}
+
+static void emit(struct nodes *ns, const char *name, size_t len, uint32_t depth,
+                 int64_t start, int64_t end, int64_t before)
+{
+  if (ns->n == ns->cap)
+    ns->v = xrealloc(ns->v, (ns->cap = ns->cap ? ns->cap * 2 : 1024) *
+                                sizeof(*ns->v));
+  ns->v[ns->n++] =
+      (struct node){name, (uint32_t)len, depth, start, end, before};
+  if (depth > ns->maxdepth) ns->maxdepth = depth;
+}
+
+/* The merge: one node per drawn frame, plus "all" at depth 0; with
+ * before (differential), frames also sum the values before, and a stack
+ * that is gone (0 now) is merged for them at no width. */
+static void build(const struct fold_stack *st, size_t n, const int64_t *before,
+                  struct nodes *ns)
+{
+  const char *name[MAXDEPTH];
+  size_t len[MAXDEPTH];
+  int64_t start[MAXDEPTH], x = 0, bx = 0;
+  int64_t bstart[MAXDEPTH] = {0}; /* cppcheck cannot see open guards it */
+  size_t open = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *k = st[i].key, *end = k + st[i].len;
+    int64_t b = before && before[i] > 0 ? before[i] : 0;
+    size_t d = 0;
+
+    /* nothing to draw; and the totals must not overflow */
+    if (st[i].value < 0 || (!st[i].value && !b) ||
+        st[i].value > INT64_MAX - x || b > INT64_MAX - bx)
+      continue;
+    /* how many open frames this stack shares */
+    while (k <= end && d < MAXDEPTH) {
+      const char *semi = memchr(k, ';', (size_t)(end - k));
+      size_t l = semi ? (size_t)(semi - k) : (size_t)(end - k);
+
+      if (d < open && (len[d] != l || memcmp(name[d], k, l))) {
+        for (size_t j = open; j-- > d;)
+          emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x,
+               bx - bstart[j]);
+        open = d;
+      }
+      if (d >= open) {
+        name[d] = k, len[d] = l, start[d] = x;
+        bstart[d] = bx;
+        open = d + 1;
+      }
+      d++;
+      if (!semi) break;
+      k = semi + 1;
+    }
+    for (size_t j = open; j-- > d;)
+      emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x, bx - bstart[j]);
+    if (open > d) open = d;
+    x += st[i].value;
+    bx += b;
+  }
+  for (size_t j = open; j-- > 0;)
+    emit(ns, name[j], len[j], (uint32_t)j + 1, start[j], x, bx - bstart[j]);
+  emit(ns, "all", 3, 0, 0, x, bx);
+}
+
+/* Differential: white for an unchanged share of the total, red as the
+ * frame's share grew, blue as it shrank: the change relative to the larger
+ * of the two shares, full for a frame that came or went. */
+static void diff_colour(struct buf *o, double now, double then)
+{
+  double big = now > then ? now : then, c = big > 0 ? (now - then) / big : 0;
+  int fade;
+
+  c = c > 1 ? 1 : c < -1 ? -1 : c;
+  fade = (int)(255 - 200 * (c < 0 ? -c : c));
+  buf_adds(o, "rgb(");
+  put_num(o, c < 0 ? fade : 255, 0);
+  buf_addc(o, ',');
+  put_num(o, fade, 0);
+  buf_addc(o, ',');
+  put_num(o, c > 0 ? fade : 255, 0);
+  buf_addc(o, ')');
+}
+
+/* The hover text's values: "N unit, P%" and, differential, "; before:
+ * M, Q%; +D points". */
+static void hover(struct buf *b, const struct node *nd, const char *unit,
+                  int64_t total, int64_t btotal, int diff)
+{
+  double now =
+      total ? 100.0 * (double)(nd->end - nd->start) / (double)total : 0;
+  double then = btotal ? 100.0 * (double)nd->before / (double)btotal : 0;
+
+  buf_adds(b, diff ? " (after: " : " (");
+  put_num(b, (double)(nd->end - nd->start), 0);
+  buf_addc(b, ' ');
+  buf_adds(b, unit);
+  buf_adds(b, ", ");
+  put_num(b, now, 2);
+  buf_adds(b, "%");
+  if (diff) {
+    buf_adds(b, "; before: ");
+    put_num(b, (double)nd->before, 0);
+    buf_adds(b, ", ");
+    put_num(b, then, 2);
+    buf_adds(b, "%; ");
+    buf_adds(b, now >= then ? "+" : "-");
+    put_num(b, now >= then ? now - then : then - now, 2);
+    buf_adds(b, " points");
+  }
+  buf_addc(b, ')');
 }
 
 /* The JDK's own packages: their frames are drawn green. */
@@ -235,11 +296,12 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
   struct fold_stack *rev = NULL;
   double scale;
   int height, width = o->width > 100 ? o->width : 1200;
-  int64_t total;
+  int64_t total, btotal;
 
-  if (o->reverse) st = rev = fold_reverse(st, &n, &arena);
-  build(st, n, &ns);
+  if (o->reverse && !o->before) st = rev = fold_reverse(st, &n, &arena);
+  build(st, n, o->before, &ns);
   total = ns.v[ns.n - 1].end;
+  btotal = ns.v[ns.n - 1].before;
   scale = total ? (double)(width - 2 * XPAD) / (double)total : 0;
   height = TOP + BOTTOM + FRAME_H * ((int)ns.maxdepth + 1);
   fprintf(out,
@@ -282,14 +344,8 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
     xml_buf(&b, nd->name, shown);
     buf_adds(&b, "\"><title>");
     xml_buf(&b, nd->name, shown);
-    buf_adds(&b, " (");
-    put_num(&b, (double)(nd->end - nd->start), 0);
-    buf_addc(&b, ' ');
-    buf_adds(&b, o->unit);
-    buf_adds(&b, ", ");
-    put_num(&b, total ? 100.0 * (double)(nd->end - nd->start) / (double)total
-                      : 0, 2);
-    buf_adds(&b, "%)</title><rect x=\"");
+    hover(&b, nd, o->unit, total, btotal, o->before != NULL);
+    buf_adds(&b, "</title><rect x=\"");
     put_num(&b, x, 1);
     buf_adds(&b, "\" y=\"");
     put_num(&b, y, 0);
@@ -298,7 +354,11 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
     buf_adds(&b, "\" height=\"");
     put_num(&b, FRAME_H - 1, 0);
     buf_adds(&b, "\" fill=\"");
-    if (nd->depth) colour(&b, nd->name, nd->len);
+    if (o->before)
+      diff_colour(&b, total ? (double)(nd->end - nd->start) / (double)total : 0,
+                  btotal ? (double)nd->before / (double)btotal : 0);
+    else if (nd->depth)
+      colour(&b, nd->name, nd->len);
     else buf_adds(&b, "rgb(240,200,160)");
     buf_adds(&b, "\" rx=\"2\"/><text x=\"");
     put_num(&b, x + 3, 1);

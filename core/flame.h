@@ -4,6 +4,10 @@
  * drawing and script: hover details, click to zoom, search with the share
  * of the total that matches, icicle (--inverted) and reversed stacks
  * (allocated type at the root). The same input gives the same bytes.
+ * A differential graph takes its widths from the stacks' values (after)
+ * and colours each frame by its change in share of the total since before:
+ * red grew, blue shrank, white kept its share; the hover text gives both
+ * values, both shares and the change in percentage points.
  */
 #ifndef FLAME_H
 #define FLAME_H
@@ -18,6 +22,8 @@ struct flame_opts {
   double minwidth;      /* frames narrower than this (pixels) are pruned */
   int reverse;          /* leaf first: who allocates byte[]? */
   int inverted;         /* icicle: root at the top */
+  const int64_t *before; /* a differential graph: each stack's value
+                            before (fold_union); NULL: a plain one */
 };
 
 /* Write the SVG for n stacks (sorted by key, as fold_result gives them).

@@ -455,3 +455,25 @@ void fold_free(struct fold *f)
   free(f->filter_len);
   free(f);
 }
+
+struct fold_stack *fold_union(const struct fold_stack *a, size_t na,
+                              const struct fold_stack *b, size_t nb,
+                              int64_t **before, size_t *n)
+{
+  struct fold_stack *u = xmalloc((na + nb + 1) * sizeof(*u));
+  int64_t *bv = xmalloc((na + nb + 1) * sizeof(*bv));
+  size_t i = 0, j = 0, k = 0;
+
+  while (i < na || j < nb) {
+    int c = i == na ? 1 : j == nb ? -1 : fold_stack_cmp(&a[i], &b[j]);
+
+    u[k] = c < 0 ? a[i] : b[j];
+    u[k].value = c < 0 ? 0 : b[j].value;
+    bv[k++] = c <= 0 ? a[i].value : 0;
+    i += c <= 0;
+    j += c >= 0;
+  }
+  *before = bv;
+  *n = k;
+  return u;
+}

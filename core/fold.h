@@ -68,6 +68,14 @@ struct buf;
 struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
                                 struct buf *arena);
 
+/* The stacks of a or b (both sorted by key bytes) once each, sorted: the
+ * value is b's, *before (malloc'd, the caller frees) a's, 0 where a stack
+ * is missing. Keys point into a and b. Returns a malloc'd array and sets
+ * *n to its length. For differential graphs (before a, after b). */
+struct fold_stack *fold_union(const struct fold_stack *a, size_t na,
+                              const struct fold_stack *b, size_t nb,
+                              int64_t **before, size_t *n);
+
 /* The totals, sorted by key bytes; valid until fold_free. */
 size_t fold_result(struct fold *f, const struct fold_stack **out);
 

@@ -172,6 +172,9 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   j->limit = j->size < avail ? j->size : avail;
   j->st.live = !!j->gen;
   if (!j->first_ns) j->first_ns = (int64_t)j->start_ns;
+  if (!j->st.start_ns) j->st.start_ns = (int64_t)j->start_ns;
+  if ((int64_t)(j->start_ns + be(h + 40, 8)) > j->st.end_ns)
+    j->st.end_ns = (int64_t)(j->start_ns + be(h + 40, 8));
   if (jfr_metadata(j, err, errlen)) {
     j->size = 0;
     return -1;

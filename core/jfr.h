@@ -42,6 +42,7 @@ struct jfr_stats {
   uint64_t bad_pools;      /* checkpoint records that did not decode */
   uint64_t missing;        /* references to pool keys that were not there */
   uint64_t end;            /* offset after the last chunk read whole */
+  int64_t start_ns, end_ns; /* the chunks' span, ns since the epoch */
   int live;                /* the last chunk was still being written */
   int truncated;           /* the file ends inside a finished chunk */
 };
@@ -144,6 +145,7 @@ struct jfr_fold_stats {
   uint64_t scaled, unscaled; /* threads whose samples were scaled by their
                               allocation statistics / kept raw weights */
   uint64_t end;            /* the last recording's bytes read (chunks whole) */
+  int64_t start_ns, end_ns; /* the recordings' span, ns since the epoch */
   int truncated, live;     /* some recording was cut short / being written */
 };
 
@@ -151,6 +153,9 @@ struct jfr_fold;
 
 /* Fold the events o asks for into f (not owned). Never NULL. */
 struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o);
+/* Also fold each stack's number of events into counts (not owned; the
+ * same keys as the values' fold gets). Call before the first recording. */
+void jfr_fold_counts(struct jfr_fold *jf, struct fold *counts);
 /* Read a recording from fd (not closed). Returns 0, or -1 with err when
  * it could not be read to its end: what came before is folded. */
 int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
@@ -161,6 +166,12 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
  * "bytes", "ns" or the field's name). */
 const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit);
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf);
+/* After finish: the pprof columns the chosen events give (core/pprof:
+ * cpu, alloc, lock; a --value or --samples one column), the recordings'
+ * start and length, whether the root frame is the thread. o->period is
+ * the caller's. */
+struct pprof_opts;
+void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o);
 void jfr_fold_free(struct jfr_fold *jf);
 
 #endif

@@ -130,8 +130,8 @@ static void merge(struct jfr_est *e)
   e->n = k + 1;
 }
 
-void jfr_est_flush(struct jfr_est *e, struct fold *f, int has_type,
-                   uint64_t *scaled, uint64_t *unscaled)
+void jfr_est_flush(struct jfr_est *e, struct fold *f, struct fold *counts,
+                   int has_type, uint64_t *scaled, uint64_t *unscaled)
 {
   merge(e);
   for (size_t t = 0; t < e->nthreads; t++) {
@@ -152,6 +152,9 @@ void jfr_est_flush(struct jfr_est *e, struct fold *f, int has_type,
                         (double)(th->hi - th->lo) +
                     0.5);
     fold_add(f, e->arena.p + x->off, x->len, v, has_type);
+    if (counts)
+      fold_add(counts, e->arena.p + x->off, x->len, (int64_t)x->count,
+               has_type);
   }
   jmap_clear(&e->ids);
   e->nthreads = e->n = 0;

@@ -16,6 +16,7 @@
 #include "core/jvmtool.h"
 #include "core/fold.h"
 #include "core/jfr_int.h"
+#include "core/pprof.h"
 
 const struct jfr_event_row jfr_event_rows[] = {
 #define EVENT(w, g, n, v, l, s, x) {w, g, n, v, l, s, x},
@@ -31,6 +32,7 @@ struct sel {
   const char *name, *value;
   int group, leaf;         /* group: index into pending[] */
   const char *scale;       /* the row's scale, when it applies */
+  const char *word;        /* the row's word; NULL: an event type */
 };
 
 struct bound {             /* where a selected event keeps its fields */
@@ -44,6 +46,7 @@ struct jfr_fold {
   struct sel sel[MAXSEL];
   int nsel, ngroups;
   struct fold *pending[MAXSEL];  /* [0] is f itself */
+  struct fold *counts[MAXSEL];   /* the events per stack: [0] the caller's */
   uint64_t group_events[MAXSEL];
   int group_ticks[MAXSEL];
   struct jfr *j;
@@ -57,6 +60,7 @@ struct jfr_fold {
   struct jfr_est *est; /* the scaled group's samples */
   int est_group, est_leaf;
   struct jfr_fold_stats st;
+  const char *word, *unit; /* what finish chose */
 };
 
 int jfr_event_valid(const char *e)
@@ -100,9 +104,9 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     if (o->event && strcmp(o->event, r->word)) continue;
     if (r->group != last) jf->ngroups++;
     last = r->group;
-    jf->sel[jf->nsel++] =
-        (struct sel){r->name, o->value ? o->value : r->value, jf->ngroups - 1,
-                     r->type_leaf, o->value || o->samples ? NULL : r->scale};
+    jf->sel[jf->nsel++] = (struct sel){
+        r->name,      o->value ? o->value : r->value,           jf->ngroups - 1,
+        r->type_leaf, o->value || o->samples ? NULL : r->scale, r->word};
     if (r->scale && !o->value && !o->samples && !jf->est) {
       jf->est = jfr_est_new();
       jf->est_group = jf->ngroups - 1;
@@ -110,12 +114,20 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     }
   }
   if (!jf->nsel) {  /* an event type by name */
-    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0, NULL};
+    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0, NULL, NULL};
     jf->ngroups = 1;
   }
   jf->pending[0] = f;
   for (int g = 1; g < jf->ngroups; g++) jf->pending[g] = fold_new(&plain);
   return jf;
+}
+
+void jfr_fold_counts(struct jfr_fold *jf, struct fold *counts)
+{
+  struct fold_opts plain = {.no_squash = 1, .gc_lo = -1, .gc_hi = -1};
+
+  jf->counts[0] = counts;
+  for (int g = 1; g < jf->ngroups; g++) jf->counts[g] = fold_new(&plain);
 }
 
 /* The event that scales sel i ("type#field"), bound to feed est. */
@@ -367,6 +379,8 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
     jfr_est_add(jf->est, a->thread, k->p, k->len, a->count, a->value);
   else
     fold_add(jf->pending[s->group], k->p, k->len, a->value, s->leaf);
+  if (!(a->has & 8) && jf->counts[s->group])
+    fold_add(jf->counts[s->group], k->p, k->len, (int64_t)a->count, s->leaf);
 }
 
 /* The chunk's sums go into the folds while its pools name them. */
@@ -396,14 +410,18 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
     flush_chunk(jf);
   }
   if (jf->est)
-    jfr_est_flush(jf->est, jf->pending[jf->est_group], jf->est_leaf,
-                  &jf->st.scaled, &jf->st.unscaled);
+    jfr_est_flush(jf->est, jf->pending[jf->est_group],
+                  jf->counts[jf->est_group], jf->est_leaf, &jf->st.scaled,
+                  &jf->st.unscaled);
   s = jfr_stats(jf->j);
   jf->st.chunks += s->chunks;
   jf->st.events += s->events;
   jf->st.bad += s->bad_records + s->bad_pools;
   jf->st.truncated |= s->truncated;
   jf->st.end = s->end;
+  if (!jf->st.start_ns || (s->start_ns && s->start_ns < jf->st.start_ns))
+    jf->st.start_ns = s->start_ns;
+  if (s->end_ns > jf->st.end_ns) jf->st.end_ns = s->end_ns;
   jf->st.live |= s->live;
   jfr_close(jf->j);
   jf->j = NULL;
@@ -426,6 +444,7 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
     buf_printf(&jf->chosen, "%s%s", jf->chosen.len ? " and " : "",
                jf->sel[i].name);
     leaf = jf->sel[i].leaf;
+    jf->word = jf->sel[i].word;
     if (jf->sel[i].value && !jf->o.samples)
       *unit = leaf ? "bytes" : jf->group_ticks[g] ? "ns" : jf->sel[i].value;
   }
@@ -434,7 +453,24 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
     for (size_t i = 0; i < n; i++)
       fold_add(jf->f, st[i].key, st[i].len, st[i].value, leaf);
   }
+  jf->unit = *unit;
+  if (g > 0 && jf->counts[0]) {
+    n = fold_result(jf->counts[g], &st);
+    for (size_t i = 0; i < n; i++)
+      fold_add(jf->counts[0], st[i].key, st[i].len, st[i].value, leaf);
+  }
   return jf->chosen.p;
+}
+
+void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
+{
+  o->kind = jf->o.samples ? PPROF_VALUE : pprof_kind_of(jf->word);
+  if (jf->o.value) o->kind = PPROF_VALUE;
+  o->unit = jf->unit;
+  o->time_ns = jf->st.start_ns;
+  o->duration_ns =
+      jf->st.end_ns > jf->st.start_ns ? jf->st.end_ns - jf->st.start_ns : 0;
+  o->thread_root = jf->o.thread_frames;
 }
 
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)
@@ -445,7 +481,10 @@ const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)
 void jfr_fold_free(struct jfr_fold *jf)
 {
   if (!jf) return;
-  for (int g = 1; g < jf->ngroups; g++) fold_free(jf->pending[g]);
+  for (int g = 1; g < jf->ngroups; g++) {
+    fold_free(jf->pending[g]);
+    if (jf->counts[0]) fold_free(jf->counts[g]);
+  }
   jfr_est_free(jf->est);
   free(jf->bind);
   free(jf->want);

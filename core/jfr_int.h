@@ -152,10 +152,11 @@ void jfr_est_seen(struct jfr_est *e, uint64_t thread);
 void jfr_est_add(struct jfr_est *e, uint64_t thread, const char *key,
                  size_t len, uint64_t count, int64_t weight);
 /* End of a recording: each stack gets count / the thread's samples x its
- * statistics' delta (its raw weight when the thread has no pair) into f;
- * threads scaled and not are added to the counters. Then empty. */
-void jfr_est_flush(struct jfr_est *e, struct fold *f, int has_type,
-                   uint64_t *scaled, uint64_t *unscaled);
+ * statistics' delta (its raw weight when the thread has no pair) into f,
+ * and its count into counts (NULL: none); threads scaled and not are added
+ * to the counters. Then empty. */
+void jfr_est_flush(struct jfr_est *e, struct fold *f, struct fold *counts,
+                   int has_type, uint64_t *scaled, uint64_t *unscaled);
 
 /* Decode one value of field f (or, f NULL, of type t) at c, capturing it
  * into v (may be NULL). */
