@@ -14,33 +14,9 @@
 #include "cmd/cmd.h"
 #include "cmd/top.h"
 #include "core/vm.h"
-#include <poll.h>
 
 #define OPTS_FILE "specs/top.opts"
 #include "core/opt_table.h"
-
-uint64_t top_now_ns(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int top_wait(uint64_t until_ns, int fd)
-{
-  for (;;) {
-    uint64_t now = top_now_ns();
-    struct pollfd p = {fd, POLLIN, 0};
-    int ms, rc;
-
-    if (jt_stop_signal || now >= until_ns) return 0;
-    ms = (int)((until_ns - now + 999999) / 1000000);
-    rc = poll(&p, fd >= 0, ms);
-    if (rc > 0 && (p.revents & POLLIN)) return 1;
-    if (rc < 0 || (fd >= 0 && p.revents & (POLLHUP | POLLERR))) return 0;
-  }
-}
 
 /* Batch and JSON: a refresh every delay, count of them (0: until a stop
  * signal). */

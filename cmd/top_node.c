@@ -11,33 +11,6 @@
 #include "core/perfdata.h"
 #include "core/vm.h"
 
-void top_size(struct buf *b, double v)
-{
-  static const char unit[] = "BKMGTP";
-  int u = 0;
-
-  if (v < 0) {
-    buf_adds(b, "-");
-    return;
-  }
-  /* always a fraction and a unit: 0.0K, 512.0K, 1.5G */
-  v /= 1024;
-  u = 1;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    u++;
-  }
-  buf_printf(b, "%.1f%c", v, unit[u]);
-}
-
-void top_add_text(struct buf *b, const char *s, int esc)
-{
-  if (esc)
-    term_escape(b, s, strlen(s), 0);
-  else
-    buf_adds(b, s);
-}
-
 static void add_uptime(struct buf *b, double s)
 {
   long long t = (long long)s;
@@ -350,23 +323,6 @@ void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
     }
     cut(b, at, width);
   }
-}
-
-/* A number, or null when unknown (< 0). */
-void top_json_num(struct buf *b, const char *key, double v, int last)
-{
-  if (v < 0)
-    buf_printf(b, "\"%s\": null", key);
-  else
-    buf_printf(b, "\"%s\": %.3f", key, v);
-  buf_adds(b, last ? "" : ", ");
-}
-
-void top_json_str(struct buf *b, const char *key, const char *s)
-{
-  buf_printf(b, "\"%s\": ", key);
-  json_buf(b, s, strlen(s));
-  buf_adds(b, ", ");
 }
 
 static void vm_json(const struct top_vm *t, struct buf *b)

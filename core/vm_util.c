@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "core/out.h"
 #include "core/perfdata.h"
+#include "core/root.h"
 #include "core/vm.h"
 
 int vm_open_budget(const struct vm *v, struct perfdata *pd)
@@ -178,4 +179,35 @@ int vm_find_one(const char *target, struct vm *out, char *err, size_t errlen)
     snprintf(err, errlen, "no JVM matches '%s'", target);
   vm_list_free(v, n);
   return n ? -E2BIG : -ESRCH;
+}
+
+/* The process in the pid namespace of host pid n whose own pid there is
+ * nspid, or 0. */
+static int pid_in_ns_of(int n, int nspid)
+{
+  uint64_t want, ino;
+  size_t np;
+  int *pids, found = 0;
+
+  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
+  for (size_t i = 0; i < np && !found; i++)
+    if (proc_nspid(pids[i]) == nspid && !proc_ns_ino(pids[i], "pid", &ino) &&
+        ino == want)
+      found = pids[i];
+  free(pids);
+  return found;
+}
+
+int vm_owner(const struct vm *v)
+{
+  const char *base;
+  int pid, n;
+
+  if (v->pid) return v->pid;
+  base = strrchr(v->path, '/') ? strrchr(v->path, '/') + 1 : v->path;
+  if (parse_pid(base, &pid)) return 0;
+  /* the file is named by the JVM's pid in its own namespace: that of the
+   * root the user named it through, /proc/<n>/root/... */
+  if ((n = root_pid_of(v->path))) pid = pid_in_ns_of(n, pid);
+  return pid;
 }

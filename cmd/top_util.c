@@ -1,0 +1,76 @@
+/* top_util.c - what every part of jvmtool top uses: the clock, the wait
+ * between refreshes, and how sizes, JVM text and JSON fields are written.
+ * It calls no other part of top, so the parts call downwards only:
+ * top.c -> top_tty.c -> top_jvm.c -> top_node.c -> here.
+ */
+#include "core/jvmtool.h"
+#include "cmd/top.h"
+#include "core/out.h"
+#include <poll.h>
+
+uint64_t top_now_ns(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int top_wait(uint64_t until_ns, int fd)
+{
+  for (;;) {
+    uint64_t now = top_now_ns();
+    struct pollfd p = {fd, POLLIN, 0};
+    int ms, rc;
+
+    if (jt_stop_signal || now >= until_ns) return 0;
+    ms = (int)((until_ns - now + 999999) / 1000000);
+    rc = poll(&p, fd >= 0, ms);
+    if (rc > 0 && (p.revents & POLLIN)) return 1;
+    if (rc < 0 || (fd >= 0 && p.revents & (POLLHUP | POLLERR))) return 0;
+  }
+}
+
+void top_size(struct buf *b, double v)
+{
+  static const char unit[] = "BKMGTP";
+  int u = 0;
+
+  if (v < 0) {
+    buf_adds(b, "-");
+    return;
+  }
+  /* always a fraction and a unit: 0.0K, 512.0K, 1.5G */
+  v /= 1024;
+  u = 1;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    u++;
+  }
+  buf_printf(b, "%.1f%c", v, unit[u]);
+}
+
+void top_add_text(struct buf *b, const char *s, int esc)
+{
+  if (esc)
+    term_escape(b, s, strlen(s), 0);
+  else
+    buf_adds(b, s);
+}
+
+/* A number, or null when unknown (< 0). */
+void top_json_num(struct buf *b, const char *key, double v, int last)
+{
+  if (v < 0)
+    buf_printf(b, "\"%s\": null", key);
+  else
+    buf_printf(b, "\"%s\": %.3f", key, v);
+  buf_adds(b, last ? "" : ", ");
+}
+
+void top_json_str(struct buf *b, const char *key, const char *s)
+{
+  buf_printf(b, "\"%s\": ", key);
+  json_buf(b, s, strlen(s));
+  buf_adds(b, ", ");
+}
