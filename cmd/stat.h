@@ -23,6 +23,7 @@ struct target {
 struct run {
   const char *option;
   int timestamp, header_every, utf8;
+  int layout;             /* jstat's layout of JDK <= this; 0: the target's */
   long long interval;     /* ms, < 0: none */
   long long count;        /* <= 0: forever */
   enum mode mode;

@@ -254,6 +254,9 @@ static int unknown_option(const struct run *r)
   return rc;
 }
 
+/* --layout's words (specs/stat.opts) as JDK versions; 0: auto */
+static const int layouts[] = {0, 8, 11, 17};
+
 /* jvmtool's command line: specs/stat.opts, where jstat's -<option> is a
  * dash word. Returns -1 to go on, or a status. */
 int stat_args(struct run *r, int argc, char **argv)
@@ -270,6 +273,7 @@ int stat_args(struct run *r, int argc, char **argv)
     return usage_error("--json or --csv, not both");
   r->header_every = (int)a.num[OPT_header_every];
   r->timestamp = a.count[OPT_timestamp] > 0;
+  r->layout = layouts[a.word[OPT_layout] > 0 ? a.word[OPT_layout] : 0];
   r->option = a.nwords ? a.words[0] : NULL;
   r->mode = a.count[OPT_json] ? JSON : a.count[OPT_csv] ? CSV : TEXT;
   if (a.val[OPT_spec] && stat_load_spec(r, a.val[OPT_spec])) return 1;
