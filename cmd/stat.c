@@ -118,34 +118,13 @@ int stat_all_targets(struct run *r)
   return r->ntg ? 0 : -1;
 }
 
-/* The JDK whose jstat layout is printed: --layout's, else the first open
- * target's own (jstat inside its container prints that one); INT_MAX, the
- * newest, when it says no version. */
-static int layout_jdk(const struct run *r)
-{
-  int jdk = r->layout;
-
-  for (int i = 0; !jdk && i < r->ntg; i++)
-    if (r->tg[i].opened) jdk = vm_java_feature(&r->tg[i].pd);
-  return jdk ? jdk : INT_MAX;
-}
-
-/* name's option for that layout: its variant "option name jdk N" with the
- * least N >= jdk (specs/jstat.spec), else the first of the name. */
-static const struct expr_option *layout_option(const struct run *r,
-                                               const char *name, int jdk)
-{
-  const struct expr_option *o = expr_spec_find_jdk(&r->spec, name, jdk);
-
-  return o ? o : expr_spec_find(&r->spec, name);
-}
-
 /* -t's column for a saved file: the timestamp option's second column when
  * it has one (specs/jstat.spec: the file's own uptime, as jstat 17 prints),
  * else its only one. */
 static const struct expr_column *file_timestamp(const struct run *r)
 {
-  const struct expr_option *ts = layout_option(r, "timestamp", layout_jdk(r));
+  const struct expr_option *ts =
+      stat_layout_option(r, "timestamp", stat_layout_jdk(r));
 
   return ts->ncols > 1 ? &ts->cols[1] : &ts->cols[0];
 }
@@ -226,9 +205,9 @@ static void resolve_targets(struct run *r)
 
 static void pick_columns(struct run *r)
 {
-  int jdk = layout_jdk(r), n = 0;
-  const struct expr_option *o = layout_option(r, r->option, jdk),
-                           *ts = layout_option(r, "timestamp", jdk);
+  int jdk = stat_layout_jdk(r), n = 0;
+  const struct expr_option *o = stat_layout_option(r, r->option, jdk),
+                           *ts = stat_layout_option(r, "timestamp", jdk);
 
   r->timestamp = r->timestamp && ts && ts->ncols;
   r->cols = xmalloc((o->ncols + 1) * sizeof(*r->cols));

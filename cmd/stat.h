@@ -47,6 +47,11 @@ int stat_all_targets(struct run *r);
  * lines. */
 void stat_load_builtin(struct run *r);
 int stat_load_spec(struct run *r, const char *path);
+/* The JDK whose jstat layout is printed (--layout's, else the first open
+ * target's; INT_MAX when unknown), and name's option in that layout. */
+int stat_layout_jdk(const struct run *r);
+const struct expr_option *stat_layout_option(const struct run *r,
+                                             const char *name, int jdk);
 int stat_list_options(struct run *r);
 /* <interval>[ms|s] and <count> operands: 0, or -1 with *why (caller frees) */
 int stat_timing(struct run *r, char **ops, int n, char **why);
