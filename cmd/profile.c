@@ -2,8 +2,8 @@
  * its own Flight Recorder, with no JDK on the box
  *
  * Over the attach protocol (core/attach): JFR.start with only the events
- * asked for (settings=none and "+event#setting=value" lines, docs/jfr.md
- * §9), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
+ * asked for (settings=none and "+event#setting=value" options, or on JDK
+ * 11-16 a .jfc put into the target's /tmp: core/jfr_start), a wait (Ctrl-C ends it early and still collects), JFR.stop with a
  * file name in the target's own /tmp that nobody can guess; the file is
  * opened inside the target's root (core/root), checked (a regular file of
  * the JVM's user, one link), removed at once and read from the open
@@ -34,6 +34,7 @@
 struct prof {
   struct attach_target t;
   int timeout_ms;
+  int jdk;                 /* its feature version, 0: unknown */
   int tmp;                 /* the target's /tmp, held from before the start */
   char name[64];           /* the recording's name */
   char file[64];           /* its file, in the target's /tmp */
@@ -67,52 +68,6 @@ static char *jfr_command(struct prof *p, const char *line)
   return reply;
 }
 
-/* A time span as JFR takes it: 10ms, 250us, 7ns. */
-static void span(struct buf *b, int64_t ns)
-{
-  if (ns % 1000000 == 0) buf_printf(b, "%" PRId64 "ms", ns / 1000000);
-  else if (ns % 1000 == 0) buf_printf(b, "%" PRId64 "us", ns / 1000);
-  else buf_printf(b, "%" PRId64 "ns", ns);
-}
-
-/* "+jdk.X#setting=value" for each setting of the rows of event. */
-static void settings(const char *event, int64_t interval, struct buf *b)
-{
-  int found = 0;
-
-  for (int i = 0; i < jfr_event_nrows; i++) {
-    const struct jfr_event_row *r = &jfr_event_rows[i];
-    const char *s = r->settings;
-
-    if (strcmp(r->word, event) || !s) continue;
-    found = 1;
-    while (*s) {
-      size_t n = strcspn(s, " ");
-
-      /* "event#setting=value": another event's, which the rows need */
-      if (memchr(s, '#', n))
-        buf_adds(b, " +");
-      else
-        buf_printf(b, " +%s#", r->name);
-      for (size_t k = 0; k < n; k++) {
-        if (s[k] == '$' && s[k + 1] == 'I') {
-          span(b, interval);
-          k++;
-        } else if (s[k] == '$' && s[k + 1] == 'R') {
-          buf_printf(b, "%" PRId64 "/s", 1000000000 / interval > 0
-                     ? 1000000000 / interval : 1);
-          k++;
-        } else {
-          buf_addc(b, s[k]);
-        }
-      }
-      s += n + (s[n] == ' ');
-    }
-  }
-  if (!found)
-    buf_printf(b, " +%s#enabled=true +%s#stackTrace=true", event, event);
-}
-
 /* A recording ends itself (docs/security.md §9): if we die, it stops at
  * the end of the profile plus the bound of our own JFR.stop, so the stop
  * always comes first, and writes at most MAX_MB to p->file (given at the
@@ -122,23 +77,33 @@ static void settings(const char *event, int64_t interval, struct buf *b)
 enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
 
 /* Start the recording, to last ns plus our stop's bound. Returns 0, or 1
- * after saying why. */
+ * after saying why. The .jfc a JDK before 17 reads its events from goes
+ * once JFR.start has answered: the JVM has read it. */
 static int start(struct prof *p, const char *event, int64_t interval,
                  int64_t ns)
 {
   long long ms = ns / 1000000 + p->timeout_ms, mb = ms / 1000 * MB_PER_S;
+  struct jfr_start s = {p->name, p->file, 0, 0, event, interval, p->jdk, NULL};
+  char jfc[64], path[80];
   struct buf line = {0};
   char *reply;
-  int ok;
+  int ok, rc;
 
-  mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
-  buf_printf(&line,
-             "JFR.start name=%s settings=none duration=%lldms "
-             "maxsize=%lldM filename=%s",
-             p->name, ms, mb, p->file);
-  settings(event, interval, &line);
+  s.ms = ms;
+  s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
+  if (jfr_start_needs_jfc(p->jdk)) {
+    if ((rc = jfr_start_put_jfc(p->tmp, &p->t.st, &s, jfc, sizeof(jfc)))) {
+      errno_msg(rc, "pid %d: cannot put the event settings into its /tmp",
+                p->t.pid);
+      return 1;
+    }
+    snprintf(path, sizeof(path), "/tmp/%s", jfc);
+    s.jfc = path;
+  }
+  jfr_start_line(&line, &s);
   reply = jfr_command(p, line.p);
   buf_free(&line);
+  if (s.jfc) jfr_start_drop_jfc(p->tmp, &p->t.st, jfc);
   if (!reply) return 1;
   ok = strstr(reply, "Started recording") != NULL;
   for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
@@ -482,6 +447,7 @@ int profile_main(int argc, char **argv)
   snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
   agent_recording_name(hex, p.file, sizeof(p.file));
   if (open_tmp(&p)) return 1;
+  p.jdk = jfr_start_jdk(&p.t, p.timeout_ms);
   stop_signals(1);
   rc = record(&p, &a, event, agent);
   close(p.tmp);

@@ -80,13 +80,13 @@ static struct expr_source source(struct target *t)
  * else its only one. */
 static const struct expr_column *file_timestamp(const struct run *r)
 {
-  const struct expr_option *ts = expr_spec_find(&r->spec, "timestamp");
+  const struct expr_option *ts =
+      stat_layout_option(r, "timestamp", stat_layout_jdk(r));
 
   return ts->ncols > 1 ? &ts->cols[1] : &ts->cols[0];
 }
 
-/* Open every target and resolve the columns against its counters, once:
- * like jstat, a counter that appears later is never picked up. */
+/* Open every target's PerfData. 0, or -1 when none opens (said). */
 static int open_targets(struct run *r)
 {
   /* jvmstat waits (20 ms polls, 5 s) for a starting JVM to mark its data
@@ -96,7 +96,6 @@ static int open_targets(struct run *r)
 
   for (int i = 0; i < r->ntg; i++) {
     struct target *t = &r->tg[i];
-    struct expr_source src = source(t);
     char why[256] = "";
     int rc;
 
@@ -135,6 +134,20 @@ static int open_targets(struct run *r)
       nanosleep(&ts, NULL);
       if (pd_refresh(&t->pd)) break;
     }
+    ok++;
+  }
+  return ok ? 0 : -1;
+}
+
+/* Resolve the columns against each open target's counters, once: like
+ * jstat, a counter that appears later is never picked up. */
+static void resolve_targets(struct run *r)
+{
+  for (int i = 0; i < r->ntg; i++) {
+    struct target *t = &r->tg[i];
+    struct expr_source src = source(t);
+
+    if (!t->opened) continue;
     t->exprs = xmalloc(r->ncols * sizeof(*t->exprs));
     for (int c = 0; c < r->ncols; c++) {
       const struct expr_column *col = r->cols[c];
@@ -142,16 +155,14 @@ static int open_targets(struct run *r)
       if (c == 0 && r->timestamp && !t->pid) col = file_timestamp(r);
       t->exprs[c] = expr_resolve(col->data, col->required, &src);
     }
-    ok++;
   }
-  return ok ? 0 : -1;
 }
 
 static void pick_columns(struct run *r)
 {
-  const struct expr_option *o = expr_spec_find(&r->spec, r->option),
-                           *ts = expr_spec_find(&r->spec, "timestamp");
-  int n = 0;
+  int jdk = stat_layout_jdk(r), n = 0;
+  const struct expr_option *o = stat_layout_option(r, r->option, jdk),
+                           *ts = stat_layout_option(r, "timestamp", jdk);
 
   r->timestamp = r->timestamp && ts && ts->ncols;
   r->cols = xmalloc((o->ncols + 1) * sizeof(*r->cols));
@@ -408,10 +419,13 @@ int stat_main(int argc, char **argv)
   stop_signals(1);
   rc = jt_alias ? stat_jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
   if (rc < 0) {
-    pick_columns(&r);
-    if (open_targets(&r))
+    if (open_targets(&r)) {
       rc = stop_status(1);
-    else if (!(rc = sample(&r))) rc = jt_status;
+    } else {
+      pick_columns(&r);
+      resolve_targets(&r);
+      if (!(rc = sample(&r))) rc = jt_status;
+    }
   }
   run_free(&r);
   return rc;

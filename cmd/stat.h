@@ -23,6 +23,7 @@ struct target {
 struct run {
   const char *option;
   int timestamp, header_every, utf8;
+  int layout;             /* jstat's layout of JDK <= this; 0: the target's */
   long long interval;     /* ms, < 0: none */
   long long count;        /* <= 0: forever */
   enum mode mode;
@@ -39,6 +40,11 @@ struct run {
  * lines. */
 void stat_load_builtin(struct run *r);
 int stat_load_spec(struct run *r, const char *path);
+/* The JDK whose jstat layout is printed (--layout's, else the first open
+ * target's; INT_MAX when unknown), and name's option in that layout. */
+int stat_layout_jdk(const struct run *r);
+const struct expr_option *stat_layout_option(const struct run *r,
+                                             const char *name, int jdk);
 int stat_list_options(struct run *r);
 /* <interval>[ms|s] and <count> operands: 0, or -1 with *why (caller frees) */
 int stat_timing(struct run *r, char **ops, int n, char **why);

@@ -87,6 +87,28 @@ int stat_list_options(struct run *r)
   return 0;
 }
 
+/* The JDK whose jstat layout is printed: --layout's, else the first open
+ * target's own (jstat inside its container prints that one); INT_MAX, the
+ * newest, when it says no version. */
+int stat_layout_jdk(const struct run *r)
+{
+  int jdk = r->layout;
+
+  for (int i = 0; !jdk && i < r->ntg; i++)
+    if (r->tg[i].opened) jdk = vm_java_feature(&r->tg[i].pd);
+  return jdk ? jdk : INT_MAX;
+}
+
+/* name's option for that layout: its variant "option name jdk N" with the
+ * least N >= jdk (specs/jstat.spec), else the first of the name. */
+const struct expr_option *stat_layout_option(const struct run *r,
+                                             const char *name, int jdk)
+{
+  const struct expr_option *o = expr_spec_find_jdk(&r->spec, name, jdk);
+
+  return o ? o : expr_spec_find(&r->spec, name);
+}
+
 /* Append the built-in options (after any user file: the first wins). */
 void stat_load_builtin(struct run *r)
 {
@@ -298,6 +320,9 @@ static int unknown_option(const struct run *r)
   return rc;
 }
 
+/* --layout's words (specs/stat.opts) as JDK versions; 0: auto */
+static const int layouts[] = {0, 8, 11, 17};
+
 /* jvmtool's command line: specs/stat.opts, where jstat's -<option> is a
  * dash word. Returns -1 to go on, or a status. */
 int stat_args(struct run *r, int argc, char **argv)
@@ -312,6 +337,7 @@ int stat_args(struct run *r, int argc, char **argv)
                        a.words[1]);
   r->header_every = (int)a.num[OPT_header_every];
   r->timestamp = a.count[OPT_timestamp] > 0;
+  r->layout = layouts[a.word[OPT_layout] > 0 ? a.word[OPT_layout] : 0];
   r->option = a.nwords ? a.words[0] : NULL;
   r->mode = a.count[OPT_json] ? JSON : a.count[OPT_csv] ? CSV : TEXT;
   if (a.val[OPT_spec] && stat_load_spec(r, a.val[OPT_spec])) return 1;

@@ -348,6 +348,15 @@ static int parse_option(struct lexer *lx, struct expr_spec *spec)
     return expected(lx, "an option name");
   o.name = xstrdup(lx->text.p);
   next(lx);
+  if (is_word(lx, "jdk")) { /* a variant: jstat's layout up to JDK N */
+    next(lx);
+    if (lx->tok != T_NUM || lx->num < 1 || lx->num > 1000) {
+      free(o.name);
+      return expected(lx, "a JDK version after 'jdk'");
+    }
+    o.jdk = (int)lx->num;
+    next(lx);
+  }
   if (!is_char(lx, '{')) {
     free(o.name);
     return expected(lx, "'{'");
@@ -386,6 +395,17 @@ const struct expr_option *expr_spec_find(const struct expr_spec *spec,
 {
   for (int i = 0; i < spec->nopts; i++)
     if (!strcmp(spec->opts[i].name, name)) return &spec->opts[i];
+  return NULL;
+}
+
+const struct expr_option *expr_spec_find_jdk(const struct expr_spec *spec,
+                                             const char *name, int jdk)
+{
+  for (int i = 0; i < spec->nopts; i++) {
+    const struct expr_option *o = &spec->opts[i];
+
+    if (!strcmp(o->name, name) && (!o->jdk || o->jdk >= jdk)) return o;
+  }
   return NULL;
 }
 

@@ -40,6 +40,8 @@ struct expr_column {
 
 struct expr_option {
   char *name;
+  int jdk; /* "option NAME jdk N": jstat's layout up to JDK N
+                           (0: no bound, the newest) */
   struct expr_column *cols;
   int ncols;
 };
@@ -57,6 +59,11 @@ int expr_spec_parse(struct expr_spec *spec, const char *text, size_t len,
 /* The first option called name, or NULL. */
 const struct expr_option *expr_spec_find(const struct expr_spec *spec,
                                          const char *name);
+/* The first option called name whose layout serves JDK jdk: its bound is
+ * none or at least jdk (variants are written oldest first; jdk INT_MAX
+ * picks an unbounded one). NULL if none. */
+const struct expr_option *expr_spec_find_jdk(const struct expr_spec *spec,
+                                             const char *name, int jdk);
 void expr_spec_free(struct expr_spec *spec);
 
 /* Parse one expression (for tests and tools). NULL with *err on error. */

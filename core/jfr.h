@@ -120,6 +120,7 @@ struct jfr_event_row {
   int type_leaf;           /* the allocated class as the leaf frame */
   const char *settings;    /* JFR.start settings, NULL: none */
   const char *scale;       /* "type#field": per-thread bytes, NULL: none */
+  int from, to;            /* the JDKs profile asks it of (0: unbounded) */
 };
 extern const struct jfr_event_row jfr_event_rows[];
 extern const int jfr_event_nrows;
@@ -128,6 +129,42 @@ extern const int jfr_event_nrows;
 int jfr_event_valid(const char *e);
 /* A usage error for a bad --event e, naming the nearest word. Returns 2. */
 int jfr_event_error(const char *e);
+
+/* profile's JFR.start (core/jfr_start.c), in the form JDK jdk takes (0:
+ * unknown, taken as the newest). */
+struct jfr_start {
+  const char *name;  /* the recording's */
+  const char *file;  /* filename=, in the target's filesystem */
+  long long ms, mb;  /* duration= and maxsize= */
+  const char *event; /* a row word or an event type */
+  int64_t interval;  /* ns: "$I" and "$R" of the rows' settings */
+  int jdk;
+  const char *jfc; /* settings=: a .jfc in the target's filesystem
+                              (jfr_start_jfc's text), NULL: inline options */
+};
+/* 1 if JDK jdk takes no event options in JFR.start: its events must come
+ * from a .jfc file (JDK 11-16), else 0. */
+int jfr_start_needs_jfc(int jdk);
+/* Append the .jfc text that enables what the rows of event ask of JDK jdk
+ * (every setting as its own event element). */
+void jfr_start_jfc(struct buf *b, const char *event, int64_t interval, int jdk);
+/* The feature version of the JVM t: its PerfData's, else the "JDK N" line
+ * of its VM.version (a JVM run with -XX:-UsePerfData); 0 when neither
+ * says. */
+struct attach_target;
+int jfr_start_jdk(const struct attach_target *t, int timeout_ms);
+/* Put s's .jfc into the target's /tmp (tmpfd) as a new file with a name
+ * nobody can guess, owned by the target's user st when we are root; its
+ * name into name (n bytes). Returns 0 or -errno (nothing left). */
+struct proc_status;
+int jfr_start_put_jfc(int tmpfd, const struct proc_status *st,
+                      const struct jfr_start *s, char *name, size_t n);
+/* Remove that file again (once JFR.start has answered: it was read). */
+void jfr_start_drop_jfc(int tmpfd, const struct proc_status *st,
+                        const char *name);
+/* Append the JFR.start command line of s: settings=none and the rows'
+ * settings as "+event#setting=value" options, or settings=<s->jfc>. */
+void jfr_start_line(struct buf *b, const struct jfr_start *s);
 
 struct jfr_fold_opts {
   const char *event;       /* a row word or an event type; NULL: default */

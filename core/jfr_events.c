@@ -19,7 +19,7 @@
 #include "core/pprof.h"
 
 const struct jfr_event_row jfr_event_rows[] = {
-#define EVENT(w, g, n, v, l, s, x) {w, g, n, v, l, s, x},
+#define EVENT(w, g, n, v, l, s, x, f, t) {w, g, n, v, l, s, x, f, t},
 #include "specs/jfr_events.def"
 #undef EVENT
 };

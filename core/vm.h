@@ -130,6 +130,21 @@ void vm_text(const struct perfdata *pd, const char *name, const char *missing,
 /* v's sun.rt.javaCommand as vm_text gives it, "" when it cannot be read. */
 void vm_java_command(const struct vm *v, struct buf *b);
 
+/* The Java feature version a version text starts with: 8 for "1.8.0_144",
+ * 11 for "11.0.2", 21 for "21-ea" (n bytes at s, NUL not needed). 0 when
+ * it starts with no version. */
+int java_feature(const char *s, size_t n);
+
+/* The feature version of the JVM whose PerfData pd is, from its
+ * java.property.java.version, else java.vm.specification.version. 0 when
+ * neither says (the caller assumes the newest). */
+struct perfdata;
+int vm_java_feature(const struct perfdata *pd);
+
+/* vm_java_feature of the JVM with host pid pid, its PerfData read once.
+ * 0 when it has none that can be read (-XX:-UsePerfData, gone). */
+int vm_pid_java_feature(int pid);
+
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */
 int vm_flock_held(dev_t dev, ino_t ino);

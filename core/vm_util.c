@@ -2,7 +2,8 @@
  * per-JVM budget of node-wide loops (docs/security.md §7.2: the work of
  * one JVM is bounded by the PerfData ceilings of core/perfdata.h, its time
  * checked here), what a JVM says of itself in its counters (its main
- * class as jps shows it, whether it takes attach requests) and the JVMs
+ * class as jps shows it, whether it takes attach requests, its Java
+ * version: jstat's layout and JFR.start's form depend on it) and the JVMs
  * an attaching command's target names.
  */
 #include "core/jvmtool.h"
@@ -210,4 +211,62 @@ int vm_owner(const struct vm *v)
    * root the user named it through, /proc/<n>/root/... */
   if ((n = root_pid_of(v->path))) pid = pid_in_ns_of(n, pid);
   return pid;
+}
+
+/* The leading decimal number of s[0..n), at most 4 digits; *used its
+ * length (0: none). */
+static int leading_number(const char *s, size_t n, size_t *used)
+{
+  int v = 0;
+
+  *used = 0;
+  while (*used < n && *used < 4 && s[*used] >= '0' && s[*used] <= '9')
+    v = v * 10 + (s[(*used)++] - '0');
+  return v;
+}
+
+int java_feature(const char *s, size_t n)
+{
+  size_t used;
+  int v = leading_number(s, n, &used);
+
+  if (!used) return 0;
+  if (v == 1 && used < n && s[used] == '.') { /* 1.8.0_x: before JDK 9 */
+    v = leading_number(s + used + 1, n - used - 1, &used);
+    if (!used) return 0;
+  }
+  return v;
+}
+
+int vm_java_feature(const struct perfdata *pd)
+{
+  static const char *const names[] = {"java.property.java.version",
+                                      "java.vm.specification.version"};
+
+  for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+    const struct pd_counter *c = pd_find(pd, names[i]);
+    const char *s;
+    size_t n;
+    int v;
+
+    if (c && (n = pd_string(pd, c, &s)) && (v = java_feature(s, n)) > 0)
+      return v;
+  }
+  return 0;
+}
+
+int vm_pid_java_feature(int pid)
+{
+  char why[256];
+  struct perfdata pd;
+  struct vm v;
+  int rc, jdk = 0;
+
+  rc = vm_resolve_pid(pid, &v, why, sizeof(why));
+  if (!rc) rc = vm_open_budget(&v, &pd);
+  vm_free(&v);
+  if (rc) return 0;
+  jdk = vm_java_feature(&pd);
+  pd_close(&pd);
+  return jdk;
 }

@@ -143,10 +143,20 @@ static void builtin_spec(void)
 
   CHECK(!sparse(&spec, jstat_spec_text, &err),
         "built-in spec parses (%s)", err ? err : "ok");
-  CHECK_INT(spec.nopts, 13, "twelve options and timestamp");
+  /* and the variants: timestamp up to 21, nine options up to 11, gcutil
+   * up to 8 (docs/jvmstat.md §7.2) */
+  CHECK_INT(spec.nopts, 13 + 11, "twelve options, timestamp, variants");
+  CHECK_INT(expr_spec_find_jdk(&spec, "gcutil", 8)->jdk, 8, "gcutil of 8");
+  CHECK_INT(expr_spec_find_jdk(&spec, "gcutil", 6)->jdk, 8, "gcutil of 6");
+  CHECK_INT(expr_spec_find_jdk(&spec, "gcutil", 9)->jdk, 11, "gcutil of 9");
+  CHECK_INT(expr_spec_find_jdk(&spec, "gc", 8)->jdk, 11, "gc of 8: 11's");
+  CHECK_INT(expr_spec_find_jdk(&spec, "gc", 12)->jdk, 0, "gc of 12: 17's");
+  CHECK_INT(expr_spec_find_jdk(&spec, "class", 11)->jdk, 0, "class of 11");
+  CHECK_INT(expr_spec_find_jdk(&spec, "gcutil", 8)->ncols, 11,
+            "JDK 8's gcutil: 11 columns");
   load_fixtures();
   for (int i = 0; i < 13; i++) {
-    const struct expr_option *o = expr_spec_find(&spec, want[i]);
+    const struct expr_option *o = expr_spec_find_jdk(&spec, want[i], INT_MAX);
     struct buf h = {0};
 
     CHECK(o != NULL, "-%s defined", want[i]);
