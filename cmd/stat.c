@@ -28,7 +28,7 @@
 
 static void tg_lookup(void *ctx, const char *name, struct expr_counter *c)
 {
-  struct target *t = ctx;
+  struct stat_jvm *t = ctx;
   const struct pd_counter *pc = pd_find(&t->pd, name);
   const char *str;
   size_t n;
@@ -53,7 +53,7 @@ static void tg_lookup(void *ctx, const char *name, struct expr_counter *c)
 
 static long long tg_long(void *ctx, int h)
 {
-  struct target *t = ctx;
+  struct stat_jvm *t = ctx;
 
   return pd_long(&t->pd, t->refs[h]);
 }
@@ -61,7 +61,7 @@ static long long tg_long(void *ctx, int h)
 /* Valid until the next string read: put_row copies it at once. */
 static const char *tg_string(void *ctx, int h)
 {
-  struct target *t = ctx;
+  struct stat_jvm *t = ctx;
   const char *str;
   size_t n = pd_string(&t->pd, t->refs[h], &str);
 
@@ -70,7 +70,7 @@ static const char *tg_string(void *ctx, int h)
   return t->str.p;
 }
 
-static struct expr_source source(struct target *t)
+static struct expr_source source(struct stat_jvm *t)
 {
   return (struct expr_source){tg_lookup, tg_long, tg_string, NULL, t};
 }
@@ -95,7 +95,7 @@ static int open_targets(struct run *r)
   int ok = 0;
 
   for (int i = 0; i < r->ntg; i++) {
-    struct target *t = &r->tg[i];
+    struct stat_jvm *t = &r->tg[i];
     char why[256] = "";
     int rc;
 
@@ -144,7 +144,7 @@ static int open_targets(struct run *r)
 static void resolve_targets(struct run *r)
 {
   for (int i = 0; i < r->ntg; i++) {
-    struct target *t = &r->tg[i];
+    struct stat_jvm *t = &r->tg[i];
     struct expr_source src = source(t);
 
     if (!t->opened) continue;
@@ -202,7 +202,7 @@ static void put_header(struct run *r)
   struct buf *l = &r->line;
 
   l->len = 0;
-  if (r->mode == CSV) {
+  if (r->mode == OUT_CSV) {
     buf_adds(l, "timestamp,");
     if (r->pid_column) buf_adds(l, "PID,");
     for (int c = 0; c < r->ncols; c++) {
@@ -252,13 +252,13 @@ static void csv_field(struct buf *b, const char *s)
   buf_addc(b, '"');
 }
 
-static void put_row(struct run *r, struct target *t)
+static void put_row(struct run *r, struct stat_jvm *t)
 {
   struct expr_source src = source(t);
   struct buf *l = &r->line, cell = {0};
 
   l->len = 0;
-  if (r->mode == JSON) {
+  if (r->mode == OUT_JSON) {
     buf_printf(l, "{\"timestamp\":%" PRIu64 ",\"pid\":", r->now);
     if (t->pid) buf_printf(l, "%d", t->pid);
     else buf_adds(l, "null");
@@ -266,7 +266,7 @@ static void put_row(struct run *r, struct target *t)
     fputs(",\"target\":", stdout);
     json_string(stdout, t->name, strlen(t->name));
     l->len = 0;
-  } else if (r->mode == CSV) {
+  } else if (r->mode == OUT_CSV) {
     buf_printf(l, "%" PRIu64 ",", r->now);
     if (r->pid_column && t->pid) buf_printf(l, "%d,", t->pid);
     else if (r->pid_column) buf_addc(l, ',');
@@ -286,11 +286,10 @@ static void put_row(struct run *r, struct target *t)
     cell.len = 0;
     if (!str) v /= col->scale;
     if (str) term_buf(&cell, str, strlen(str), 0);  /* escaped on a tty */
-    else if (r->mode != JSON || isfinite(v)) fmt_number(&cell, v,
-                                                        &col->pattern,
-                                                        r->utf8);
+    else if (r->mode != OUT_JSON || isfinite(v))
+      fmt_number(&cell, v, &col->pattern, r->utf8);
     if (!cell.p) buf_adds(&cell, "");
-    if (r->mode == JSON) {
+    if (r->mode == OUT_JSON) {
       char *name = column_name(r, c);
 
       fwrite(l->p, 1, l->len, stdout);
@@ -306,7 +305,7 @@ static void put_row(struct run *r, struct target *t)
         fwrite(l->p, 1, l->len, stdout);
         l->len = 0;
       }
-    } else if (r->mode == CSV) {
+    } else if (r->mode == OUT_CSV) {
       if (c) buf_addc(l, ',');
       if (str || !isnan(v)) csv_field(l, cell.p);
     } else {
@@ -314,8 +313,8 @@ static void put_row(struct run *r, struct target *t)
       fmt_pad(l, cell.p, cell.len, r->widths[c], col->align);
     }
   }
-  buf_addc(l, r->mode == JSON ? '}' : '\n');
-  if (r->mode == JSON) buf_addc(l, '\n');
+  buf_addc(l, r->mode == OUT_JSON ? '}' : '\n');
+  if (r->mode == OUT_JSON) buf_addc(l, '\n');
   fwrite(l->p, 1, l->len, stdout);
   buf_free(&cell);
 }
@@ -350,7 +349,7 @@ static int refresh(struct run *r)
   int live = 0;
 
   for (int i = 0; i < r->ntg; i++) {
-    struct target *t = &r->tg[i];
+    struct stat_jvm *t = &r->tg[i];
 
     if (t->gone) continue;
     if (t->pid && proc_alive(t->pid) != 1) {
@@ -371,10 +370,10 @@ static int sample(struct run *r)
   long long rows = 0;
   int countdown = 0;
 
-  if (r->mode == CSV || (r->mode == TEXT && r->header_every <= 0))
+  if (r->mode == OUT_CSV || (r->mode == OUT_TEXT && r->header_every <= 0))
     put_header(r);
   while (!jt_stop_signal && refresh(r)) {
-    if (r->mode == TEXT && r->header_every > 0 && --countdown <= 0) {
+    if (r->mode == OUT_TEXT && r->header_every > 0 && --countdown <= 0) {
       countdown = r->header_every;
       put_header(r);
     }
@@ -392,7 +391,7 @@ static int sample(struct run *r)
 static void run_free(struct run *r)
 {
   for (int i = 0; i < r->ntg; i++) {
-    struct target *t = &r->tg[i];
+    struct stat_jvm *t = &r->tg[i];
 
     for (int c = 0; t->exprs && c < r->ncols; c++) expr_free(t->exprs[c]);
     free(t->exprs);

@@ -5,9 +5,9 @@
 #include "core/expr.h"
 #include "core/perfdata.h"
 
-enum mode { TEXT, JSON, CSV };
+enum stat_out { OUT_TEXT, OUT_JSON, OUT_CSV };
 
-struct target {
+struct stat_jvm {
   char *name;             /* for messages: the pid, or the file's path */
   int pid;                /* 0 for files */
   char *path;             /* the PerfData file */
@@ -26,11 +26,11 @@ struct run {
   int layout;             /* jstat's layout of JDK <= this; 0: the target's */
   long long interval;     /* ms, < 0: none */
   long long count;        /* <= 0: forever */
-  enum mode mode;
+  enum stat_out mode;
   struct expr_spec spec;
   const struct expr_column **cols;
   int ncols, *widths;
-  struct target *tg;
+  struct stat_jvm *tg;
   int ntg, pid_column;
   uint64_t now;           /* wall clock of the current sample, ms */
   struct buf line;

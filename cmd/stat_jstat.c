@@ -210,7 +210,7 @@ static int is_vmid(const char *a)
   return num;
 }
 
-static void add_target(struct run *r, const struct target *t)
+static void add_target(struct run *r, const struct stat_jvm *t)
 {
   r->tg = xrealloc(r->tg, (r->ntg + 1) * sizeof(*r->tg));
   r->tg[r->ntg++] = *t;
@@ -219,7 +219,7 @@ static void add_target(struct run *r, const struct target *t)
 static int add_pid_or_file(struct run *r, const char *s, int flags, char *why,
                            size_t whylen)
 {
-  struct target t = {0};
+  struct stat_jvm t = {0};
 
   if (vm_parse_target(s, flags, &t.pid, &t.path, why, whylen)) return -1;
   t.name = t.path ? xstrdup(t.path) : xasprintf("%d", t.pid);
@@ -240,7 +240,7 @@ static int add_all(struct run *r)
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
-    struct target t = {0};
+    struct stat_jvm t = {0};
 
     if (!v[i].alive) continue;
     t.pid = v[i].pid;
@@ -339,7 +339,9 @@ int stat_args(struct run *r, int argc, char **argv)
   r->timestamp = a.count[OPT_timestamp] > 0;
   r->layout = layouts[a.word[OPT_layout] > 0 ? a.word[OPT_layout] : 0];
   r->option = a.nwords ? a.words[0] : NULL;
-  r->mode = a.count[OPT_json] ? JSON : a.count[OPT_csv] ? CSV : TEXT;
+  r->mode = a.count[OPT_json]  ? OUT_JSON
+            : a.count[OPT_csv] ? OUT_CSV
+                               : OUT_TEXT;
   if (a.val[OPT_spec] && stat_load_spec(r, a.val[OPT_spec])) return 1;
   stat_load_builtin(r);
   if (a.count[OPT_options]) return stat_list_options(r);
