@@ -72,8 +72,9 @@ void vm_free(struct vm *v);
  * path NULL: attach needs no PerfData file (-XX:-UsePerfData), and
  * core/attach looks for it only when it must signal the JVM; a caller that
  * needs the file resolves the pid (vm_resolve_pid). Sets *out (free with
- * vm_list_free) and *n, 0 for none. Returns 0, or -EINVAL with the reason
- * in err (a PerfData path: attach needs a pid), or vm_list's -errno. */
+ * vm_list_free) and *n; none found is *out NULL, *n 0. Returns 0, or
+ * -EINVAL with the reason in err (a PerfData path: attach needs a pid), or
+ * vm_list's -errno. */
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,
             size_t errlen);
 

@@ -154,6 +154,10 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
   }
   buf_free(&cls);
   buf_free(&cmd);
+  if (!k) {
+    free(vms);
+    vms = NULL;
+  }
   *out = vms;
   *n = k;
   return 0;

@@ -54,10 +54,9 @@ static int has(const unsigned char *p, size_t n, const char *hex)
   unsigned char want[256];
   size_t k = 0;
 
-  for (const char *h = hex; *h; h++) {
+  for (const char *h = hex; h[0] && h[1]; h++) {
     if (*h == ' ') continue;
-    sscanf(h, "%2hhx", &want[k++]);
-    h++;
+    sscanf(h++, "%2hhx", &want[k++]);
   }
   for (size_t i = 0; i + k <= n; i++)
     if (!memcmp(p + i, want, k)) return 1;
@@ -117,8 +116,7 @@ int main(void)
   CHECK(has(raw, (size_t)n, "12 11 0a 02 02 01 12 05 01 80 ad e2 04"
                             " 1a 04 08 05 10 07"),
         "the sample: locations leaf first, values 1 and 10 ms, thread label");
-  CHECK(has(raw, (size_t)n, "32 00 32 07 's' 'a'") ||
-        has(raw, (size_t)n, "32 00 32 07 73 61 6d 70 6c 65 73"),
+  CHECK(has(raw, (size_t)n, "32 00 32 07 73 61 6d 70 6c 65 73"),
         "string 0 is empty, then 'samples'");
   CHECK(has(raw, (size_t)n, "60 80 ad e2 04"), "period 10 ms");
   CHECK(has(raw, (size_t)n, "5a 04 08 03 10 04"), "period type cpu/ns");
