@@ -97,10 +97,18 @@ static int options(struct args *a, int attach, struct config *c)
       (rc = read_properties(c, a->val[OPT_properties])))
     return rc;
   if (!strategy && a->val[OPT_rate]) strategy = "allocationCount";
-  if ((rc = set(c, "sample.strategy", strategy)) ||
-      (rc = set(c, c->strategy == BY_TIME ? "sample.interval.ms"
-                                          : "sample.interval.bytes",
-                a->val[OPT_interval])) ||
+  if (!strategy && a->count[OPT_interval]) strategy = "time";
+  if ((rc = set(c, "sample.strategy", strategy)))
+    return rc;
+  /* --interval is a time, as in every command; the agent counts ms */
+  if (a->count[OPT_interval] && c->strategy != BY_TIME)
+    return usage_error("--interval is the time strategy's: bytes between "
+                       "samples are --bytes N");
+  if (a->val[OPT_bytes] && c->strategy != BY_BYTES)
+    return usage_error("--bytes is the bytes strategy's: time between "
+                       "samples is --interval TIME");
+  if (a->count[OPT_interval]) c->interval_ms = a->num[OPT_interval] / 1000000;
+  if ((rc = set(c, "sample.interval.bytes", a->val[OPT_bytes])) ||
       (rc = set(c, "sample.rate", a->val[OPT_rate])) ||
       (rc = set(c, "sample.delay.secs", a->val[OPT_delay])) ||
       (rc = set(c, "stack.trace.verbosity", a->val[OPT_verbosity])) ||

@@ -6,7 +6,7 @@
 #
 # Each cycle, as agent-5.2 ran it before restarts were refused: a fresh JVM
 # (-Xmx64m AllocStress THREADS 60); "JVMTOOL agent-install PID --strategy time
-# --interval 5"; --status; 1 s; the same agent loaded again with the
+# --interval 5ms"; --status; 1 s; the same agent loaded again with the
 # lifetime recorder (the agent stops and restarts; through "JVMTOOL jcmd
 # PID JVMTI.agent_load", since agent-install now refuses a restart); HOLD s;
 # "JVMTOOL agent-install PID --stop -o FILE" (its attach timeout: 10 s).
@@ -44,7 +44,7 @@ while [ $c -le "$N" ]; do
   sleep 0.3
   # The samples file of the restart: where the first run's went, as the
   # agent-install that ran the restart before would have named it.
-  r1=$("$JT" agent-install $JVM --strategy time --interval 5 2>&1 >/dev/null)
+  r1=$("$JT" agent-install $JVM --strategy time --interval 5ms 2>&1 >/dev/null)
   st=$("$JT" agent-install $JVM --status)
   so=$(grep -o '/tmp/jvmtool-agent-[0-9a-f]*\.so' /proc/$JVM/maps | head -1)
   out=$(printf '%s\n' "$st" | sed -n 's/^pid [0-9]*: sampling into \([^ ]*\).*/\1/p')
