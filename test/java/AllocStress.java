@@ -2,7 +2,10 @@
 // agent's robustness tests: each thread keeps a rotating window of objects
 // alive (so lifetime sections have survivors) and drops the rest.
 // args: threads seconds [exit]; with "exit" the JVM calls System.exit while
-// every thread is still allocating.
+// every thread is still allocating. "gcN" for seconds runs until the JVM has
+// collected N times: a count, however loaded the machine is.
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,16 +20,28 @@ public class AllocStress {
     return new StringBuilder().append("x").append(i).toString();
   }
 
+  static long collections() {
+    long n = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans())
+      n += Math.max(0, gc.getCollectionCount());
+    return n;
+  }
+
+  static volatile boolean done;
+
   public static void main(String[] args) throws Exception {
     int threads = Integer.parseInt(args[0]);
-    long end = System.currentTimeMillis() + Long.parseLong(args[1]) * 1000;
+    boolean byGc = args[1].startsWith("gc");
+    long gcs = byGc ? Long.parseLong(args[1].substring(2)) : 0;
+    long end = byGc ? Long.MAX_VALUE
+                    : System.currentTimeMillis() + Long.parseLong(args[1]) * 1000;
     boolean exit = args.length > 2 && args[2].equals("exit");
     List<Thread> all = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Thread th = new Thread(() -> {
         Object[] window = new Object[4096];
         int i = 0;
-        while (exit || System.currentTimeMillis() < end) {
+        while (exit || (!done && System.currentTimeMillis() < end)) {
           window[i % window.length] = keep(i);
           sink = drop(i);
           i++;
@@ -39,6 +54,10 @@ public class AllocStress {
     if (exit) {
       while (System.currentTimeMillis() < end) Thread.sleep(10);
       System.exit(0);
+    }
+    if (byGc) {
+      while (collections() < gcs) Thread.sleep(10);
+      done = true;
     }
     for (Thread th : all) th.join();
   }
