@@ -194,8 +194,7 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   int st = http_parse(c->in, c->inlen, &r), head;
   size_t qlen;
   static const char index_body[] =
-      "jvmtool serve: metrics at /metrics, profiles at /debug/pprof/, "
-      "discovery at /sd\n";
+      "jvmtool serve: metrics at /metrics\n";
 
   if (st == 1) return;
   c->deadline = now_ms() + WRITE_MS;

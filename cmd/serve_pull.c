@@ -9,7 +9,7 @@
  *
  * No thread: a pull is state the poll loop holds (the JVM's recording, its
  * deadline, the waiting connection). JFR.start and JFR.stop are attach
- * requests that block the loop, each for at most ATTACH_MS; the recording
+ * requests that block the loop, each for at most ATTACH_MS (15 s); the recording
  * itself runs in the JVM while every other request is answered, and ends
  * itself (duration=) should serve die. One recording per JVM and at most
  * --max-pulls on the node: more get 429 with Retry-After. A client that
@@ -24,8 +24,9 @@
 enum {
   SECONDS_DEF = 10,
   SECONDS_MAX = 60,
-  MAX_PULLS = 64,   /* --max-pulls' ceiling */
-  ATTACH_MS = 5000, /* each JFR.start / JFR.stop blocks at most this */
+  MAX_PULLS = 64,    /* --max-pulls' ceiling */
+  ATTACH_MS = 15000, /* each JFR.start / JFR.stop blocks at most this
+                        (a JVM's first JFR.start loads JFR: seconds) */
 };
 
 struct pull {
@@ -214,8 +215,9 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
   if (!rc)
     rc = jfr_rec_start(&p->r, event, interval, secs * 1000000000LL, &warn, err,
                        sizeof(err));
-  if (rc) {
+  if (rc) { /* a start that timed out may yet begin: stopped too */
     fail(c, status_of(rc), err, 0, head);
+    jfr_rec_abandon(&p->r, rc == ATTACH_TIMEOUT);
     jfr_rec_close(&p->r);
     return;
   }
