@@ -23,6 +23,7 @@
 #include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
+#include "core/jfr_rec.h"
 #include "core/pprof.h"
 #include "core/root.h"
 #include "core/vm.h"
@@ -31,139 +32,43 @@
 #define OPTS_FILE "specs/profile.opts"
 #include "core/opt_table.h"
 
-struct prof {
-  struct attach_target t;
-  int timeout_ms;
-  int jdk;                 /* its feature version, 0: unknown */
-  int tmp;                 /* the target's /tmp, held from before the start */
-  char name[64];           /* the recording's name */
-  char file[64];           /* its file, in the target's /tmp */
-};
-
-/* One JFR command; returns the reply's body (caller frees) or NULL after
- * saying why. Replies have status 0 even on failure (docs/jfr.md §9):
- * the caller reads the text. */
-static char *jfr_command(struct prof *p, const char *line)
-{
-  const char *args[3] = {line, NULL, NULL}, *body;
-  char *reply, err[512];
-  int status;
-
-  verbose_msg("pid %d: %s", p->t.pid, line);
-  if (attach_send(&p->t, "jcmd", args, p->timeout_ms, &reply, err,
-                  sizeof(err))) {
-    error_msg("%s", err);
-    return NULL;
-  }
-  status = attach_status(reply, &body);
-  memmove(reply, body, strlen(body) + 1);
-  if (status != 0 || strstr(reply, "Unknown diagnostic command") ||
-      strstr(reply, "IllegalArgumentException")) {
-    error_msg("pid %d: JFR is not available (JDK 8 before 8u262, or a JVM "
-              "without Flight Recorder): %.*s", p->t.pid,
-              (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
-    free(reply);
-    return NULL;
-  }
-  return reply;
-}
-
-/* A recording ends itself (docs/security.md §9): if we die, it stops at
- * the end of the profile plus the bound of our own JFR.stop, so the stop
- * always comes first, and writes at most MAX_MB to p->file (given at the
- * start: JDK 25 would write to the JVM's cwd, and the JVM makes the file
- * at once, so the stop uses the same name). MB_PER_S: twice the densest
- * recording measured, every profile.jfc event (1.2 MB/s). */
-enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
-
-/* Start the recording, to last ns plus our stop's bound. Returns 0, or 1
- * after saying why. The .jfc a JDK before 17 reads its events from goes
- * once JFR.start has answered: the JVM has read it. */
-static int start(struct prof *p, const char *event, int64_t interval,
+/* Start the recording (core/jfr_rec: it ends itself at the end of the
+ * profile plus our stop's bound), its warnings said. 0, or 1 after saying
+ * why. */
+static int start(struct jfr_rec *p, const char *event, int64_t interval,
                  int64_t ns)
 {
-  long long ms = ns / 1000000 + p->timeout_ms, mb = ms / 1000 * MB_PER_S;
-  struct jfr_start s = {p->name, p->file, 0, 0, event, interval, p->jdk, NULL};
-  char jfc[64], path[80];
-  struct buf line = {0};
-  char *reply;
-  int ok, rc;
+  char err[512], *warn;
 
-  s.ms = ms;
-  s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
-  if (jfr_start_needs_jfc(p->jdk)) {
-    if ((rc = jfr_start_put_jfc(p->tmp, &p->t.st, &s, jfc, sizeof(jfc)))) {
-      errno_msg(rc, "pid %d: cannot put the event settings into its /tmp",
-                p->t.pid);
-      return 1;
-    }
-    snprintf(path, sizeof(path), "/tmp/%s", jfc);
-    s.jfc = path;
+  if (jfr_rec_start(p, event, interval, ns, &warn, err, sizeof(err))) {
+    error_msg("%s", err);
+    return 1;
   }
-  jfr_start_line(&line, &s);
-  reply = jfr_command(p, line.p);
-  buf_free(&line);
-  if (s.jfc) jfr_start_drop_jfc(p->tmp, &p->t.st, jfc);
-  if (!reply) return 1;
-  ok = strstr(reply, "Started recording") != NULL;
-  for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
-    if (*l != '\n' && (!ok || starts_with(l, "Warning")))
-      error_msg("pid %d: JFR.start: %.*s", p->t.pid, (int)strcspn(l, "\n"), l);
-  free(reply);
-  return !ok;
+  for (char *l = warn; *l; l += strcspn(l, "\n") + 1)
+    error_msg("pid %d: JFR.start: %.*s", p->t.pid, (int)strcspn(l, "\n"), l);
+  free(warn);
+  return 0;
 }
 
-/* Stop the recording, its data written to p->file. Returns 0, or 1 (the
- * recording is stopped all the same when the JVM still answers). */
-static int stop(struct prof *p)
+/* Stop the recording into p->file. 0, or 1 after saying why. */
+static int stop(struct jfr_rec *p)
 {
-  struct buf line = {0};
-  char *reply;
-  int ok;
+  char err[512];
 
-  buf_printf(&line, "JFR.stop name=%s filename=%s", p->name, p->file);
-  reply = jfr_command(p, line.p);
-  ok = reply && strstr(reply, "written to") != NULL;
-  if (reply && !ok)
-    error_msg("pid %d: JFR.stop: %.*s", p->t.pid, (int)strcspn(reply, "\n"),
-              reply);
-  free(reply);
-  if (!ok && proc_alive(p->t.pid)) {  /* whatever happened, end it */
-    line.len = 0;
-    buf_printf(&line, "JFR.stop name=%s", p->name);
-    free(jfr_command(p, line.p));
-  }
-  buf_free(&line);
-  return !ok;
+  if (!jfr_rec_stop(p, err, sizeof(err))) return 0;
+  error_msg("%s", err);
+  return 1;
 }
 
-/* The recording file in the target's /tmp (p->tmp, resolved inside its
- * root and held from the start, so a JVM that exits is cleaned after too),
- * taken out as every file a JVM writes for us (core/root root_take_at:
- * checked, removed by inode at once; the open descriptor still reads it).
- * Returns the descriptor or -1 after saying why. */
-static int take_file(const struct prof *p, int quiet)
+/* The recording file, taken out (core/jfr_rec). The descriptor, or -1
+ * after saying why (not when quiet and it is not there). */
+static int take_file(struct jfr_rec *p, int quiet)
 {
-  int fd, rc = root_take_at(p->tmp, p->file + 5 /* after "/tmp/" */,
-                            p->t.st.euid, -1, 0, NULL, &fd);
+  char err[512];
+  int fd, rc = jfr_rec_take(p, &fd, err, sizeof(err));
 
-  if (rc && (!quiet || rc != -ENOENT))
-    error_msg("pid %d: cannot take its '%s': %s", p->t.pid, p->file,
-              root_check_msg(rc, S_IFREG));
+  if (rc && (!quiet || rc != -ENOENT)) error_msg("%s", err);
   return rc ? -1 : fd;
-}
-
-/* Open the target's /tmp into p->tmp. Returns 0, or 1 after saying why. */
-static int open_tmp(struct prof *p)
-{
-  struct root r;
-  struct stat sb;
-  int rc;
-
-  if (!(rc = root_open(p->t.pid, &r))) rc = root_tmp(&r, &p->tmp, &sb);
-  root_close(&r);
-  if (rc) errno_msg(rc, "pid %d: cannot open its /tmp", p->t.pid);
-  return rc != 0;
 }
 
 /* The outputs asked for, opened before the recording starts (a folder
@@ -305,7 +210,7 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
 }
 
 /* Read the recording back and write what was asked for. */
-static int collect(struct prof *p, struct args *a, struct outs *o,
+static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                    const char *event)
 {
   int pp = a->word[OPT_format] == 1; /* pprof: threads, lines, counts */
@@ -363,7 +268,8 @@ static void wait_for(int pid, int64_t ns)
 /* Start, wait, stop, collect, with our agent (agent set) or JFR; a JVM
  * that exits mid-profile takes its recording with it (its file, if it
  * wrote one, is removed). Returns 0 or 1, after saying why. */
-static int record(struct prof *p, struct args *a, const char *event, int agent)
+static int record(struct jfr_rec *p, struct args *a, const char *event,
+                  int agent)
 {
   int64_t duration = a->num[OPT_duration];
   struct outs outs = {0};
@@ -417,12 +323,11 @@ static int sampler(const struct args *a, const char *event, int *agent)
 
 int profile_main(int argc, char **argv)
 {
-  struct prof p = {.tmp = -1};
+  struct jfr_rec p;
   const char *event;
-  char hex[17];
   struct args a;
   struct vm v;
-  char err[256];
+  char err[512];
   int rc, agent;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
@@ -432,24 +337,20 @@ int profile_main(int argc, char **argv)
     return usage_error("give the pid or main class of one JVM");
   if (!jfr_event_valid(event)) return jfr_event_error(event);
   if ((rc = sampler(&a, event, &agent))) return rc;
-  p.timeout_ms = (int)(a.num[OPT_timeout] / 1000000);
   if (vm_find_one(a.argv[0], &v, err, sizeof(err))) {
     error_msg("%s", err);
     return 1;
   }
-  rc = attach_target(&p.t, &v);
+  rc = jfr_rec_open(&p, &v, -1, (int)(a.num[OPT_timeout] / 1000000), err,
+                    sizeof(err));
   vm_free(&v);
   if (rc) {
-    error_msg("no process %d", p.t.pid);
+    error_msg("%s", err);
+    jfr_rec_close(&p);
     return 1;
   }
-  random_hex(hex);
-  snprintf(p.name, sizeof(p.name), "jvmtool-%d-%.8s", (int)getpid(), hex);
-  agent_recording_name(hex, p.file, sizeof(p.file));
-  if (open_tmp(&p)) return 1;
-  p.jdk = jfr_start_jdk(&p.t, p.timeout_ms);
   stop_signals(1);
   rc = record(&p, &a, event, agent);
-  close(p.tmp);
+  jfr_rec_close(&p);
   return stop_status(rc);
 }

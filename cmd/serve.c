@@ -19,6 +19,7 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
+#include "cmd/serve.h"
 #include "core/http.h"
 #include "core/prom.h"
 #include "core/vm.h"
@@ -31,33 +32,6 @@
 #define OPTS_FILE "specs/serve.opts"
 #include "core/opt_table.h"
 
-enum {
-  MAX_CONN = 512,   /* open connections, the listener aside */
-  MAX_RESP = 4,     /* responses being written at once, distinct */
-  IDLE_MS = 10000,  /* a request head must arrive within this */
-  WRITE_MS = 30000, /* a response must be taken within this */
-};
-
-struct resp {
-  struct buf b;
-  int refs;
-  uint64_t made;
-  int head;             /* no body: never shared with a GET */
-};
-
-struct conn {
-  int fd;               /* -1: free slot */
-  char in[HTTP_MAX_HEAD];
-  size_t inlen;
-  struct resp *out;     /* being written, or NULL */
-  size_t off;
-  int close_after;
-  int draining;         /* answered and shut for writing: reading to EOF
-                           so the client sees the answer, not a reset */
-  int waiting;          /* for the scrape under way: 1 GET, 2 HEAD */
-  uint64_t deadline, last;
-};
-
 static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
@@ -66,16 +40,9 @@ static void on_signal(int sig)
   stopping = 1;
 }
 
-static void resp_put(struct resp *r)
-{
-  if (r && !--r->refs) {
-    buf_free(&r->b);
-    free(r);
-  }
-}
-
 static void conn_close(struct conn *c)
 {
+  if (c->waiting == WAIT_PULL) pull_abandon(c);
   close(c->fd);
   c->fd = -1;
   c->waiting = 0;
@@ -155,18 +122,6 @@ static int scrape_step(struct scrape *s)
   return prom_scrape_step(&s->s, &v) == 0 || s->s.i >= s->s.n;
 }
 
-static struct resp *resp_new(int status, const char *type, const char *body,
-                             size_t blen, int head, int close_after)
-{
-  struct resp *r = xzalloc(sizeof(*r));
-
-  r->refs = 1;
-  r->head = head;
-  http_head(&r->b, status, type, blen, close_after);
-  if (!head) buf_add(&r->b, body, blen);
-  return r;
-}
-
 static struct resp *error_resp(int status)
 {
   char body[64];
@@ -176,6 +131,7 @@ static struct resp *error_resp(int status)
 }
 
 static struct scrape scr;
+static struct sd_conf sdc;
 
 /* /metrics: c waits for the scrape under way (one is begun if none is),
  * unless MAX_RESP distinct responses are being written, when a GET shares
@@ -199,7 +155,7 @@ static void metrics(struct conn *conns, struct conn *c, int head, int raw)
     c->out = newest;
     return;
   }
-  c->waiting = head ? 2 : 1;
+  c->waiting = head ? WAIT_HEAD : WAIT_GET;
   if (!scr.on) scrape_start(&scr, raw);
 }
 
@@ -219,7 +175,8 @@ static void scrape_done(struct conn *conns)
   for (int i = 0; i < MAX_CONN; i++) {
     struct conn *c = &conns[i];
 
-    if (c->fd < 0 || !c->waiting) continue;
+    if (c->fd < 0 || (c->waiting != WAIT_GET && c->waiting != WAIT_HEAD))
+      continue;
     c->out = r[c->waiting - 1];
     c->out->refs++;
     c->waiting = 0;
@@ -235,6 +192,7 @@ static void answer(struct conn *conns, struct conn *c, int raw)
 {
   struct http_req r;
   int st = http_parse(c->in, c->inlen, &r), head;
+  size_t qlen;
   static const char index_body[] =
       "jvmtool serve: metrics at /metrics\n";
 
@@ -247,17 +205,20 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   }
   c->close_after = !r.keep_alive;
   head = r.method_len == 4 && !memcmp(r.method, "HEAD", 4);
-  memmove(c->in, c->in + r.head_len, c->inlen - r.head_len);
-  c->inlen -= r.head_len;
   if (!head && !(r.method_len == 3 && !memcmp(r.method, "GET", 3))) {
     c->out = error_resp(405);
     c->close_after = 1;
     return;
   }
   /* the path, without a query string */
+  qlen = r.target_len;
   r.target_len = strcspn(r.target, "? \r");
   if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
     metrics(conns, c, head, raw);
+  else if (r.target_len > 13 && !memcmp(r.target, "/debug/pprof/", 13))
+    pull_request(c, r.target, qlen, head);
+  else if (r.target_len == 3 && !memcmp(r.target, "/sd", 3))
+    c->out = sd_answer(&sdc, c->fd, c->in, &r, head);
   else if (r.target_len == 1 && r.target[0] == '/')
     c->out = resp_new(200, "text/plain; charset=utf-8", index_body,
                       sizeof(index_body) - 1, head, c->close_after);
@@ -265,6 +226,9 @@ static void answer(struct conn *conns, struct conn *c, int raw)
     c->out = error_resp(404);
     c->close_after = 1;
   }
+  /* the head is done with: a pipelined request moves up */
+  memmove(c->in, c->in + r.head_len, c->inlen - r.head_len);
+  c->inlen -= r.head_len;
 }
 
 /* Room for a new connection: the oldest idle one (nothing being written,
@@ -362,6 +326,7 @@ static int listen_on(const char *addr)
 int serve_main(int argc, char **argv)
 {
   struct args a;
+  struct pull_conf pc;
   static struct conn conns[MAX_CONN];
   static struct pollfd pfd[MAX_CONN + 1];
   static int who[MAX_CONN + 1];  /* pfd index -> conns index */
@@ -373,9 +338,16 @@ int serve_main(int argc, char **argv)
   if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
   raw = a.count[OPT_raw] > 0;
   scr.all_users = a.count[OPT_all_users] > 0;
-  if ((lfd = listen_on(a.val[OPT_listen] ? a.val[OPT_listen]
-                                         : "127.0.0.1:9404")) < 0)
-    return 1;
+  pc.off = a.count[OPT_no_profiles] > 0;
+  pc.all_users = scr.all_users;
+  pc.max = (int)a.num[OPT_max_pulls];
+  pull_setup(&pc);
+  sdc.advertise = a.val[OPT_advertise];
+  sdc.listen = a.val[OPT_listen] ? a.val[OPT_listen] : "127.0.0.1:9404";
+  sdc.all_users = scr.all_users;
+  if (sdc.advertise && sd_bad_addr(sdc.advertise, strlen(sdc.advertise)))
+    return usage_error("bad --advertise '%s': want HOST:PORT", sdc.advertise);
+  if ((lfd = listen_on(sdc.listen)) < 0) return 1;
   signal(SIGPIPE, SIG_IGN);
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);
@@ -404,12 +376,20 @@ int serve_main(int argc, char **argv)
         continue;
       }
       if (c->deadline < next) next = c->deadline;
+      if (c->waiting == WAIT_PULL) { /* only to see the client go */
+        pfd[np].fd = c->fd;
+        pfd[np].events = POLLRDHUP;
+        pfd[np].revents = 0;
+        who[np++] = i;
+      }
       if (c->waiting) continue; /* read on once its answer is written */
       pfd[np].fd = c->fd;
       pfd[np].events = c->out ? POLLOUT : POLLIN;
       pfd[np].revents = 0;
       who[np++] = i;
     }
+    next = pull_next(next);
+    if (next < now) next = now;
     if (scr.on) next = now; /* a JVM a step, requests in between */
     ts.tv_sec = (time_t)((next - now) / 1000);
     ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
@@ -418,12 +398,15 @@ int serve_main(int argc, char **argv)
       struct conn *c = &conns[who[k]];
 
       if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
-      if (c->out)
+      if (c->waiting == WAIT_PULL)
+        conn_close(c); /* it went: the pull is abandoned */
+      else if (c->out)
         on_writable_conn(c, conns, raw);
       else
         on_readable(conns, c, raw);
     }
     if (scr.on && scrape_step(&scr)) scrape_done(conns);
+    pull_step();
     if (pfd[0].revents & POLLIN) {
       for (int tries = 0; tries < 64; tries++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);

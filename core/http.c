@@ -95,16 +95,32 @@ const char *http_reason(int status)
     return "OK";
   case 400:
     return "Bad Request";
+  case 403:
+    return "Forbidden";
   case 404:
     return "Not Found";
   case 405:
     return "Method Not Allowed";
   case 408:
     return "Request Timeout";
+  case 409:
+    return "Conflict";
+  case 410:
+    return "Gone";
+  case 429:
+    return "Too Many Requests";
   case 431:
     return "Request Header Fields Too Large";
+  case 500:
+    return "Internal Server Error";
   case 501:
     return "Not Implemented";
+  case 502:
+    return "Bad Gateway";
+  case 503:
+    return "Service Unavailable";
+  case 504:
+    return "Gateway Timeout";
   case 505:
     return "HTTP Version Not Supported";
   }
@@ -114,9 +130,82 @@ const char *http_reason(int status)
 void http_head(struct buf *b, int status, const char *type, size_t length,
                int close_after)
 {
+  http_head_x(b, status, type, length, close_after, NULL);
+}
+
+void http_head_x(struct buf *b, int status, const char *type, size_t length,
+                 int close_after, const char *extra)
+{
   buf_printf(b, "HTTP/1.1 %d %s\r\n", status, http_reason(status));
   if (type) buf_printf(b, "Content-Type: %s\r\n", type);
   buf_printf(b, "Content-Length: %zu\r\n", length);
   if (close_after) buf_adds(b, "Connection: close\r\n");
+  if (extra) buf_adds(b, extra);
   buf_adds(b, "\r\n");
+}
+
+long http_header(const char *buf, const struct http_req *r, const char *name,
+                 const char **val)
+{
+  const char *p = buf, *end = buf + r->head_len - 2;
+  size_t nl = strlen(name);
+
+  p += strcspn(p, "\n") + 1; /* past the request line */
+  while (p < end) {
+    const char *eol = memchr(p, '\r', (size_t)(end - p)), *v, *ve;
+
+    if (!eol) break;
+    if ((size_t)(eol - p) > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
+      v = p + nl + 1;
+      while (v < eol && (*v == ' ' || *v == '\t')) v++;
+      ve = eol;
+      while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
+      *val = v;
+      return (long)(ve - v);
+    }
+    p = eol + 2;
+  }
+  return -1;
+}
+
+static int hexval(char c)
+{
+  if (c >= '0' && c <= '9') return c - '0';
+  c = (char)tolower((unsigned char)c);
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+long http_query(const char *target, size_t len, const char *name, char *out,
+                size_t n)
+{
+  const char *q = memchr(target, '?', len), *end = target + len;
+  size_t nl = strlen(name);
+
+  if (!q) return -1;
+  for (q++; q < end;) {
+    const char *amp = memchr(q, '&', (size_t)(end - q)), *v;
+    size_t k = 0;
+
+    if (!amp) amp = end;
+    if ((size_t)(amp - q) >= nl && !memcmp(q, name, nl) &&
+        (q + nl == amp || q[nl] == '=')) {
+      for (v = q + nl + (q + nl < amp); v < amp; v++) {
+        int c = (unsigned char)*v;
+
+        if (c == '+')
+          c = ' ';
+        else if (c == '%') {
+          if (amp - v < 3 || hexval(v[1]) < 0 || hexval(v[2]) < 0) return -2;
+          c = hexval(v[1]) * 16 + hexval(v[2]);
+          v += 2;
+        }
+        if (c < ' ' || c == 0x7f || k + 1 >= n) return -2;
+        out[k++] = (char)c;
+      }
+      out[k] = 0;
+      return (long)k;
+    }
+    q = amp + 1;
+  }
+  return -1;
 }

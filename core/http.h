@@ -39,5 +39,22 @@ const char *http_reason(int status);
 struct buf;
 void http_head(struct buf *b, int status, const char *type, size_t length,
                int close_after);
+/* The same with more header lines (extra: "Name: value\r\n" each; NULL
+ * or "" for none) before the empty line. */
+void http_head_x(struct buf *b, int status, const char *type, size_t length,
+                 int close_after, const char *extra);
+
+/* The value of the first header named name (case-insensitive) in r's
+ * head (buf: what http_parse parsed), without its surrounding blanks:
+ * its length, *val pointing into buf; -1 when there is none. */
+long http_header(const char *buf, const struct http_req *r, const char *name,
+                 const char **val);
+
+/* The first value of query parameter name in target (a request target:
+ * "/path?a=1&b=2"), %XX and '+' decoded into out (n bytes, NUL-terminated):
+ * its length, or -1 when there is none, -2 when it does not fit or decodes
+ * to a control character. */
+long http_query(const char *target, size_t len, const char *name, char *out,
+                size_t n);
 
 #endif

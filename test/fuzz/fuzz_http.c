@@ -4,7 +4,9 @@
  * contract names; a parsed head lies inside the input, ends with an empty
  * line, has a token method and a target without spaces or controls; more
  * bytes after a complete head change nothing; a head cut anywhere before
- * its end is never taken as complete.
+ * its end is never taken as complete. A header's value and a query
+ * parameter lie inside the head, the parameter NUL-terminated within its
+ * buffer with no control character.
  */
 #include "core/jvmtool.h"
 #include "core/http.h"
@@ -17,6 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   const char *s = (const char *)data;
   struct http_req r, r2;
   int st = http_parse(s, size, &r);
+  const char *v;
+  char q[32];
+  long n;
 
   INVARIANT(st == 0 || st == 1 || st == 400 || st == 431 || st == 501 ||
             st == 505);
@@ -36,6 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* only the head counts */
   INVARIANT(http_parse(s, r.head_len, &r2) == 0 &&
             r2.head_len == r.head_len && r2.keep_alive == r.keep_alive);
+  if ((n = http_header(s, &r, "Host", &v)) >= 0)
+    INVARIANT(v > s && v + n <= s + r.head_len);
+  if ((n = http_query(r.target, r.target_len, "pid", q, sizeof(q))) >= 0) {
+    INVARIANT((size_t)n < sizeof(q) && strlen(q) == (size_t)n);
+    for (long i = 0; i < n; i++)
+      INVARIANT((unsigned char)q[i] >= ' ' && q[i] != 0x7f);
+  } else {
+    INVARIANT(n == -1 || n == -2);
+  }
   /* cut short: never complete */
   for (size_t cut = 0; cut < r.head_len; cut += 1 + cut / 8)
     INVARIANT(http_parse(s, cut, &r2) != 0);

@@ -1,0 +1,85 @@
+/* serve.h - serve's connections and responses, shared by its files
+ *
+ * serve.c runs the poll loop and /metrics; serve_http.c makes responses;
+ * serve_pull.c answers profile pulls (/debug/pprof/...); serve_sd.c the
+ * Prometheus HTTP service discovery (/sd).
+ */
+#ifndef SERVE_H
+#define SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/http.h"
+#include "core/lib.h"
+
+enum {
+  MAX_CONN = 512,   /* open connections, the listener aside */
+  MAX_RESP = 4,     /* responses being written at once, distinct */
+  IDLE_MS = 10000,  /* a request head must arrive within this */
+  WRITE_MS = 30000, /* a response must be taken within this */
+};
+
+struct resp {
+  struct buf b;
+  int refs;
+  uint64_t made;
+  int head; /* no body: never shared with a GET */
+};
+
+/* What a connection waits for (conn.waiting). */
+enum { WAIT_NONE, WAIT_GET, WAIT_HEAD, WAIT_PULL };
+
+struct conn {
+  int fd; /* -1: free slot */
+  char in[HTTP_MAX_HEAD];
+  size_t inlen;
+  struct resp *out; /* being written, or NULL */
+  size_t off;
+  int close_after;
+  int draining; /* answered and shut for writing: reading to EOF
+                   so the client sees the answer, not a reset */
+  int waiting;  /* for the scrape under way (WAIT_GET, WAIT_HEAD) or
+                   for its profile pull (WAIT_PULL) */
+  uint64_t deadline, last;
+};
+
+/* A response (refs 1): head, then the body unless head. */
+struct resp *resp_new(int status, const char *type, const char *body,
+                      size_t blen, int head, int close_after);
+/* A text/plain response whose body is line and a newline (extra: more
+ * header lines, or NULL); the connection closes after it. */
+struct resp *resp_line(int status, const char *line, const char *extra,
+                       int head);
+void resp_put(struct resp *r);
+
+/* Profile pulls (serve_pull.c). */
+struct pull_conf {
+  int off;       /* --no-profiles */
+  int all_users; /* other users' JVMs too */
+  int max;       /* recordings at once, node-wide */
+};
+void pull_setup(const struct pull_conf *pc);
+/* GET or HEAD of a /debug/pprof/ path (target: the request target, query
+ * included): c->out is set, or c waits (WAIT_PULL). */
+void pull_request(struct conn *c, const char *target, size_t len, int head);
+/* The earliest deadline of a pull under way, if before next. */
+uint64_t pull_next(uint64_t next);
+/* Finish every pull whose time is up: its connection gets the answer. */
+void pull_step(void);
+/* c goes away (closed) while its pull runs: the recording is stopped and
+ * its file removed. */
+void pull_abandon(struct conn *c);
+
+/* /sd (serve_sd.c): the JSON of every JVM serve shows. */
+struct sd_conf {
+  const char *advertise; /* --advertise, or NULL */
+  const char *listen;    /* --listen, or its default */
+  int all_users;
+};
+/* 1 unless s is HOST:PORT of host characters (letters, digits, "-._",
+ * a bracketed IPv6 address) and a port 1-65535. */
+int sd_bad_addr(const char *s, size_t n);
+struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
+                       const struct http_req *r, int head);
+
+#endif

@@ -1,0 +1,207 @@
+/* jfr_rec.c - one JFR recording of a running JVM (jfr_rec.h) */
+#include "core/jvmtool.h"
+#include "core/agent.h"
+#include "core/fold.h"
+#include "core/jfr.h"
+#include "core/jfr_rec.h"
+#include "core/pprof.h"
+#include "core/root.h"
+#include "core/vm.h"
+
+/* A recording's size bound: MIN_MB, else MB_PER_S (twice the densest
+ * recording measured, every profile.jfc event: 1.2 MB/s) up to MAX_MB. */
+enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
+
+int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
+                 int timeout_ms, char *err, size_t n)
+{
+  struct root rt;
+  struct stat sb;
+  char hex[17];
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  r->tmp = -1;
+  r->timeout_ms = timeout_ms;
+  if (attach_target(&r->t, v)) {
+    snprintf(err, n, "no process %d", v->pid);
+    return ATTACH_NOPROC;
+  }
+  if (uid >= 0 && (long long)r->t.st.euid != uid) {
+    snprintf(err, n, "pid %d runs as another user", r->t.pid);
+    return JFR_REC_USER;
+  }
+  if ((rc = attach_check(&r->t, err, n))) return rc;
+  random_hex(hex);
+  snprintf(r->name, sizeof(r->name), "jvmtool-%d-%.8s", (int)getpid(), hex);
+  agent_recording_name(hex, r->file, sizeof(r->file));
+  if (!(rc = root_open(r->t.pid, &rt))) rc = root_tmp(&rt, &r->tmp, &sb);
+  root_close(&rt);
+  if (rc) {
+    snprintf(err, n, "pid %d: cannot open its /tmp: %s", r->t.pid,
+             strerror(-rc));
+    return rc;
+  }
+  r->jdk = jfr_start_jdk(&r->t, timeout_ms);
+  return 0;
+}
+
+/* One JFR command: 0 and *body (caller frees), or an error. Replies have
+ * status 0 even on failure (docs/jfr.md §9): the caller reads the text. */
+static int command(struct jfr_rec *r, const char *line, char **body, char *err,
+                   size_t n)
+{
+  const char *args[3] = {line, NULL, NULL}, *b;
+  char *reply;
+  int rc, status;
+
+  verbose_msg("pid %d: %s", r->t.pid, line);
+  *body = NULL;
+  if ((rc = attach_send(&r->t, "jcmd", args, r->timeout_ms, &reply, err, n))) {
+    if (rc == ATTACH_CUT) free(reply);
+    return rc;
+  }
+  status = attach_status(reply, &b);
+  memmove(reply, b, strlen(b) + 1);
+  if (status != 0 || strstr(reply, "Unknown diagnostic command") ||
+      strstr(reply, "IllegalArgumentException")) {
+    snprintf(err, n,
+             "pid %d: JFR is not available (JDK 8 before 8u262, or a JVM "
+             "without Flight Recorder): %.*s",
+             r->t.pid, (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
+    free(reply);
+    return JFR_REC_NOJFR;
+  }
+  *body = reply;
+  return 0;
+}
+
+int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
+                  int64_t ns, char **warn, char *err, size_t n)
+{
+  long long ms = ns / 1000000 + r->timeout_ms, mb = ms / 1000 * MB_PER_S;
+  struct jfr_start s = {r->name, r->file, 0, 0, event, interval, r->jdk, NULL};
+  char jfc[64], path[80], *reply;
+  struct buf line = {0}, w = {0};
+  int ok, rc;
+
+  *warn = NULL;
+  s.ms = ms;
+  s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
+  if (jfr_start_needs_jfc(r->jdk)) {
+    if ((rc = jfr_start_put_jfc(r->tmp, &r->t.st, &s, jfc, sizeof(jfc)))) {
+      snprintf(err, n,
+               "pid %d: cannot put the event settings into its /tmp: %s",
+               r->t.pid, strerror(-rc));
+      return rc;
+    }
+    snprintf(path, sizeof(path), "/tmp/%s", jfc);
+    s.jfc = path;
+  }
+  jfr_start_line(&line, &s);
+  rc = command(r, line.p, &reply, err, n);
+  buf_free(&line);
+  if (s.jfc) jfr_start_drop_jfc(r->tmp, &r->t.st, jfc);
+  if (rc) return rc;
+  ok = strstr(reply, "Started recording") != NULL;
+  for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+    if (*l != '\n' && starts_with(l, "Warning"))
+      buf_printf(&w, "%.*s\n", (int)strcspn(l, "\n"), l);
+  if (!ok)
+    snprintf(err, n, "pid %d: JFR.start: %.*s", r->t.pid,
+             (int)strcspn(reply, "\n"), reply);
+  free(reply);
+  if (!ok) {
+    buf_free(&w);
+    jfr_rec_drop(r);
+    return JFR_REC_REFUSED;
+  }
+  buf_adds(&w, "");
+  *warn = w.p;
+  return 0;
+}
+
+int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
+{
+  struct buf line = {0};
+  char *reply, e2[64];
+  int rc;
+
+  buf_printf(&line, "JFR.stop name=%s filename=%s", r->name, r->file);
+  rc = command(r, line.p, &reply, err, n);
+  if (!rc && !strstr(reply, "written to")) {
+    snprintf(err, n, "pid %d: JFR.stop: %.*s", r->t.pid,
+             (int)strcspn(reply, "\n"), reply);
+    rc = JFR_REC_REFUSED;
+  }
+  free(reply);
+  if (rc && proc_alive(r->t.pid)) { /* whatever happened, end it */
+    line.len = 0;
+    buf_printf(&line, "JFR.stop name=%s", r->name);
+    if (!command(r, line.p, &reply, e2, sizeof(e2))) free(reply);
+  }
+  buf_free(&line);
+  return rc;
+}
+
+int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n)
+{
+  int rc = root_take_at(r->tmp, r->file + 5 /* after "/tmp/" */, r->t.st.euid,
+                        -1, 0, NULL, fd);
+
+  if (rc)
+    snprintf(err, n, "pid %d: cannot take its '%s': %s", r->t.pid, r->file,
+             root_check_msg(rc, S_IFREG));
+  return rc;
+}
+
+void jfr_rec_drop(struct jfr_rec *r)
+{
+  char err[8];
+  int fd;
+
+  if (r->tmp >= 0 && !jfr_rec_take(r, &fd, err, sizeof(err))) close(fd);
+}
+
+void jfr_rec_abandon(struct jfr_rec *r, int stop)
+{
+  char err[256];
+
+  if (stop && proc_alive(r->t.pid)) jfr_rec_stop(r, err, sizeof(err));
+  jfr_rec_drop(r);
+}
+
+void jfr_rec_close(struct jfr_rec *r)
+{
+  if (r->tmp >= 0) close(r->tmp);
+  r->tmp = -1;
+}
+
+int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
+                  FILE *out, char *err, size_t n)
+{
+  struct jfr_fold_opts jo = {event, NULL, 1, 1, 0, -1, -1};
+  struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
+  struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
+  struct jfr_fold *jf = jfr_fold_new(f, &jo);
+  struct pprof_opts po = {0};
+  const char *unit;
+  int rc;
+
+  jfr_fold_counts(jf, counts);
+  rc = jfr_fold_fd(jf, fd, name, err, n) ? -1 : 0;
+  if (!rc) {
+    jfr_fold_finish(jf, &unit); /* none: an empty profile is an answer */
+    jfr_fold_pprof(jf, &po);
+    if (!jfr_fold_stats(jf)->used) po.kind = pprof_kind_of(event);
+    po.period = interval;
+    if (pprof_write_folds(out, &po, f, counts)) {
+      snprintf(err, n, "cannot write the profile");
+      rc = -1;
+    }
+  }
+  jfr_fold_free(jf);
+  fold_free(f);
+  fold_free(counts);
+  return rc;
+}

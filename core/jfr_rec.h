@@ -1,0 +1,78 @@
+/* jfr_rec.h - one JFR recording of a running JVM, through attach
+ *
+ * What `profile` and serve's profile pulls share: JFR.start with only the
+ * events asked for (core/jfr_start: inline options, or a .jfc in the
+ * target's /tmp on JDK 11-16), JFR.stop into a file of the target's own
+ * /tmp under a name nobody can guess, and that file taken back through
+ * core/root (checked: regular, the JVM's user, one link; removed by inode
+ * at once). The recording ends itself (duration= and maxsize=) should the
+ * caller die. Each call is one attach request bounded by timeout_ms.
+ *
+ * Errors are the attach codes (enum attach_error, negative), or
+ * JFR_REC_NOJFR (the JVM has no Flight Recorder or refuses the command),
+ * JFR_REC_REFUSED (the JVM answered but did not do it), or -errno; the
+ * one line of why is in err. Nothing here prints.
+ */
+#ifndef JFR_REC_H
+#define JFR_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/attach.h"
+
+enum {
+  JFR_REC_NOJFR = -100,   /* no JFR in that JVM (JDK 8 before 8u262) */
+  JFR_REC_REFUSED = -101, /* JFR.start/stop answered without doing it */
+  JFR_REC_USER = -102,    /* the JVM runs as another user than asked */
+};
+
+struct jfr_rec {
+  struct attach_target t;
+  int timeout_ms;
+  int jdk;       /* its feature version, 0: unknown */
+  int tmp;       /* the target's /tmp, held from the open; -1: none */
+  char name[64]; /* the recording's */
+  char file[64]; /* its file, "/tmp/jvmtool-<hex>.jfr" in the target */
+};
+
+/* Make ready to record v (core/vm's): looks the process up, checks that
+ * it runs as uid (-1: any user; else JFR_REC_USER) and takes attach requests
+ * (ATTACH_OFF), names the recording and its file, opens the target's
+ * /tmp, asks its JDK version. 0, or an error (ATTACH_NOPROC, -errno for
+ * the /tmp). r->tmp is -1 until then; jfr_rec_close always. */
+struct vm;
+int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
+                 int timeout_ms, char *err, size_t n);
+
+/* Start recording event (a --event word or type; interval: its period or
+ * threshold, ns) for ns nanoseconds plus timeout_ms (so our stop always
+ * comes first). 0 and *warn the JVM's "Warning" lines (malloc'd, "" for
+ * none; caller frees), or an error. */
+int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
+                  int64_t ns, char **warn, char *err, size_t n);
+
+/* Stop it into r->file. 0, or an error (then, if the JVM lives, it was
+ * stopped all the same with a plain JFR.stop). */
+int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n);
+
+/* Take r->file out of the target's /tmp: 0 and *fd (caller closes; the
+ * name is gone already), or -errno (-ENOENT: not there). */
+int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n);
+
+/* Remove r->file if it is there (a failed or abandoned recording). */
+void jfr_rec_drop(struct jfr_rec *r);
+
+/* Stop (if asked: a JVM that may still record) and drop, quietly: what a
+ * caller does that no longer wants the recording. */
+void jfr_rec_abandon(struct jfr_rec *r, int stop);
+
+void jfr_rec_close(struct jfr_rec *r);
+
+/* Fold a taken recording (fd) of event into a gzipped pprof profile
+ * (core/pprof: frames with lines, threads as labels, period interval)
+ * written to out. 0, or -1 with err (nothing usable in it). */
+#include <stdio.h>
+int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
+                  FILE *out, char *err, size_t n);
+
+#endif
