@@ -182,7 +182,7 @@ int proc_stat(int pid, int tid, struct proc_stat *st)
   return proc_stat_parse(buf, len, st);
 }
 
-int proc_open_fds(int pid, size_t *n)
+int proc_open_fds(int pid, size_t max, size_t *n)
 {
   char path[64];
   _Alignas(8) char buf[32768];
@@ -203,7 +203,7 @@ int proc_open_fds(int pid, size_t *n)
       if (!reclen) break;
       off += reclen;
       if (name[0] == '.') continue; /* . and .. */
-      if (*n == PROC_MAX_FDS) {
+      if (*n == max) {
         close(fd);
         return -E2BIG;
       }

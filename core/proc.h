@@ -77,11 +77,11 @@ int proc_stat(int pid, int tid, struct proc_stat *st);
 
 /* How many file descriptors pid has open: the entries of /proc/<pid>/fd,
  * counted from getdents64 (no stat per entry). A process may hold a
- * million: counting stops past PROC_MAX_FDS and returns -E2BIG (*n then
- * PROC_MAX_FDS). Returns 0 and *n, or -errno (-EACCES: another user's
- * process and we lack the privilege). */
+ * million: past max, counting stops and returns -E2BIG (*n then max;
+ * serve and dump take PROC_MAX_FDS). Returns 0 and *n, or -errno
+ * (-EACCES: another user's process and we lack the privilege). */
 enum { PROC_MAX_FDS = 1 << 18 };
-int proc_open_fds(int pid, size_t *n);
+int proc_open_fds(int pid, size_t max, size_t *n);
 
 /* The soft limit on open files of pid ("Max open files" in
  * /proc/<pid>/limits). Returns 0 and *soft, -ERANGE when it is

@@ -224,7 +224,7 @@ static void process(struct prom *out, const struct prom_jvm *j,
     add(out, F_RSS, "", labels, "", (double)st.rss * (double)proc_page());
     add(out, F_VSIZE, "", labels, "", (double)st.vsize);
   }
-  if (!(rc = proc_open_fds(j->pid, &fds))) {
+  if (!(rc = proc_open_fds(j->pid, PROC_MAX_FDS, &fds))) {
     add(out, F_OPEN_FDS, "", labels, "", (double)fds);
   } else if (rc == -E2BIG) {
     char *text = xasprintf("pid %d: more than %d open fds, not counted", j->pid,
