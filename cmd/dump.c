@@ -79,7 +79,9 @@ static int prometheus(struct args *a)
       n++;
     }
   }
-  prom_scrape_begin(&s, v, n, a->count[OPT_raw] ? PROM_RAW : 0);
+  prom_scrape_begin(&s, v, n,
+                    (a->count[OPT_raw] ? PROM_RAW : 0) |
+                        prom_names_flag(a->word[OPT_names]));
   while ((step = prom_scrape_step(&s, &w))) {
     if (step > 0 || step == -EAGAIN) continue;
     if (!all || w->root_pid || !w->alive || vm_over_budget(step)) {

@@ -94,6 +94,7 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss,
 struct scrape {
   int on;
   int all_users; /* --all-users: other users' JVMs too */
+  int names;     /* --names simpleclient: PROM_SIMPLECLIENT, else 0 */
   struct prom_scrape s;
 };
 
@@ -110,7 +111,8 @@ static void scrape_start(struct scrape *s, int raw)
     else
       v[k++] = v[i];
   }
-  prom_scrape_begin(&s->s, v, k, PROM_SCRAPE_SELF | (raw ? PROM_RAW : 0));
+  prom_scrape_begin(&s->s, v, k,
+                    PROM_SCRAPE_SELF | s->names | (raw ? PROM_RAW : 0));
   s->on = 1;
 }
 
@@ -338,6 +340,7 @@ int serve_main(int argc, char **argv)
   if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
   raw = a.count[OPT_raw] > 0;
   scr.all_users = a.count[OPT_all_users] > 0;
+  scr.names = prom_names_flag(a.word[OPT_names]);
   pc.off = a.count[OPT_no_profiles] > 0;
   pc.all_users = scr.all_users;
   pc.max = (int)a.num[OPT_max_pulls];

@@ -1,5 +1,6 @@
 /* proc.c - facts about a process from /proc */
 #include "core/jvmtool.h"
+#include <sys/syscall.h>
 
 int proc_status(int pid, struct proc_status *st)
 {
@@ -142,6 +143,7 @@ int proc_stat_parse(const char *s, size_t n, struct proc_stat *st)
   st->stime = f[15];
   st->threads = (long)f[20];
   st->starttime = f[22];
+  st->vsize = f[23];
   st->rss = f[24];
   return 0;
 }
@@ -178,6 +180,59 @@ int proc_stat(int pid, int tid, struct proc_stat *st)
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
   if ((rc = read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
   return proc_stat_parse(buf, len, st);
+}
+
+int proc_open_fds(int pid, size_t max, size_t *n)
+{
+  char path[64];
+  _Alignas(8) char buf[32768];
+  long got;
+  int fd;
+
+  *n = 0;
+  snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+  fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -errno;
+  /* linux_dirent64: d_ino 8, d_off 8, d_reclen 2, d_type 1, d_name */
+  while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+    for (long off = 0; off + 19 < got;) {
+      uint16_t reclen;
+      const char *name = buf + off + 19;
+
+      memcpy(&reclen, buf + off + 16, sizeof(reclen));
+      if (!reclen) break;
+      off += reclen;
+      if (name[0] == '.') continue; /* . and .. */
+      if (*n == max) {
+        close(fd);
+        return -E2BIG;
+      }
+      ++*n;
+    }
+  }
+  got = got < 0 ? -errno : 0;
+  close(fd);
+  return (int)got;
+}
+
+int proc_max_fds(int pid, uint64_t *soft)
+{
+  char path[64], buf[PROC_STAT_MAX], *line, *end;
+  size_t len;
+  long long v;
+  int rc;
+
+  snprintf(path, sizeof(path), "/proc/%d/limits", pid);
+  if ((rc = read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  if (!(line = strstr(buf, "\nMax open files "))) return -EINVAL;
+  line += strlen("\nMax open files ");
+  line += strspn(line, " ");
+  end = line + strcspn(line, " \n");
+  if (end - line == 9 && !memcmp(line, "unlimited", 9)) return -ERANGE;
+  *end = 0;
+  if (parse_long(line, 0, LLONG_MAX, &v)) return -EINVAL;
+  *soft = (uint64_t)v;
+  return 0;
 }
 
 static int by_tid(const void *a, const void *b)

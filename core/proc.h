@@ -61,6 +61,7 @@ struct proc_stat {
   uint64_t stime;     /* field 15: system CPU, clock ticks */
   long threads;       /* field 20 */
   uint64_t starttime; /* field 22: ticks after boot */
+  uint64_t vsize;     /* field 23: virtual memory, bytes */
   uint64_t rss;       /* field 24: resident pages */
 };
 
@@ -73,6 +74,19 @@ int proc_stat_parse(const char *s, size_t n, struct proc_stat *st);
  * PROC_STAT_MAX bytes. Returns 0, -ENOENT when it is gone, or -errno. */
 enum { PROC_STAT_MAX = 4096 };
 int proc_stat(int pid, int tid, struct proc_stat *st);
+
+/* How many file descriptors pid has open: the entries of /proc/<pid>/fd,
+ * counted from getdents64 (no stat per entry). A process may hold a
+ * million: past max, counting stops and returns -E2BIG (*n then max;
+ * serve and dump take PROC_MAX_FDS). Returns 0 and *n, or -errno
+ * (-EACCES: another user's process and we lack the privilege). */
+enum { PROC_MAX_FDS = 1 << 18 };
+int proc_open_fds(int pid, size_t max, size_t *n);
+
+/* The soft limit on open files of pid ("Max open files" in
+ * /proc/<pid>/limits). Returns 0 and *soft, -ERANGE when it is
+ * "unlimited", or -errno (-EINVAL: no such line). */
+int proc_max_fds(int pid, uint64_t *soft);
 
 /* One thread of a process. */
 struct proc_task {

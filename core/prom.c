@@ -14,11 +14,28 @@ static const struct { const char *perf, *mx; } gc_map[] = {
 #undef POOL
 };
 
-static void add(struct prom *p, const char *fam, const char *type,
-                const char *help, const char *suffix, const char *labels,
-                const char *extra, double v)
+/* Each family's name under each scheme (specs/prom_names.def). */
+enum prom_fam {
+#define FAM(id, cj, sc, type, help) F_##id,
+#include "specs/prom_names.def"
+#undef FAM
+};
+static const struct {
+  const char *name[2], *type, *help;
+} fams[] = {
+#define FAM(id, cj, sc, type, help) {{cj, sc}, type, help},
+#include "specs/prom_names.def"
+#undef FAM
+};
+
+/* One sample of family f under p's scheme; none where it has no name. */
+static void add(struct prom *p, enum prom_fam f, const char *suffix,
+                const char *labels, const char *extra, double v)
 {
-  prom_sample(p, fam, type, help, suffix, labels, extra, v);
+  const char *name = fams[f].name[(p->flags & PROM_SIMPLECLIENT) != 0];
+
+  if (*name)
+    prom_sample(p, name, fams[f].type, fams[f].help, suffix, labels, extra, v);
 }
 
 static double lval(const struct perfdata *pd, const char *name, int *ok)
@@ -58,7 +75,10 @@ static void pools(struct prom *out, const struct perfdata *pd,
   struct heap_pool p[HEAP_MAX_POOLS];
   size_t n = heap_pools(pd, p);
   double area_v[2][3] = {{0}};  /* heap, nonheap x used, committed, max */
-  static const char *const what[3] = {"used", "committed", "max"};
+  static const enum prom_fam pool_f[3] = {F_POOL_USED, F_POOL_COMMITTED,
+                                          F_POOL_MAX};
+  static const enum prom_fam area_f[3] = {F_AREA_USED, F_AREA_COMMITTED,
+                                          F_AREA_MAX};
 
   for (size_t i = 0; i < n; i++) {
     double v[3] = {p[i].used, p[i].committed, p[i].max};
@@ -67,29 +87,14 @@ static void pools(struct prom *out, const struct perfdata *pd,
     buf_printf(&l, ",pool=\"");
     prom_label_buf(&l, p[i].name, strlen(p[i].name));
     buf_addc(&l, '"');
-    for (int k = 0; k < 3; k++) {
-      char fam[64];
-
-      snprintf(fam, sizeof(fam), "jvm_memory_pool_%s_bytes", what[k]);
-      add(out, fam, "gauge",
-          k == 0   ? "Bytes used in the memory pool"
-          : k == 1 ? "Bytes committed to the memory pool"
-                   : "Most bytes the memory pool may grow to",
-          "", labels, l.p, v[k]);
-    }
+    for (int k = 0; k < 3; k++) add(out, pool_f[k], "", labels, l.p, v[k]);
     buf_free(&l);
   }
   for (int a = 0; a < 2; a++) {
     heap_area(pd, a, area_v[a]);
-    for (int k = 0; k < 3; k++) {
-      char fam[64];
-
-      snprintf(fam, sizeof(fam), "jvm_memory_%s_bytes", what[k]);
-      add(out, fam, "gauge", k == 0 ? "Bytes used, by area"
-          : k == 1 ? "Bytes committed, by area"
-          : "Most bytes an area may grow to", "", labels,
+    for (int k = 0; k < 3; k++)
+      add(out, area_f[k], "", labels,
           a ? ",area=\"nonheap\"" : ",area=\"heap\"", area_v[a][k]);
-    }
   }
 }
 
@@ -118,43 +123,35 @@ static void collectors(struct prom *out, const struct perfdata *pd,
       prom_label_buf(&l, gc_map[k].mx, strlen(gc_map[k].mx));
       buf_addc(&l, '"');
       if (cnt)
-        add(out, "jvm_gc_collection_seconds", "summary",
-            "Time spent in a collector's collections", "_count", labels, l.p,
-            (double)pd_long(pd, cnt));
+        add(out, F_GC_SECONDS, "_count", labels, l.p, (double)pd_long(pd, cnt));
       if (t && hz > 0)
-        add(out, "jvm_gc_collection_seconds", "summary",
-            "Time spent in a collector's collections", "_sum", labels, l.p,
+        add(out, F_GC_SECONDS, "_sum", labels, l.p,
             (double)pd_long(pd, t) / hz);
       buf_free(&l);
     }
   }
 }
 
-/* Families that are one counter (or a sum of two) each. */
+/* Families that are one counter (or a sum of two) each; the number of
+ * classes loaded now is computed. */
 static const struct {
-  const char *family, *type, *help, *c1, *c2;
+  enum prom_fam f;
+  const char *c1, *c2;
   int ticks;
 } simple[] = {
-  {"jvm_threads_current", "gauge", "Live threads", "java.threads.live", 0, 0},
-  {"jvm_threads_daemon", "gauge", "Live daemon threads",
-   "java.threads.daemon", 0, 0},
-  {"jvm_threads_peak", "gauge", "Most live threads since start",
-   "java.threads.livePeak", 0, 0},
-  {"jvm_threads_started_total", "counter", "Threads started since start",
-   "java.threads.started", 0, 0},
-  {"jvm_classes_currently_loaded", "gauge", "Classes loaded now", 0, 0, 0},
-  {"jvm_classes_loaded_total", "counter", "Classes loaded since start",
-   "java.cls.loadedClasses", "java.cls.sharedLoadedClasses", 0},
-  {"jvm_classes_unloaded_total", "counter", "Classes unloaded since start",
-   "java.cls.unloadedClasses", "java.cls.sharedUnloadedClasses", 0},
-  {"jvm_compilation_time_seconds_total", "counter",
-   "Time spent in the JIT compilers", "java.ci.totalTime", 0, 1},
-  {"jvm_safepoints_total", "counter", "Safepoints reached",
-   "sun.rt.safepoints", 0, 0},
-  {"jvm_safepoint_seconds_total", "counter", "Time spent at safepoints",
-   "sun.rt.safepointTime", 0, 1},
-  {"jvm_safepoint_sync_seconds_total", "counter",
-   "Time spent reaching safepoints", "sun.rt.safepointSyncTime", 0, 1},
+    {F_THREADS_CURRENT, "java.threads.live", 0, 0},
+    {F_THREADS_DAEMON, "java.threads.daemon", 0, 0},
+    {F_THREADS_PEAK, "java.threads.livePeak", 0, 0},
+    {F_THREADS_STARTED, "java.threads.started", 0, 0},
+    {F_CLASSES_NOW, 0, 0, 0},
+    {F_CLASSES_LOADED, "java.cls.loadedClasses", "java.cls.sharedLoadedClasses",
+     0},
+    {F_CLASSES_UNLOADED, "java.cls.unloadedClasses",
+     "java.cls.sharedUnloadedClasses", 0},
+    {F_COMPILATION, "java.ci.totalTime", 0, 1},
+    {F_SAFEPOINTS, "sun.rt.safepoints", 0, 0},
+    {F_SAFEPOINT_TIME, "sun.rt.safepointTime", 0, 1},
+    {F_SAFEPOINT_SYNC, "sun.rt.safepointSyncTime", 0, 1},
 };
 
 static void simple_families(struct prom *out, const struct perfdata *pd,
@@ -170,15 +167,13 @@ static void simple_families(struct prom *out, const struct perfdata *pd,
     double v;
 
     if (!simple[i].c1) {
-      if (ok1) add(out, simple[i].family, simple[i].type, simple[i].help, "",
-                   labels, "", loaded);
+      if (ok1) add(out, simple[i].f, "", labels, "", loaded);
       continue;
     }
     v = lval(pd, simple[i].c1, &ok1);
     if (!ok1 || (simple[i].ticks && hz <= 0)) continue;
     if (simple[i].c2) v += lval(pd, simple[i].c2, &ok2);
-    add(out, simple[i].family, simple[i].type, simple[i].help, "", labels, "",
-        simple[i].ticks ? v / hz : v);
+    add(out, simple[i].f, "", labels, "", simple[i].ticks ? v / hz : v);
   }
 }
 
@@ -194,31 +189,52 @@ static void string_label(struct buf *b, const char *label,
   buf_addc(b, '"');
 }
 
+/* jvm_info's labels are simpleclient's names (version, vendor, runtime)
+ * but the VM's values: PerfData has no java.runtime.* properties. */
 static void runtime(struct prom *out, const struct prom_jvm *j,
                     const char *labels)
 {
   struct buf l = {0};
   int ok;
   double start = lval(j->pd, "sun.rt.createVmBeginTime", &ok);
-  struct proc_stat st;
 
   string_label(&l, "version", j->pd, "java.property.java.vm.version");
   string_label(&l, "vendor", j->pd, "java.property.java.vm.vendor");
   string_label(&l, "runtime", j->pd, "java.property.java.vm.name");
-  add(out, "jvm_runtime_info", "gauge", "The JVM's version, vendor and name",
-      "", labels, l.p, 1);
+  add(out, F_RUNTIME_INFO, "", labels, l.p, 1);
   buf_free(&l);
-  if (ok)
-    add(out, "process_start_time_seconds", "gauge",
-        "When the JVM started, seconds since the epoch", "", labels, "",
-        start / 1000);
-  if (!j->pid || proc_stat(j->pid, 0, &st)) return;
-  add(out, "process_cpu_seconds_total", "counter",
-      "User and system CPU time of the process", "", labels, "",
-      (double)(st.utime + st.stime) / (double)proc_hz());
-  add(out, "process_resident_memory_bytes", "gauge",
-      "Resident set size of the process", "", labels, "",
-      (double)st.rss * (double)proc_page());
+  if (ok) add(out, F_START_TIME, "", labels, "", start / 1000);
+}
+
+/* The process collector's families from /proc/<pid> (host pid): each
+ * one that can be read; a process of another user we may not look into
+ * lacks the fd counts. */
+static void process(struct prom *out, const struct prom_jvm *j,
+                    const char *labels)
+{
+  struct proc_stat st;
+  uint64_t max;
+  size_t fds;
+  int rc;
+
+  if (!j->pid) return;
+  if (!proc_stat(j->pid, 0, &st)) {
+    add(out, F_CPU_SECONDS, "", labels, "",
+        (double)(st.utime + st.stime) / (double)proc_hz());
+    add(out, F_RSS, "", labels, "", (double)st.rss * (double)proc_page());
+    add(out, F_VSIZE, "", labels, "", (double)st.vsize);
+  }
+  if (!(rc = proc_open_fds(j->pid, PROC_MAX_FDS, &fds))) {
+    add(out, F_OPEN_FDS, "", labels, "", (double)fds);
+  } else if (rc == -E2BIG) {
+    char *text = xasprintf("pid %d: more than %d open fds, not counted", j->pid,
+                           PROC_MAX_FDS);
+
+    prom_comment(out, text);
+    free(text);
+  }
+  if (!proc_max_fds(j->pid, &max))
+    add(out, F_MAX_FDS, "", labels, "", (double)max);
 }
 
 /* --raw: a name HotSpot could have written ([A-Za-z0-9._], at most
@@ -292,8 +308,8 @@ static void raw(struct prom *out, const struct perfdata *pd, const char *labels,
           (!h[1] || h[1] == '.' || isdigit((unsigned char)h[1])))
         *h = 'N';
     v = (double)pd_long(pd, c);
-    add(out, fam.p, type, help.p, "", labels, l.p ? l.p : "",
-        ticks ? v / hz : v);
+    prom_sample(out, fam.p, type, help.p, "", labels, l.p ? l.p : "",
+                ticks ? v / hz : v);
     buf_free(&fam);
     buf_free(&l);
     buf_free(&help);
@@ -314,6 +330,7 @@ void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
   pools(p, j->pd, labels.p);
   collectors(p, j->pd, labels.p, hz);
   runtime(p, j, labels.p);
+  process(p, j, labels.p);
   if (p->flags & PROM_RAW) raw(p, j->pd, labels.p, hz);
   for (int k = 0; k < 3; k++) {
     size_t n = k == 0   ? p->drops.name
@@ -323,9 +340,7 @@ void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
 
     if (!n && !(p->flags & PROM_RAW)) continue;
     buf_printf(&l, ",reason=\"%s\"", why[k]);
-    add(p, "jvmtool_dropped_counters", "gauge",
-        "Counters of the JVM's PerfData left out of this exposition", "",
-        labels.p, l.p, (double)n);
+    add(p, F_DROPPED, "", labels.p, l.p, (double)n);
     buf_free(&l);
   }
   if (d) *d = p->drops;

@@ -2,8 +2,10 @@
  *
  * One renderer for dump --prometheus and serve. Families are named as
  * Prometheus' Java client 1.x names them (jvm_memory_*, jvm_gc_*,
- * jvm_threads_*, ...), derived from PerfData counters; pool and collector
- * labels carry the JVM's own MXBean names (specs/prom_map.def). Every
+ * jvm_threads_*, process_*, ...), or with PROM_SIMPLECLIENT as its 0.x
+ * did: each name is a row of specs/prom_names.def. Values come from
+ * PerfData counters and /proc/<pid>; pool and collector labels carry the
+ * JVM's own MXBean names (specs/prom_map.def). Every
  * series has pid and main_class, and container_id / pod_uid when the
  * process's cgroup names them. Samples of one family stay together, each
  * family with # HELP and # TYPE, so promtool check metrics is clean.
@@ -35,9 +37,11 @@ struct prom_jvm {
 };
 
 enum {
-  PROM_RAW = 1,        /* also every numeric counter as hotspot_... */
-  PROM_MAX_NAME = 128, /* --raw: longest name kept (HotSpot: 56) */
-  PROM_MAX_RAW = 1024, /* --raw: counters kept per JVM (a JVM has ~300) */
+  PROM_RAW = 1,          /* also every numeric counter as hotspot_... */
+  PROM_SIMPLECLIENT = 2, /* the names of client_java 0.x's simpleclient
+                            (specs/prom_names.def), not 1.x's */
+  PROM_MAX_NAME = 128,   /* --raw: longest name kept (HotSpot: 56) */
+  PROM_MAX_RAW = 1024,   /* --raw: counters kept per JVM (a JVM has ~300) */
 };
 
 /* What was dropped from one JVM, by reason. */
@@ -61,11 +65,18 @@ struct prom {
   struct prom_drops drops; /* of the JVM being added */
 };
 
-/* Start an exposition (flags: PROM_RAW). */
+/* The flag of --names' word (its index in the WORD list of serve.opts
+ * and dump.opts: client_java, simpleclient). */
+static inline int prom_names_flag(int word)
+{
+  return word == 1 ? PROM_SIMPLECLIENT : 0;
+}
+
+/* Start an exposition (flags: PROM_RAW, PROM_SIMPLECLIENT). */
 void prom_init(struct prom *p, int flags);
 
-/* Add one JVM's families. Reads /proc/<pid>/{stat,status,cgroup} for
- * process facts; what cannot be read is left out. Never fails; sets *d
+/* Add one JVM's families. Reads /proc/<pid>/{stat,limits,fd,cgroup} for
+ * the process collector's families; what cannot be read is left out. Never fails; sets *d
  * (may be NULL) to what was dropped from this JVM. */
 void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
                   struct prom_drops *d);
@@ -107,7 +118,7 @@ enum {
                                    timeout, 10 s */
 };
 /* Begin a scrape of v[0..n) (taken: freed by prom_scrape_end), flags
- * PROM_RAW and PROM_SCRAPE_SELF. */
+ * PROM_RAW, PROM_SIMPLECLIENT and PROM_SCRAPE_SELF. */
 void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n,
                        int flags);
 /* Read and render the next JVM (*which): 1 it was rendered, 0 none was

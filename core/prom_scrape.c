@@ -19,7 +19,7 @@ void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n, int flags)
   s->n = n;
   s->flags = flags;
   s->start = now_ms();
-  prom_init(&s->p, flags & PROM_RAW);
+  prom_init(&s->p, flags & (PROM_RAW | PROM_SIMPLECLIENT));
 }
 
 /* With PROM_SCRAPE_SELF, each JVM's own families: whether it failed, and

@@ -2,6 +2,8 @@
 
   serve_check.py parse FILE                -> "family{labels} value" sanity
   serve_check.py compare PROM MX PID       -> MXBean pools/gcs equal ours
+  serve_check.py areas PROM MX PID         -> --names simpleclient: bytes
+      used of each pool, heap and non-heap equal test/java/MXArea.java's
   serve_check.py load HOST PORT PID        -> hostile load; VmHWM printed
   serve_check.py perf FILE KIND [ARG]      -> write a PerfData 2.0 file:
       hostile  long counters with names that test the exposition
@@ -78,6 +80,29 @@ def compare(prom, mx, pid):
                                                      want))
     if bad:
         raise SystemExit('pid %s: ' % pid + '; '.join(bad))
+
+
+def areas(prom, mx, pid):
+    """simpleclient names: jvm_memory_pool_bytes_used{pool} and
+    jvm_memory_bytes_used{area} equal what the JVM's MXBeans said, byte
+    for byte (MXArea prints them when they hold still)."""
+    s = [x for x in samples(open(prom).read()) if x[1].get('pid') == pid]
+    want = {}
+    for line in open(mx):
+        f = line.rstrip('\n').split('\t')
+        if f[0] in ('pool', 'area'):
+            want[(f[0], f[1])] = int(f[2])
+    if ('area', 'heap') not in want:
+        raise SystemExit('%s: no MXBean numbers' % mx)
+    ours = {}
+    for name, labels, v in s:
+        if name == 'jvm_memory_pool_bytes_used':
+            ours[('pool', labels['pool'])] = int(v)
+        elif name == 'jvm_memory_bytes_used':
+            ours[('area', labels['area'])] = int(v)
+    if ours != want:
+        raise SystemExit('pid %s: ours %s, MXBeans %s' % (pid, sorted(
+            ours.items()), sorted(want.items())))
 
 
 def read_all(c):
@@ -235,5 +260,7 @@ if __name__ == '__main__':
         samples(open(sys.argv[2]).read())
     elif sys.argv[1] == 'compare':
         compare(*sys.argv[2:5])
+    elif sys.argv[1] == 'areas':
+        areas(*sys.argv[2:5])
     elif sys.argv[1] == 'load':
         load(*sys.argv[2:5])

@@ -8,6 +8,8 @@
 #   section CONDITION...  every test up to end_section skips unless true
 #   end_section
 #   mkperf ARGS...        write a PerfData file (test/mkperf.c says how)
+#   free_port             a TCP port of 127.0.0.1 free at the moment
+#   wait_http URL         wait (up to 30 s) until URL answers; 1 if it never does
 #
 # IDs ("ps-1.2") make a failure greppable. Expected output is compared byte
 # for byte, including the final newline (write "$(printf ...)" for exotic
@@ -84,6 +86,18 @@ mkperf() { "${MKPERF:?mkperf: run through ./build.sh test}" "$@"; }
 
 # Remember a pid (or a command to run) for the EXIT trap.
 track() { _tracked="$_tracked $1"; }
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+wait_http() {
+  _i=0
+  while [ $_i -lt 300 ]; do
+    curl -sf -o /dev/null "$1" && return 0
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+  return 1
+}
 cleanup_cmd() { printf '%s\n' "$1" >> "$T/cleanup"; }
 
 # A JVM asked to stop (SIGTERM) removes its PerfData file and attach socket;
