@@ -16,6 +16,7 @@ ct_run() {
     exec chroot "$@"' sh "$_d" "$@" > "$_d.log" 2>&1 &
   _u=$!
   track $_u
+  cleanup_cmd "rm -f '$_d.log'" # beside DIR, out of the container's reach
   CPID=
   for _i in $(seq 200); do
     CPID=$(pgrep -P $_u | head -1)
