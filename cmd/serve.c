@@ -126,10 +126,10 @@ static int scrape_step(struct scrape *s)
 
 static struct resp *error_resp(int status)
 {
-  char body[64];
-  int n = snprintf(body, sizeof(body), "%d %s\n", status, http_reason(status));
+  char line[64];
 
-  return resp_new(status, "text/plain; charset=utf-8", body, (size_t)n, 0, 1);
+  snprintf(line, sizeof(line), "%d %s", status, http_reason(status));
+  return resp_line(status, line, NULL, 0);
 }
 
 static struct scrape scr;

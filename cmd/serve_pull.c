@@ -102,16 +102,13 @@ static int left_s(const struct pull *p, uint64_t now)
 static int params(struct conn *c, const char *t, size_t len, int head,
                   long *secs, int64_t *interval)
 {
-  char v[32] = "", *end = v;
-  long long ns;
+  char v[32] = "";
+  long long ns, s = SECONDS_DEF;
   long n;
 
-  *secs = SECONDS_DEF;
   *interval = 10000000;
   if ((n = http_query(t, len, "seconds", v, sizeof(v))) != -1) {
-    errno = 0;
-    *secs = n > 0 && isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : -1;
-    if (n <= 0 || *end || errno || *secs < 1 || *secs > SECONDS_MAX) {
+    if (n <= 0 || parse_long(v, 1, SECONDS_MAX, &s)) {
       fail(c, 400, "seconds: want 1 to 60 (default 10)", 0, head);
       return -1;
     }
@@ -123,6 +120,7 @@ static int params(struct conn *c, const char *t, size_t len, int head,
     }
     *interval = ns;
   }
+  *secs = (long)s;
   return 0;
 }
 
