@@ -22,6 +22,13 @@ int target_open(struct jvm *t, const char *arg)
     error_msg("cannot find '%s': %s", arg, why);
     return -1;
   }
+  /* whatever is asked (even --status) ends in an attach: none to a
+   * process that is no JVM */
+  if (jvm_check_jvm(t, why, sizeof(why))) {
+    error_msg("%s", why);
+    jvm_close(t);
+    return -1;
+  }
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
+#include "core/jvm.h"
 #include "core/vm.h"
 
 #define OPTS_FILE "specs/ps.opts"
@@ -69,13 +70,18 @@ static uint64_t until;
  * unavailable. */
 static int attach(const struct vm *v, struct perfdata *pd)
 {
+  char err[256];
+  struct jvm j;
+  uint64_t t0 = now_ms();
   int rc;
 
   if (!v->alive) return -1;
-  /* the row's file is the one its process maps (core/vm's listing) */
-  rc = vm_open_budget(v, pd);
-  if (vm_over_budget(rc))
-    error_msg("pid %d: '%s': %s; skipped", v->pid, v->path, pd->err);
+  if (!(rc = jvm_open_row(&j, v, err, sizeof(err)))) {
+    rc = vm_budget_end(pd, t0, jvm_perfdata(&j, pd));
+    if (vm_over_budget(rc))
+      error_msg("pid %d: '%s': %s; skipped", v->pid, j.vm.path, pd->err);
+  }
+  jvm_close(&j);
   if (rc) return -1;
   if (!pd->size || pd->size % 4096) {
     pd_close(pd);

@@ -64,7 +64,7 @@ void vm_free(struct vm *v);
 /* The JVMs an attaching command's target names (jcmd's grammar): a pid
  * (vm_parse_target's, jstat's flags), "0" for every JVM, or a part of the
  * main class as jps -l shows it (a jar's path, "module/class"; not its
- * arguments). 0 and main-class targets name only the JVMs that take attach
+ * arguments). 0 and main-class targets name only the live JVMs that take attach
  * requests (vm_attachable), as jcmd does. A pid is named as it is, its
  * path NULL: core/jvm's jvm_open_row opens and verifies it. Sets *out (free with
  * vm_list_free) and *n; none found is *out NULL, *n 0. Returns 0, or

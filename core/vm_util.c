@@ -145,7 +145,7 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
     return rc;
   }
   for (size_t i = 0; i < nv; i++) {
-    int keep = vm_attachable(&vms[i]) == 1;
+    int keep = vms[i].alive && vm_attachable(&vms[i]) == 1;
 
     if (keep && !all) {
       vm_java_command(&vms[i], &cmd);
