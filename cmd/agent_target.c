@@ -144,11 +144,10 @@ int target_samples(struct jvm *t, const char *path, struct wfile *out,
   struct scan sc = {.bol = 1};
   struct stat sb;
   ssize_t n;
-  int fd, err;
+  int fd = -1, err;
 
   memset(s, 0, sizeof(*s));
-  err = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
-                          t->st.euid, &fd, &sb);
+  err = agent_samples_open(t, path, 0, &fd, &sb);
   /* up to the size it had when opened (the JVM's side may still write);
    * text only: a NUL is not the agent's (a sparse file, planted) */
   for (off_t left = err ? 0 : sb.st_size; left > 0 && !err;) {

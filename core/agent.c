@@ -49,6 +49,17 @@ void agent_recording_name(const char *hex, char *path, size_t n)
   snprintf(path, n, "/tmp/jvmtool-%s.jfr", hex);
 }
 
+int agent_samples_open(const struct jvm *t, const char *path, int take,
+                       int *fd, struct stat *sb)
+{
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  int rc = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
+                             t->st.euid, fd, sb);
+
+  if (!rc && take) root_unlink(t->tmpfd, name, sb, 0);
+  return rc;
+}
+
 void agent_samples_name(const struct jvm *t, char *path, size_t n)
 {
   char hex[17];
