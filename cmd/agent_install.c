@@ -165,8 +165,8 @@ static void explain(struct jvm *t, int rc)
 }
 
 /* The mapped agent that says it is sampling: its index, or -1. */
-static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX],
-                         int n, int timeout)
+static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX], int n,
+                         int timeout)
 {
   int rc;
 
@@ -180,8 +180,8 @@ static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX],
 /* ---- the actions ---------------------------------------------------------- */
 
 /* Copy the samples file to out (open), remove it, say how many. */
-static int collect(struct jvm *t, const char *samples,
-                   struct wfile *out, const char *name)
+static int collect(struct jvm *t, const char *samples, struct wfile *out,
+                   const char *name)
 {
   struct samples s;
   int err;
@@ -211,8 +211,8 @@ static int collect(struct jvm *t, const char *samples,
   return 0;
 }
 
-static int stop_and_collect(struct jvm *t, struct wfile *out,
-                            const char *name, int timeout)
+static int stop_and_collect(struct jvm *t, struct wfile *out, const char *name,
+                            int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], samples[AGENT_PATH_MAX];
   int n = agent_mapped(t, agents, NULL, AGENT_MAX_LOADED), rc = AGENT_IDLE;

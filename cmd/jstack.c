@@ -39,7 +39,8 @@ int jdk_open(struct jvm *j, const struct vm *row)
   char err[256];
   int rc = jvm_open_row(j, row, err, sizeof(err));
 
-  if (rc) jdk_refusal(row->pid, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM, err);
+  if (rc)
+    jdk_refusal(row->pid, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM, err);
   return rc ? -1 : 0;
 }
 
