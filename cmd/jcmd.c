@@ -311,7 +311,7 @@ static int jdk_jcmd(int argc, char **argv)
     return 1;
   }
   r.target = argv[1];
-  r.timeout_ms = 10000;
+  r.timeout_ms = JDK_TIMEOUT_MS;
   if (command_words(argc - 2, argv + 2, &r, &err)) {
     fputs(jcmd_usage, stdout);
     fflush(stdout);
