@@ -2,14 +2,17 @@
 #include "core/jvmtool.h"
 #include <sys/syscall.h>
 
-int proc_status(int pid, struct proc_status *st)
+int proc_task_status(int pid, int tid, struct proc_status *st)
 {
   char path[64], *data, *line, *next;
   size_t len;
   int rc, seen = 0;
 
   memset(st, 0, sizeof(*st));
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  if (tid)
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+  else
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
   if ((rc = read_file(AT_FDCWD, path, 0, 1 << 20, &data, &len))) return rc;
   for (line = data; line && *line; line = next) {
     unsigned long long a, b;
@@ -39,6 +42,11 @@ int proc_status(int pid, struct proc_status *st)
   }
   free(data);
   return seen == 3 ? 0 : -EINVAL;
+}
+
+int proc_status(int pid, struct proc_status *st)
+{
+  return proc_task_status(pid, 0, st);
 }
 
 int proc_innermost(const struct proc_status *st, int pid)

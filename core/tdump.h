@@ -7,7 +7,7 @@
  * and no stack. The dump comes from the JVM and is hostile: a name may
  * hold quotes, " os_prio=" or a newline, so the name ends at the last
  * '"' before the line's last " os_prio=", and nid is the line's last
- * " nid=". Work is linear in the dump; nothing is copied but the names.
+ * " nid="; "allocated=" is read only after the name. Work is linear in the dump; nothing is copied but the names.
  */
 #ifndef TDUMP_H
 #define TDUMP_H
@@ -21,7 +21,11 @@ struct tdump_thread {
   int tid;          /* the Linux TID (nid), or 0 when unreadable */
   int java;         /* has "#N": a Java thread */
   char state[32];   /* java.lang.Thread.State's word, else the header's
-                        word after nid ("runnable"), "" when none */
+                        word after nid ("runnable"), "" when none; raw
+                        bytes from the JVM like the name */
+  double allocated; /* Thread.print -e (JDK 11+): "allocated=2888M", bytes
+                        (B/K/M/G: the unit keeps 4 digits, so +-1 unit);
+                        -1 when the header has none */
   size_t body, end; /* its lines after the header: [body, end) of text */
 };
 
