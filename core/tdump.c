@@ -190,7 +190,7 @@ const char *tdump_native_kind(const char *comm)
       {"ZUnmapper", "gc"},        {"Shenandoah", "gc"},
       {"C1 CompilerThre", "jit"}, {"C2 CompilerThre", "jit"},
       {"Sweeper thread", "jit"},  {"VM Thread", "vm"},
-      {"VM Periodic Tas", "vm"},
+      {"VM Periodic Tas", "vm"},  {"JFR Thread Samp", "jfr"},
   };
 
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -56,7 +56,8 @@ int tdump_nid(const char *s, size_t n);
 /* What a HotSpot thread is from its native name (/proc/<pid>/task/<tid>/
  * comm, at most 15 bytes): "gc" (GC Thread#N, G1 ..., Z..., Shenandoah),
  * "jit" (C1/C2 CompilerThread, Sweeper), "vm" (VM Thread, VM Periodic
- * Task), or NULL for any other, a Java thread's name among them. */
+ * Task), "jfr" (JFR's sampler), or NULL for any other, a Java thread's name
+ * among them. */
 const char *tdump_native_kind(const char *comm);
 
 #endif
