@@ -142,8 +142,8 @@ struct top_col {
 unsigned top_fit(const struct top_col *c, size_t n, unsigned have, int width,
                  int last_min);
 /* The titles of the columns in mask, then " " and last. */
-void top_titles(struct buf *b, const struct top_col *c, size_t n,
-                unsigned mask, const char *last);
+void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
+                const char *last);
 
 /* The full-screen display (cmd/top_tty.c): returns the exit status. */
 int top_tty(struct top_node *node, const struct top_jvm *proto,

@@ -64,7 +64,8 @@ static void learn(struct top_jvm *j, uint64_t at)
     if (d->allocated < 0) continue;
     k->alloc = -1;
     if (k->alloc_ns && at > k->alloc_ns && d->allocated >= k->allocated)
-      k->alloc = (d->allocated - k->allocated) / ((double)(at - k->alloc_ns) / 1e9);
+      k->alloc =
+          (d->allocated - k->allocated) / ((double)(at - k->alloc_ns) / 1e9);
     k->allocated = d->allocated;
     k->alloc_ns = at;
   }
@@ -212,11 +213,11 @@ int top_jvm_read(struct top_jvm *j)
     t->usr = dt > 0 ? (double)d[i][0] / hz / dt * 100 : -1;
     t->sys = dt > 0 ? (double)d[i][1] / hz / dt * 100 : -1;
     t->cpu = dt > 0 ? t->usr + t->sys : -1;
-    t->kind = native               ? native
-              : j->known[i].java   ? "java"
+    t->kind = native                 ? native
+              : j->known[i].java     ? "java"
               : cur[i].tid == j->pid ? "vm" /* the launcher */
-              : j->known[i].name   ? "vm"
-                                   : "-";
+              : j->known[i].name     ? "vm"
+                                     : "-";
   }
   qsort(j->t, n, sizeof(*j->t), by_cpu);
   free(d);
@@ -252,8 +253,7 @@ static const char *name_of(const struct top_jvm *j, const struct top_thread *t)
   return n ? n : t->task.st.comm;
 }
 
-static const char *state_of(const struct top_jvm *j,
-                            const struct top_thread *t)
+static const char *state_of(const struct top_jvm *j, const struct top_thread *t)
 {
   const char *s = known_of(j, t)->state;
 
@@ -276,8 +276,8 @@ static void line_end(struct buf *b, size_t at, int width)
 /* The columns of the thread table; NAME is the last, the rest of a line. */
 enum { C_TID, C_CPU, C_USR, C_SYS, C_ALLOC, C_STATE, C_KIND, C_N };
 static const struct top_col cols[C_N] = {
-    [C_TID] = {"TID", 7, 0, 0},      [C_CPU] = {"%CPU", 7, 0, 0},
-    [C_USR] = {"%USR", 7, 0, 2},     [C_SYS] = {"%SYS", 7, 0, 1},
+    [C_TID] = {"TID", 7, 0, 0},       [C_CPU] = {"%CPU", 7, 0, 0},
+    [C_USR] = {"%USR", 7, 0, 2},      [C_SYS] = {"%SYS", 7, 0, 1},
     [C_ALLOC] = {"ALLOC/s", 8, 0, 5}, [C_STATE] = {"STATE", 15, 1, 4},
     [C_KIND] = {"KIND", 5, 1, 3},
 };
@@ -334,8 +334,7 @@ static void stack_head(const struct top_jvm *j, const struct top_thread *t,
 /* Row t's first max frames, one line each ("    at ..."), at most lines
  * of them; returns the lines written. */
 static size_t frames(const struct top_jvm *j, const struct top_thread *t,
-                     size_t skip, size_t max, int width, int esc,
-                     struct buf *b)
+                     size_t skip, size_t max, int width, int esc, struct buf *b)
 {
   const struct tdump_thread *k = dumped(j, t);
   struct buf f = {0};
@@ -365,8 +364,8 @@ static size_t frames(const struct top_jvm *j, const struct top_thread *t,
 
 /* The hot threads' stacks: each a blank line, a header and its top frames,
  * in at most lines lines (0: STACK_FRAMES frames each). */
-static void hot(const struct top_jvm *j, struct buf *b, size_t lines,
-                int width, int esc)
+static void hot(const struct top_jvm *j, struct buf *b, size_t lines, int width,
+                int esc)
 {
   size_t nhot = (size_t)j->stacks < j->n ? (size_t)j->stacks : j->n;
   size_t per = STACK_FRAMES, at;
@@ -456,8 +455,7 @@ void top_jvm_stack_text(const struct top_jvm *j, size_t i, struct buf *b,
 static void thread_json(const struct top_jvm *j, const struct top_thread *t,
                         size_t rank, struct buf *b)
 {
-  const struct tdump_thread *k =
-      rank < (size_t)j->stacks ? dumped(j, t) : NULL;
+  const struct tdump_thread *k = rank < (size_t)j->stacks ? dumped(j, t) : NULL;
   const struct top_known *kn = known_of(j, t);
   struct buf f = {0};
 

@@ -268,16 +268,27 @@ static void totals(const struct top_node *node, struct buf *b)
 
 /* The columns of the node view; MAIN is the last, the rest of a line. */
 enum {
-  C_PID, C_USER, C_CONT, C_CPU, C_RSS, C_HEAP, C_COMMIT, C_MAX, C_GC,
-  C_ALLOC, C_THR, C_UP, C_N
+  C_PID,
+  C_USER,
+  C_CONT,
+  C_CPU,
+  C_RSS,
+  C_HEAP,
+  C_COMMIT,
+  C_MAX,
+  C_GC,
+  C_ALLOC,
+  C_THR,
+  C_UP,
+  C_N
 };
 static const struct top_col cols[C_N] = {
-    [C_PID] = {"PID", 7, 0, 0},        [C_USER] = {"USER", 11, 1, 3},
+    [C_PID] = {"PID", 7, 0, 0},         [C_USER] = {"USER", 11, 1, 3},
     [C_CONT] = {"CONTAINER", 13, 1, 7}, [C_CPU] = {"%CPU", 7, 0, 0},
-    [C_RSS] = {"RSS", 8, 0, 9},        [C_HEAP] = {"HEAP", 8, 0, 8},
-    [C_COMMIT] = {"COMMIT", 8, 0, 2},  [C_MAX] = {"MAX", 8, 0, 1},
-    [C_GC] = {"%GC", 6, 0, 6},         [C_ALLOC] = {"ALLOC/s", 8, 0, 10},
-    [C_THR] = {"THR", 5, 0, 5},        [C_UP] = {"UPTIME", 8, 0, 4},
+    [C_RSS] = {"RSS", 8, 0, 9},         [C_HEAP] = {"HEAP", 8, 0, 8},
+    [C_COMMIT] = {"COMMIT", 8, 0, 2},   [C_MAX] = {"MAX", 8, 0, 1},
+    [C_GC] = {"%GC", 6, 0, 6},          [C_ALLOC] = {"ALLOC/s", 8, 0, 10},
+    [C_THR] = {"THR", 5, 0, 5},         [C_UP] = {"UPTIME", 8, 0, 4},
 };
 enum { MAIN_MIN = 20 };
 

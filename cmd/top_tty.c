@@ -77,10 +77,10 @@ struct screen {
   struct top_jvm jvm;          /* the open JVM, when pid */
   const struct top_jvm *proto; /* the command line's --stacks, --alloc */
   int pid, sel;
-  int tid;   /* the selected thread of the JVM view (0: the first row) */
-  int stack; /* its whole stack is shown */
+  int tid;     /* the selected thread of the JVM view (0: the first row) */
+  int stack;   /* its whole stack is shown */
   size_t skip; /* frames scrolled off the stack view */
-  int num;   /* a row number being typed */
+  int num;     /* a row number being typed */
   enum top_sort by;
 };
 
@@ -196,8 +196,7 @@ static int jvm_key(struct screen *s, int c, int up, int down)
   if (c == 's') { /* the hot stacks, from a dump no older than --dump-every */
     s->jvm.stacks = s->jvm.stacks ? 0 : s->proto->stacks ? s->proto->stacks : 3;
     if (s->jvm.stacks &&
-        (!s->jvm.td ||
-         top_now_ns() - s->jvm.dump_ns >= s->jvm.dump_every_ns))
+        (!s->jvm.td || top_now_ns() - s->jvm.dump_ns >= s->jvm.dump_every_ns))
       top_jvm_dump(&s->jvm);
   }
   if (c == '\r' || c == '\n') { /* its stack as it is now: a fresh dump */

@@ -80,8 +80,8 @@ unsigned top_fit(const struct top_col *c, size_t n, unsigned have, int width,
   return mask;
 }
 
-void top_titles(struct buf *b, const struct top_col *c, size_t n,
-                unsigned mask, const char *last)
+void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
+                const char *last)
 {
   for (size_t i = 0; i < n; i++) {
     if (!(mask & 1u << i)) continue;

@@ -2,12 +2,14 @@
  *
  * Each thread's block starts with a header line (docs jvm-facts-2 §3.2):
  *   "name" #12 daemon prio=5 os_prio=0 cpu=.. tid=0x.. nid=0x63c5 runnable
- * JDK 11 and 17 print nid as the Linux TID in hex, JDK 25 in decimal
- * (with "#N [TID]" too); non-Java threads (GC, VM Thread) have no "#N"
+ * nid is the thread's Linux tid in the JVM's own pid namespace (a
+ * container's JVM counts from 1 there: the last NSpid of its task's
+ * status), in hex on JDK 11 and 17, decimal on 25 (with "#N [TID]" too); non-Java threads (GC, VM Thread) have no "#N"
  * and no stack. The dump comes from the JVM and is hostile: a name may
  * hold quotes, " os_prio=" or a newline, so the name ends at the last
  * '"' before the line's last " os_prio=", and nid is the line's last
- * " nid="; "allocated=" is read only after the name. Work is linear in the dump; nothing is copied but the names.
+ * " nid="; "allocated=" is read only between the name and nid. Work
+ * is linear in the dump; nothing is copied but the names.
  */
 #ifndef TDUMP_H
 #define TDUMP_H
@@ -18,7 +20,7 @@ struct buf;
 
 struct tdump_thread {
   char *name;       /* the Java or VM name, raw bytes (malloc'd) */
-  int tid;          /* the Linux TID (nid), or 0 when unreadable */
+  int tid;          /* nid: the tid in the JVM's pid namespace, or 0 */
   int java;         /* has "#N": a Java thread */
   char state[32];   /* java.lang.Thread.State's word, else the header's
                         word after nid ("runnable"), "" when none; raw
