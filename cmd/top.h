@@ -3,6 +3,8 @@
 #ifndef TOP_H
 #define TOP_H
 
+#include "core/jvm.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "core/heap.h"
@@ -92,6 +94,8 @@ struct top_thread {
 struct top_jvm {
   struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
+  struct jvm vm;          /* opened once, when names are first wanted */
+  int opened;
   int stacks;             /* --stacks N (or the s key) */
   int alloc;              /* --alloc: a Thread.print -e every refresh */
   uint64_t dump_every_ns; /* --dump-every: the least time between dumps */
