@@ -94,7 +94,7 @@ struct top_thread {
 struct top_jvm {
   struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
-  struct jvm vm;          /* opened once, when names are first wanted */
+  struct jvm vm; /* opened once, when names are first wanted */
   int opened;
   int stacks;             /* --stacks N (or the s key) */
   int alloc;              /* --alloc: a Thread.print -e every refresh */
