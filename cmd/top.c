@@ -21,7 +21,7 @@
 /* Batch and JSON: a refresh every delay, count of them (0: until a stop
  * signal). */
 static int batch(struct top_node *node, struct top_jvm *j, enum top_sort by,
-                 int json, uint64_t delay, long long count)
+                 int json, int width, uint64_t delay, long long count)
 {
   struct buf b = {0};
   uint64_t next = top_now_ns();
@@ -39,14 +39,14 @@ static int batch(struct top_node *node, struct top_jvm *j, enum top_sort by,
       if (json)
         top_jvm_json(j, &b);
       else
-        top_jvm_text(j, &b, 0, 0, term_escaping(-1));
+        top_jvm_text(j, &b, 0, width, term_escaping(-1), -1);
     } else {
       top_node_read(node);
       top_node_sort(node, by);
       if (json)
         top_node_json(node, "node", &b);
       else
-        top_node_text(node, &b, 0, 0, term_escaping(-1), -1);
+        top_node_text(node, &b, 0, width, term_escaping(-1), -1);
     }
     if (!json && i) fputc('\n', stdout);
     fwrite(b.p, 1, b.len, stdout);
@@ -110,18 +110,21 @@ int top_main(int argc, char **argv)
   delay = (uint64_t)a.num[OPT_delay];
   by = (enum top_sort)a.word[OPT_sort];
   stop_signals(1);
-  if (!a.count[OPT_batch] && !a.count[OPT_json] && isatty(0) && isatty(1))
-    rc = top_tty(&node, pid, by, (int)a.num[OPT_stacks], delay,
-                 a.num[OPT_count]);
+  j.pid = pid;
+  j.stacks = (int)a.num[OPT_stacks];
+  j.alloc = a.count[OPT_alloc] > 0;
+  j.dump_every_ns = (uint64_t)a.num[OPT_dump_every];
+  if (!a.count[OPT_batch] && !a.count[OPT_wide] && !a.count[OPT_json] &&
+      isatty(0) && isatty(1))
+    rc = top_tty(&node, &j, by, delay, a.num[OPT_count]);
   else {
-    j.pid = pid;
-    j.stacks = (int)a.num[OPT_stacks];
     if (pid)
       top_jvm_read(&j); /* the baseline of the first interval */
     else
       top_node_read(&node);
-    rc = batch(&node, pid ? &j : NULL, by, a.count[OPT_json] > 0, delay,
-               a.num[OPT_count]);
+    rc =
+        batch(&node, pid ? &j : NULL, by, a.count[OPT_json] > 0,
+              a.count[OPT_wide] ? 0 : TOP_BATCH_WIDTH, delay, a.num[OPT_count]);
   }
   top_jvm_free(&j);
   top_node_free(&node);

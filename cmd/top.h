@@ -62,18 +62,33 @@ void top_node_free(struct top_node *node);
  * when esc. */
 void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
                    int width, int esc, int sel);
+/* The lines a terminal or -b shows: 80 columns unless -w. */
+enum { TOP_BATCH_WIDTH = 80 };
 /* One JSON object of the node (view "node") or a JVM's line ("jvm"). */
 void top_node_json(const struct top_node *node, const char *view,
                    struct buf *b);
+
+/* What is known of one thread of the JVM, kept from refresh to refresh
+ * (parallel to top_jvm.prev: the same thread at the same index): its name
+ * is learned once, from the first dump taken while it lives. */
+struct top_known {
+  int nstid;        /* its tid in the JVM's pid namespace: the dump's nid */
+  char *name;       /* the dump's name, or NULL */
+  char state[32];   /* the state in the last dump that named it */
+  int java;         /* a Java thread ("#N" in the dump) */
+  int dumped;       /* a dump was taken while it lived: it names the
+                        thread or never will (launcher, GC, JFR sampler) */
+  double allocated; /* Thread.print -e allocated= bytes at alloc_ns, -1 */
+  uint64_t alloc_ns;
+  double alloc; /* bytes per second between the last two -e dumps, -1 */
+};
 
 /* A JVM's view: its threads over the interval, names from a dump. */
 struct top_thread {
   struct proc_task task;
   double cpu, usr, sys; /* % of one core over the interval */
-  const char *name;     /* the dump's name, or NULL */
-  const char *state;    /* the dump's state, or NULL */
-  const char *kind;     /* "java", "gc", "jit", "vm", or "-" */
-  int java;
+  const char *kind;     /* "java", "gc", "jit", "jfr", "vm", or "-" */
+  size_t k;             /* its entry in top_jvm.known */
 };
 
 struct top_jvm {
@@ -81,34 +96,68 @@ struct top_jvm {
   int pid;
   struct jvm vm; /* opened once, when names are first wanted */
   int opened;
-  int stacks;             /* --stacks N */
+  int stacks;             /* --stacks N (or the s key) */
+  int alloc;              /* --alloc: a Thread.print -e every refresh */
+  uint64_t dump_every_ns; /* --dump-every: the least time between dumps */
   struct proc_task *prev; /* the last walk of its threads */
+  struct top_known *known; /* parallel to prev */
   size_t nprev;
   struct top_thread *t; /* this refresh's threads, busiest first */
   size_t n;
   char *dump; /* the last thread dump, or NULL */
   struct tdump *td;
-  int dumps;     /* how many were taken */
-  char why[320]; /* why there are no names (attach off, ...) */
+  uint64_t dump_ns; /* monotonic time of the last dump */
+  int dumps;        /* how many were taken */
+  char why[320];    /* why there are no names (attach off, ...) */
   uint64_t at_ns;
 };
 
-/* Read the JVM's threads and line; a dump is asked for when stacks are
- * wanted, or when a thread appeared that the last dump does not name.
- * Returns 0, or -ESRCH when the process is gone. */
+/* Read the JVM's threads and line, and take a thread dump when one is
+ * due: the first (names), with --alloc each refresh, else at most every
+ * dump_every_ns: for stacks, or for a thread no dump was taken while it
+ * lived (GC, JIT and VM threads by their native names, and the launcher,
+ * never count). Returns 0, or -ESRCH when the process is gone. */
 int top_jvm_read(struct top_jvm *j);
+/* Take a dump now (a key asked for a stack): names, states and stacks
+ * from it. Returns 0, or -1 with the reason in j->why. */
+int top_jvm_dump(struct top_jvm *j);
 void top_jvm_free(struct top_jvm *j);
+/* The JVM's view as text. rows 0: every thread, then the hot stacks
+ * (batch); else at most rows lines in all, the hot stacks (when
+ * j->stacks) sharing them, rows numbered and row sel (>= 0) marked. Lines
+ * are cut to width (0: none); JVM text is escaped when esc. */
 void top_jvm_text(const struct top_jvm *j, struct buf *b, size_t rows,
-                  int width, int esc);
+                  int width, int esc, int sel);
+/* One thread's whole stack from the last dump (row i of j->t), from frame
+ * skip on, in at most rows lines of width. */
+void top_jvm_stack_text(const struct top_jvm *j, size_t i, struct buf *b,
+                        size_t rows, int width, size_t skip);
 void top_jvm_json(const struct top_jvm *j, struct buf *b);
 
+/* Columns of a view, dropped by priority to fit a width. */
+struct top_col {
+  const char *title;
+  int width; /* with its separating space */
+  int left;  /* title left-aligned */
+  int drop;  /* 1 is dropped first; 0 never */
+};
+/* The columns of c[0..n) (as a bit mask, of those in have) that fit in
+ * width (0: all) beside a last column of at least last_min. */
+unsigned top_fit(const struct top_col *c, size_t n, unsigned have, int width,
+                 int last_min);
+/* The titles of the columns in mask, then " " and last. */
+void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
+                const char *last);
+
 /* The full-screen display (cmd/top_tty.c): returns the exit status. */
-int top_tty(struct top_node *node, int pid, enum top_sort by, int stacks,
-            uint64_t delay_ns, long long count);
+int top_tty(struct top_node *node, const struct top_jvm *proto,
+            enum top_sort by, uint64_t delay_ns, long long count);
 
 /* Small shared helpers of the three files. */
 void top_size(struct buf *b, double bytes); /* "123.4M", "-" for < 0 */
-void top_add_text(struct buf *b, const char *s, int esc); /* JVM text */
+/* Text from a JVM or a container (names, states, frames, main class):
+ * the one way it reaches output, escaped for a terminal when esc. */
+void top_add_text(struct buf *b, const char *s, size_t n, int esc);
 /* Wait until the monotonic time until_ns, a signal (a stop signal, a
  * SIGWINCH) or input on fd (-1: none). Returns 1 for input, else 0. */
 int top_wait(uint64_t until_ns, int fd);

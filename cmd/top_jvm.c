@@ -1,11 +1,17 @@
 /* top_jvm.c - jvmtool top PID: one JVM's threads by CPU, hot stacks
  *
  * CPU per thread over the interval from /proc/<pid>/task/<tid>/stat, user
- * and system apart (core/proc). Names and states come from one thread
- * dump over attach (core/tdump), matched by nid = TID: JDK 11/17 print it
- * in hex, 25 in decimal. The dump is taken when stacks are asked for
- * (--stacks N: each refresh), else once, and again only when a thread
- * appears that the last dump does not name. A JVM that takes no attach
+ * and system apart (core/proc). Names and states come from a thread dump
+ * over attach (core/tdump), matched by nid: the thread's tid in the JVM's
+ * own pid namespace (the last NSpid of /proc/<pid>/task/<tid>/status, read
+ * once per thread when the JVM is in another pid namespace), in hex on
+ * JDK 11/17, decimal on 25. A dump stops the JVM at a safepoint, so it is
+ * taken only when something is new: names are learned once per thread and
+ * kept; a thread alive at a dump that does not name it (the launcher, GC,
+ * JIT, JFR's sampler) never asks for another; stacks and new names wait
+ * for --dump-every (5 s). --alloc is the exception that says its cost: a
+ * Thread.print -e every refresh, whose allocated= bytes give each thread's
+ * allocation rate (JDK 11+). A JVM that takes no attach
  * (-XX:+DisableAttachMechanism) gets no request and no SIGQUIT at all:
  * its threads carry their native names (/proc comm, 15 bytes), and GC,
  * compiler and VM threads are marked from those names either way.
@@ -17,7 +23,7 @@
 #include "core/tdump.h"
 #include "core/vm.h"
 
-enum { DUMP_TIMEOUT_MS = 3000, STACK_FRAMES = 8 };
+enum { DUMP_TIMEOUT_MS = 3000, STACK_FRAMES = 8, NAME_MIN = 16 };
 
 /* 1 when the JVM may be asked (a verified JVM that takes attach
  * requests, core/attach's rule, asked of the value opened once); else 0
@@ -41,21 +47,46 @@ static int attach_ok(struct top_jvm *j)
   return 0;
 }
 
-static void take_dump(struct top_jvm *j)
+/* What the new dump says of each thread of the last walk: its name and
+ * state, and with -e its allocation rate since the last -e dump. */
+static void learn(struct top_jvm *j, uint64_t at)
 {
-  const char *args[3] = {"Thread.print", NULL, NULL}, *body;
+  for (size_t i = 0; i < j->nprev; i++) {
+    struct top_known *k = &j->known[i];
+    const struct tdump_thread *d = tdump_find(j->td, k->nstid);
+
+    k->dumped = 1;
+    if (!d) continue;
+    if (!k->name) k->name = xstrdup(d->name);
+    memcpy(k->state, d->state, sizeof(k->state));
+    k->java = d->java;
+    if (d->allocated < 0) continue;
+    k->alloc = -1;
+    if (k->alloc_ns && at > k->alloc_ns && d->allocated >= k->allocated)
+      k->alloc =
+          (d->allocated - k->allocated) / ((double)(at - k->alloc_ns) / 1e9);
+    k->allocated = d->allocated;
+    k->alloc_ns = at;
+  }
+}
+
+static int take_dump(struct top_jvm *j)
+{
+  const char *args[3] = {NULL, NULL, NULL}, *body;
   char err[256], *reply = NULL;
 
+  if (!attach_ok(j)) return -1;
+  args[0] = j->alloc ? "Thread.print -e" : "Thread.print";
   if (attach_send(&j->vm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
                   sizeof(err))) {
     free(reply);
     snprintf(j->why, sizeof(j->why), "no thread dump: %s", err);
-    return;
+    return -1;
   }
   if (attach_status(reply, &body)) {
     snprintf(j->why, sizeof(j->why), "no thread dump: the JVM refused");
     free(reply);
-    return;
+    return -1;
   }
   if (j->td)
     tdump_free(j->td);
@@ -65,18 +96,74 @@ static void take_dump(struct top_jvm *j)
   j->dump = reply;
   tdump_parse(body, strlen(body), j->td);
   j->dumps++;
+  j->dump_ns = top_now_ns();
+  learn(j, j->dump_ns);
+  return 0;
 }
 
-/* A dump is needed for stacks (each printed refresh), or for names: none
- * yet, or a thread the last one does not name. */
-static int need_dump(struct top_jvm *j, const struct proc_task *t, size_t n,
-                     int baseline)
+int top_jvm_dump(struct top_jvm *j)
 {
-  if (j->stacks) return !baseline;
-  if (!j->td) return 1;
-  for (size_t i = 0; i < n; i++)
-    if (!tdump_find(j->td, t[i].tid)) return 1;
+  return take_dump(j);
+}
+
+/* Whether a dump is due (see top_jvm_read). */
+static int need_dump(const struct top_jvm *j, uint64_t now)
+{
+  if (j->alloc || !j->td) return 1;
+  if (now - j->dump_ns < j->dump_every_ns) return 0;
+  if (j->stacks) return 1;
+  for (size_t i = 0; i < j->nprev; i++)
+    if (!j->known[i].dumped && j->prev[i].tid != j->pid &&
+        !tdump_native_kind(j->prev[i].st.comm))
+      return 1;
   return 0;
+}
+
+/* The JVM's innermost pid as its line read it, or 0 when unknown (no
+ * PerfData): then each thread's own status says. */
+static int jvm_nspid(const struct top_jvm *j)
+{
+  return j->one.n ? j->one.vm[0].nspid : 0;
+}
+
+/* The known threads of cur (n, by tid): those of the last walk carried
+ * over (same tid and start time), new ones mapped to their namespace tid
+ * and named from the last dump when it has them. */
+static struct top_known *carry(struct top_jvm *j, const struct proc_task *cur,
+                               size_t n)
+{
+  struct top_known *out = xzalloc((n + 1) * sizeof(*out));
+  int nspid = jvm_nspid(j);
+  size_t p = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    struct top_known *k = &out[i];
+    const struct tdump_thread *d;
+    struct proc_status st;
+
+    while (p < j->nprev && j->prev[p].tid < cur[i].tid) p++;
+    if (p < j->nprev && j->prev[p].tid == cur[i].tid &&
+        j->prev[p].st.starttime == cur[i].st.starttime) {
+      *k = j->known[p];
+      j->known[p].name = NULL;
+      continue;
+    }
+    k->allocated = k->alloc = -1;
+    k->nstid = cur[i].tid;
+    if (nspid != j->pid && !proc_task_status(j->pid, cur[i].tid, &st))
+      k->nstid = proc_innermost(&st, cur[i].tid);
+    else if (nspid != j->pid)
+      k->nstid = 0; /* gone, or unreadable: matches no nid */
+    if (j->td && (d = tdump_find(j->td, k->nstid))) {
+      k->name = xstrdup(d->name);
+      memcpy(k->state, d->state, sizeof(k->state));
+      k->java = d->java;
+      k->dumped = 1;
+    }
+  }
+  for (size_t i = 0; i < j->nprev; i++) free(j->known[i].name);
+  free(j->known);
+  return out;
 }
 
 static int by_cpu(const void *a, const void *b)
@@ -94,7 +181,6 @@ int top_jvm_read(struct top_jvm *j)
   double dt = j->at_ns ? (double)(now - j->at_ns) / 1e9 : 0;
   double hz = (double)proc_hz();
   size_t n;
-  int baseline = !j->at_ns;
 
   if (proc_tasks(j->pid, &cur, &n, NULL) || !n) {
     free(cur);
@@ -103,30 +189,33 @@ int top_jvm_read(struct top_jvm *j)
   j->one.only = &j->pid;
   j->one.nonly = 1;
   top_node_read(&j->one);
-  if (need_dump(j, cur, n, baseline) && attach_ok(j)) take_dump(j);
   d = xmalloc(n * sizeof(*d));
   proc_tasks_delta(j->prev, j->nprev, cur, n, d);
+  j->known = carry(j, cur, n);
+  free(j->prev);
+  j->prev = cur;
+  j->nprev = n;
+  if (need_dump(j, now)) take_dump(j);
   free(j->t);
   j->t = xzalloc(n * sizeof(*j->t));
   for (size_t i = 0; i < n; i++) {
     struct top_thread *t = &j->t[i];
-    const struct tdump_thread *k = j->td ? tdump_find(j->td, cur[i].tid) : NULL;
     const char *native = tdump_native_kind(cur[i].st.comm);
 
     t->task = cur[i];
+    t->k = i;
     t->usr = dt > 0 ? (double)d[i][0] / hz / dt * 100 : -1;
     t->sys = dt > 0 ? (double)d[i][1] / hz / dt * 100 : -1;
     t->cpu = dt > 0 ? t->usr + t->sys : -1;
-    t->name = k ? k->name : NULL;
-    t->state = k && k->state[0] ? k->state : NULL;
-    t->java = k && k->java;
-    t->kind = native ? native : t->java ? "java" : k ? "vm" : "-";
+    t->kind = native                 ? native
+              : j->known[i].java     ? "java"
+              : cur[i].tid == j->pid ? "vm" /* the launcher */
+              : j->known[i].name     ? "vm"
+                                     : "-";
   }
   qsort(j->t, n, sizeof(*j->t), by_cpu);
   free(d);
-  free(j->prev);
-  j->prev = cur;
-  j->nprev = j->n = n;
+  j->n = n;
   j->at_ns = now;
   return 0;
 }
@@ -136,6 +225,8 @@ void top_jvm_free(struct top_jvm *j)
   if (j->td) tdump_free(j->td);
   free(j->td);
   free(j->dump);
+  for (size_t i = 0; i < j->nprev; i++) free(j->known[i].name);
+  free(j->known);
   free(j->prev);
   free(j->t);
   top_node_free(&j->one);
@@ -143,18 +234,32 @@ void top_jvm_free(struct top_jvm *j)
   memset(j, 0, sizeof(*j));
 }
 
-static void cpu_col(struct buf *b, double v)
+static const struct top_known *known_of(const struct top_jvm *j,
+                                        const struct top_thread *t)
 {
-  if (v < 0)
-    buf_adds(b, "     -");
-  else
-    buf_printf(b, "%6.1f", v);
+  return &j->known[t->k];
 }
 
 /* The thread's name: the dump's, else its native one. */
-static const char *name_of(const struct top_thread *t)
+static const char *name_of(const struct top_jvm *j, const struct top_thread *t)
 {
-  return t->name ? t->name : t->task.st.comm;
+  const char *n = known_of(j, t)->name;
+
+  return n ? n : t->task.st.comm;
+}
+
+static const char *state_of(const struct top_jvm *j, const struct top_thread *t)
+{
+  const char *s = known_of(j, t)->state;
+
+  return *s ? s : "-";
+}
+
+/* The dump's block of row t, or NULL. */
+static const struct tdump_thread *dumped(const struct top_jvm *j,
+                                         const struct top_thread *t)
+{
+  return j->td ? tdump_find(j->td, known_of(j, t)->nstid) : NULL;
 }
 
 static void line_end(struct buf *b, size_t at, int width)
@@ -163,84 +268,199 @@ static void line_end(struct buf *b, size_t at, int width)
   buf_addc(b, '\n');
 }
 
-static void hot(const struct top_jvm *j, struct buf *b, int esc)
+/* The columns of the thread table; NAME is the last, the rest of a line. */
+enum { C_TID, C_CPU, C_USR, C_SYS, C_ALLOC, C_STATE, C_KIND, C_N };
+static const struct top_col cols[C_N] = {
+    [C_TID] = {"TID", 7, 0, 0},       [C_CPU] = {"%CPU", 7, 0, 0},
+    [C_USR] = {"%USR", 7, 0, 2},      [C_SYS] = {"%SYS", 7, 0, 1},
+    [C_ALLOC] = {"ALLOC/s", 8, 0, 5}, [C_STATE] = {"STATE", 15, 1, 4},
+    [C_KIND] = {"KIND", 5, 1, 3},
+};
+
+static void pct(struct buf *b, double v)
 {
-  size_t stacks = (size_t)j->stacks;
+  if (v < 0)
+    buf_adds(b, "      -");
+  else
+    buf_printf(b, "%7.1f", v);
+}
 
-  for (size_t i = 0; i < j->n && i < stacks && j->td; i++) {
-    const struct top_thread *t = &j->t[i];
-    const struct tdump_thread *k = tdump_find(j->td, t->task.tid);
-    struct buf f = {0};
+/* One row of the table (no newline). */
+static void row(const struct top_jvm *j, const struct top_thread *t,
+                unsigned mask, int esc, struct buf *b)
+{
+  const struct top_known *k = known_of(j, t);
+  struct buf s = {0};
 
-    buf_adds(b, "\n\"");
-    top_add_text(b, name_of(t), esc);
-    buf_printf(b, "\" tid %d  cpu %.1f%%  %s\n", t->task.tid,
-               t->cpu < 0 ? 0 : t->cpu, t->state ? t->state : "-");
-    if (!k || !tdump_frames(j->td, k, STACK_FRAMES, &f)) {
-      buf_adds(b, "    (no Java stack)\n");
-      continue;
-    }
-    for (char *p = f.p, *nl; *p; p = nl + 1) {
-      nl = strchr(p, '\n');
-      buf_adds(b, "    at ");
-      if (esc)
-        term_escape(b, p, (size_t)(nl - p), 0);
-      else
-        buf_add(b, p, (size_t)(nl - p));
-      buf_addc(b, '\n');
-    }
+  buf_printf(b, "%7d", t->task.tid);
+  if (mask & 1u << C_CPU) pct(b, t->cpu);
+  if (mask & 1u << C_USR) pct(b, t->usr);
+  if (mask & 1u << C_SYS) pct(b, t->sys);
+  if (mask & 1u << C_ALLOC) {
+    top_size(&s, k->alloc);
+    buf_printf(b, "%8s", s.p);
+  }
+  if (mask & 1u << C_STATE) {
+    const char *st = state_of(j, t);
+
+    s.len = 0;
+    top_add_text(&s, st, strlen(st), esc);
+    buf_printf(b, " %-14.14s", s.p);
+  }
+  if (mask & 1u << C_KIND) buf_printf(b, " %-4s", t->kind);
+  buf_addc(b, ' ');
+  top_add_text(b, name_of(j, t), strlen(name_of(j, t)), esc);
+  buf_free(&s);
+}
+
+/* Row t's header line in a stack section (no newline). */
+static void stack_head(const struct top_jvm *j, const struct top_thread *t,
+                       int esc, struct buf *b)
+{
+  const char *st = state_of(j, t);
+
+  buf_addc(b, '"');
+  top_add_text(b, name_of(j, t), strlen(name_of(j, t)), esc);
+  buf_printf(b, "\" tid %d  cpu %.1f%%  ", t->task.tid,
+             t->cpu < 0 ? 0 : t->cpu);
+  top_add_text(b, st, strlen(st), esc);
+}
+
+/* Row t's first max frames, one line each ("    at ..."), at most lines
+ * of them; returns the lines written. */
+static size_t frames(const struct top_jvm *j, const struct top_thread *t,
+                     size_t skip, size_t max, int width, int esc, struct buf *b)
+{
+  const struct tdump_thread *k = dumped(j, t);
+  struct buf f = {0};
+  size_t got = 0, i = 0;
+
+  if (!k || !tdump_frames(j->td, k, skip + max, &f)) {
+    size_t at = b->len;
+
+    buf_adds(b, j->td ? "    (no Java stack)" : "    (no thread dump yet)");
+    line_end(b, at, width);
     buf_free(&f);
+    return 1;
+  }
+  for (char *p = f.p, *nl; *p; p = nl + 1, i++) {
+    size_t at = b->len;
+
+    nl = strchr(p, '\n');
+    if (i < skip) continue;
+    buf_adds(b, "    at ");
+    top_add_text(b, p, (size_t)(nl - p), esc);
+    line_end(b, at, width);
+    got++;
+  }
+  buf_free(&f);
+  return got;
+}
+
+/* The hot threads' stacks: each a blank line, a header and its top frames,
+ * in at most lines lines (0: STACK_FRAMES frames each). */
+static void hot(const struct top_jvm *j, struct buf *b, size_t lines, int width,
+                int esc)
+{
+  size_t nhot = (size_t)j->stacks < j->n ? (size_t)j->stacks : j->n;
+  size_t per = STACK_FRAMES, at;
+
+  if (lines) {
+    while (nhot && lines < nhot * 3) nhot--;
+    if (!nhot) return;
+    per = lines / nhot - 2;
+  }
+  for (size_t i = 0; i < nhot; i++) {
+    buf_addc(b, '\n');
+    at = b->len;
+    stack_head(j, &j->t[i], esc, b);
+    line_end(b, at, width);
+    frames(j, &j->t[i], 0, per, width, esc, b);
   }
 }
 
 void top_jvm_text(const struct top_jvm *j, struct buf *b, size_t rows,
-                  int width, int esc)
+                  int width, int esc, int sel)
 {
-  size_t at;
+  unsigned have = (1u << C_N) - 1, mask;
+  size_t at, used = 0, nrows = j->n;
+  int num = sel >= 0 ? 4 : 0; /* "%3d " row numbers on a terminal */
 
+  if (!j->alloc) have &= ~(1u << C_ALLOC);
+  mask = top_fit(cols, C_N, have, width > 0 ? width - num : 0, NAME_MIN);
   top_node_text(&j->one, b, 0, width, esc, -1);
+  used += 2 + j->one.n;
   if (j->why[0]) {
     at = b->len;
-    buf_printf(b, "(%s)", j->why);
+    buf_adds(b, "(");
+    top_add_text(b, j->why, strlen(j->why), esc);
+    buf_adds(b, ")");
     line_end(b, at, width);
+    used++;
   }
   at = b->len;
-  buf_printf(b, "%7s %6s %6s %6s %-14s %-4s %s", "TID", "%CPU", "%USR", "%SYS",
-             "STATE", "KIND", "NAME");
+  buf_printf(b, "%*s", num, "");
+  top_titles(b, cols, C_N, mask, "NAME");
   line_end(b, at, width);
-  for (size_t i = 0; i < j->n && (!rows || i < rows); i++) {
-    const struct top_thread *t = &j->t[i];
-    struct buf s = {0};
+  used++;
+  if (rows) {
+    size_t left = rows > used ? rows - used : 0;
+    size_t want = j->stacks ? left / 2 : left;
 
-    at = b->len;
-    buf_printf(b, "%7d ", t->task.tid);
-    cpu_col(b, t->cpu);
-    buf_addc(b, ' ');
-    cpu_col(b, t->usr);
-    buf_addc(b, ' ');
-    cpu_col(b, t->sys);
-    top_add_text(&s, t->state ? t->state : "-", esc);
-    buf_printf(b, " %-14.14s %-4s ", s.p, t->kind);
-    top_add_text(b, name_of(t), esc);
-    line_end(b, at, width);
-    buf_free(&s);
+    if (j->stacks && want < 5) want = left < 5 ? left : 5;
+    nrows = nrows < want ? nrows : want;
   }
-  if (!rows) hot(j, b, esc);
+  for (size_t i = 0; i < nrows; i++) {
+    at = b->len;
+    if (sel >= 0) {
+      buf_adds(b, (int)i == sel ? "\033[7m" : "");
+      buf_printf(b, "%3zu ", i + 1);
+    }
+    row(j, &j->t[i], mask, esc, b);
+    if (sel >= 0 && (int)i == sel) {
+      if (width > 0 && b->len - at > (size_t)width + 4) b->len = at + width + 4;
+      buf_adds(b, "\033[0m\n");
+      continue;
+    }
+    line_end(b, at, width);
+  }
+  if (!rows)
+    hot(j, b, 0, width, esc);
+  else if (j->stacks && rows > used + nrows)
+    hot(j, b, rows - used - nrows, width, esc);
+}
+
+void top_jvm_stack_text(const struct top_jvm *j, size_t i, struct buf *b,
+                        size_t rows, int width, size_t skip)
+{
+  size_t at = b->len;
+  int age;
+
+  if (i >= j->n) return;
+  stack_head(j, &j->t[i], 1, b);
+  line_end(b, at, width);
+  at = b->len;
+  age = j->td ? (int)((top_now_ns() - j->dump_ns) / 1000000000u) : -1;
+  if (age >= 0)
+    buf_printf(b, "(the thread dump of %ds ago; %d taken)", age, j->dumps);
+  line_end(b, at, width);
+  frames(j, &j->t[i], skip, rows > 2 ? rows - 2 : 1, width, 1, b);
 }
 
 static void thread_json(const struct top_jvm *j, const struct top_thread *t,
                         size_t rank, struct buf *b)
 {
-  const struct tdump_thread *k =
-      j->td && rank < (size_t)j->stacks ? tdump_find(j->td, t->task.tid) : NULL;
+  const struct tdump_thread *k = rank < (size_t)j->stacks ? dumped(j, t) : NULL;
+  const struct top_known *kn = known_of(j, t);
   struct buf f = {0};
 
-  buf_printf(b, "{\"tid\": %d, ", t->task.tid);
-  top_json_str(b, "name", name_of(t));
+  buf_printf(b, "{\"tid\": %d, \"ns_tid\": %d, ", t->task.tid, kn->nstid);
+  top_json_str(b, "name", name_of(j, t));
   top_json_str(b, "native_name", t->task.st.comm);
   top_json_str(b, "kind", t->kind);
-  top_json_str(b, "state", t->state ? t->state : "");
-  buf_printf(b, "\"java\": %s, ", t->java ? "true" : "false");
+  top_json_str(b, "state", kn->state);
+  buf_printf(b, "\"java\": %s, ", kn->java ? "true" : "false");
+  top_json_num(b, "alloc_bytes_per_s", kn->alloc, 0);
   top_json_num(b, "cpu_pct", t->cpu, 0);
   top_json_num(b, "user_pct", t->usr, 0);
   top_json_num(b, "sys_pct", t->sys, 1);

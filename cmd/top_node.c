@@ -266,30 +266,64 @@ static void totals(const struct top_node *node, struct buf *b)
   buf_adds(b, "/s\n");
 }
 
-/* One JVM's line (no newline). */
-static void vm_line(const struct top_vm *t, struct buf *b, int esc)
+/* The columns of the node view; MAIN is the last, the rest of a line. */
+enum {
+  C_PID,
+  C_USER,
+  C_CONT,
+  C_CPU,
+  C_RSS,
+  C_HEAP,
+  C_COMMIT,
+  C_MAX,
+  C_GC,
+  C_ALLOC,
+  C_THR,
+  C_UP,
+  C_N
+};
+static const struct top_col cols[C_N] = {
+    [C_PID] = {"PID", 7, 0, 0},         [C_USER] = {"USER", 11, 1, 3},
+    [C_CONT] = {"CONTAINER", 13, 1, 7}, [C_CPU] = {"%CPU", 7, 0, 0},
+    [C_RSS] = {"RSS", 8, 0, 9},         [C_HEAP] = {"HEAP", 8, 0, 8},
+    [C_COMMIT] = {"COMMIT", 8, 0, 2},   [C_MAX] = {"MAX", 8, 0, 1},
+    [C_GC] = {"%GC", 6, 0, 6},          [C_ALLOC] = {"ALLOC/s", 8, 0, 10},
+    [C_THR] = {"THR", 5, 0, 5},         [C_UP] = {"UPTIME", 8, 0, 4},
+};
+enum { MAIN_MIN = 20 };
+
+/* One JVM's line (no newline): the columns of mask, then MAIN. */
+static void vm_line(const struct top_vm *t, unsigned mask, struct buf *b,
+                    int esc)
 {
   struct buf u = {0};
+  const char *main = *t->main_class ? t->main_class : "-";
 
-  buf_printf(b, "%7d ", t->pid);
-  top_add_text(&u, t->user, esc);
-  buf_printf(b, "%-10.10s ", u.p);
-  buf_printf(b, "%-12.12s",
-             *t->container ? t->container
-             : t->other_ns ? "(pidns)"
-                           : "-");
+  buf_printf(b, "%7d", t->pid);
+  if (mask & 1u << C_USER) {
+    top_add_text(&u, t->user, strlen(t->user), esc);
+    buf_printf(b, " %-10.10s", u.p);
+  }
+  if (mask & 1u << C_CONT)
+    buf_printf(b, " %-12.12s",
+               *t->container ? t->container
+               : t->other_ns ? "(pidns)"
+                             : "-");
   pct(b, t->cpu, 7);
-  sized(b, t->rss, 8);
-  sized(b, t->heap[0], 8);
-  sized(b, t->heap[1], 8);
-  sized(b, t->heap[2], 8);
-  pct(b, t->gc_pct, 6);
-  sized(b, t->alloc, 8);
-  buf_printf(b, "%5ld ", t->threads);
-  u.len = 0;
-  add_uptime(&u, t->uptime);
-  buf_printf(b, "%7s ", u.p);
-  top_add_text(b, *t->main_class ? t->main_class : "-", esc);
+  if (mask & 1u << C_RSS) sized(b, t->rss, 8);
+  if (mask & 1u << C_HEAP) sized(b, t->heap[0], 8);
+  if (mask & 1u << C_COMMIT) sized(b, t->heap[1], 8);
+  if (mask & 1u << C_MAX) sized(b, t->heap[2], 8);
+  if (mask & 1u << C_GC) pct(b, t->gc_pct, 6);
+  if (mask & 1u << C_ALLOC) sized(b, t->alloc, 8);
+  if (mask & 1u << C_THR) buf_printf(b, "%5ld", t->threads);
+  if (mask & 1u << C_UP) {
+    u.len = 0;
+    add_uptime(&u, t->uptime);
+    buf_printf(b, " %7s", u.p);
+  }
+  buf_addc(b, ' ');
+  top_add_text(b, main, strlen(main), esc);
   buf_free(&u);
 }
 
@@ -304,18 +338,18 @@ void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
                    int width, int esc, int sel)
 {
   size_t at = b->len;
+  unsigned mask = top_fit(cols, C_N, (1u << C_N) - 1, width, MAIN_MIN);
 
   totals(node, b);
+  b->len--; /* its '\n': the line is cut first */
   cut(b, at, width);
-  b->len--;
   at = b->len;
-  buf_adds(b, "    PID USER       CONTAINER      %CPU     RSS    HEAP  COMMIT"
-              "     MAX   %GC ALLOC/s  THR  UPTIME MAIN");
+  top_titles(b, cols, C_N, mask, "MAIN");
   cut(b, at, width);
   for (size_t i = 0; i < node->n && (!rows || i < rows); i++) {
     at = b->len;
     if (sel >= 0) buf_adds(b, (int)i == sel ? "\033[7m" : "");
-    vm_line(&node->vm[i], b, esc);
+    vm_line(&node->vm[i], mask, b, esc);
     if (sel >= 0 && (int)i == sel) {
       if (width > 0 && b->len - at > (size_t)width + 4) b->len = at + width + 4;
       buf_adds(b, "\033[0m\n");

@@ -7,7 +7,11 @@
  * the new size. Everything from a JVM or a container is escaped.
  * Keys: q quits; c r g a sort by cpu, rss, gc, alloc; up/down or k/j
  * select; Enter or 1-9 opens a JVM's threads; b, Esc or Backspace goes
- * back to the node view.
+ * back. In a JVM's threads: s shows the hot threads' stacks under the
+ * table; up/down, j/k or a row number selects a thread and Enter shows
+ * its whole stack from a fresh dump (one safepoint per Enter). Every
+ * view fits the terminal's width: columns are dropped by priority, the
+ * main class and a thread's name are always shown.
  */
 #include "core/jvmtool.h"
 #include "cmd/top.h"
@@ -70,40 +74,61 @@ static void size(int *rows, int *cols)
 
 struct screen {
   struct top_node *node;
-  struct top_jvm jvm; /* the open JVM, when pid */
-  int pid, sel, stacks;
+  struct top_jvm jvm;          /* the open JVM, when pid */
+  const struct top_jvm *proto; /* the command line's --stacks, --alloc */
+  int pid, sel;
+  int tid;     /* the selected thread of the JVM view (0: the first row) */
+  int stack;   /* its whole stack is shown */
+  size_t skip; /* frames scrolled off the stack view */
+  int num;     /* a row number being typed */
   enum top_sort by;
 };
 
+/* The row of the selected thread (0 when it is gone). */
+static size_t thread_row(const struct screen *s)
+{
+  for (size_t i = 0; i < s->jvm.n; i++)
+    if (s->jvm.t[i].task.tid == s->tid) return i;
+  return 0;
+}
+
+static const char *key_bar(const struct screen *s)
+{
+  if (!s->pid)
+    return " q quit  c r g a sort  up/down select  Enter/1-9 threads ";
+  if (s->stack) return " q quit  b back  up/down scroll ";
+  return " q quit  b back  s stacks  up/down/1-9 select  Enter its stack ";
+}
+
 static void draw(struct screen *s)
 {
-  struct buf b = {0};
+  struct buf b = {0}, out = {0};
   int rows, cols;
-  size_t body;
+  size_t body = 1, bar;
+  const char *keys = key_bar(s);
 
   size(&rows, &cols);
-  /* the view's own lines above the table, and the key bar below: the
-   * screen never scrolls */
-  body = rows > 8 ? (size_t)rows - (s->pid ? 7 : 3) : 1;
+  /* every view leaves the last line to the key bar: the screen never
+   * scrolls */
+  if (rows > 2) body = (size_t)rows - 1;
   buf_adds(&b, "\033[H");
-  if (s->pid)
-    top_jvm_text(&s->jvm, &b, body, cols, 1);
+  if (s->pid && s->stack)
+    top_jvm_stack_text(&s->jvm, thread_row(s), &b, body, cols, s->skip);
+  else if (s->pid)
+    top_jvm_text(&s->jvm, &b, body, cols, 1, (int)thread_row(s));
   else
-    top_node_text(s->node, &b, body, cols, 1, s->sel);
+    top_node_text(s->node, &b, body > 2 ? body - 2 : 1, cols, 1, s->sel);
   /* every line cleared to its end, then the rest of the screen */
-  {
-    struct buf out = {0};
-
-    for (size_t i = 0; i < b.len; i++) {
-      if (b.p[i] == '\n') buf_adds(&out, "\033[K\r");
-      buf_addc(&out, b.p[i]);
-    }
-    buf_adds(&out, s->pid ? "\033[J\033[7m q quit  b back \033[0m"
-                          : "\033[J\033[7m q quit  c r g a sort  "
-                            "Enter/1-9 threads \033[0m");
-    (void)!write(1, out.p, out.len);
-    buf_free(&out);
+  for (size_t i = 0; i < b.len; i++) {
+    if (b.p[i] == '\n') buf_adds(&out, "\033[K\r");
+    buf_addc(&out, b.p[i]);
   }
+  bar = strlen(keys) < (size_t)cols ? strlen(keys) : (size_t)cols;
+  buf_adds(&out, "\033[J\033[7m");
+  buf_add(&out, keys, bar);
+  buf_adds(&out, "\033[0m");
+  (void)!write(1, out.p, out.len);
+  buf_free(&out);
   buf_free(&b);
 }
 
@@ -113,6 +138,7 @@ static int refresh(struct screen *s)
     if (top_jvm_read(&s->jvm)) { /* it ended: back to the node view */
       top_jvm_free(&s->jvm);
       s->pid = 0;
+      s->stack = 0;
     }
     return 0;
   }
@@ -126,9 +152,62 @@ static void open_jvm(struct screen *s, int pid)
 {
   top_jvm_free(&s->jvm);
   s->jvm.pid = pid;
-  s->jvm.stacks = s->stacks;
+  s->jvm.stacks = s->proto->stacks;
+  s->jvm.alloc = s->proto->alloc;
+  s->jvm.dump_every_ns = s->proto->dump_every_ns;
   s->pid = pid;
+  s->tid = 0;
+  s->stack = 0;
+  s->num = 0;
   top_jvm_read(&s->jvm);
+}
+
+/* Select row i of the JVM view. */
+static void select_row(struct screen *s, size_t i)
+{
+  if (i < s->jvm.n) s->tid = s->jvm.t[i].task.tid;
+}
+
+/* A key in a JVM's view (threads, or a thread's stack). */
+static int jvm_key(struct screen *s, int c, int up, int down)
+{
+  size_t r = thread_row(s);
+
+  if (c == 'b' || c == 127 || c == 8 || c == 27) {
+    if (s->stack)
+      s->stack = 0;
+    else {
+      top_jvm_free(&s->jvm);
+      s->pid = 0;
+    }
+    return 2;
+  }
+  if (s->stack) {
+    if (down) s->skip++;
+    if (up && s->skip) s->skip--;
+    return 2;
+  }
+  if (c >= '0' && c <= '9') {
+    s->num = s->num % 1000 * 10 + (c - '0');
+    if (s->num >= 1) select_row(s, (size_t)s->num - 1);
+    return 2;
+  }
+  s->num = 0;
+  if (c == 's') { /* the hot stacks, from a dump no older than --dump-every */
+    s->jvm.stacks = s->jvm.stacks ? 0 : s->proto->stacks ? s->proto->stacks : 3;
+    if (s->jvm.stacks &&
+        (!s->jvm.td || top_now_ns() - s->jvm.dump_ns >= s->jvm.dump_every_ns))
+      top_jvm_dump(&s->jvm);
+  }
+  if (c == '\r' || c == '\n') { /* its stack as it is now: a fresh dump */
+    select_row(s, r);
+    top_jvm_dump(&s->jvm);
+    s->stack = 1;
+    s->skip = 0;
+  }
+  if (down && r + 1 < s->jvm.n) select_row(s, r + 1);
+  if (up && r > 0) select_row(s, r - 1);
+  return 2;
 }
 
 /* One key (with an escape sequence's bytes); returns 1 to quit, 2 to
@@ -138,14 +217,15 @@ static int key(struct screen *s, const char *k, size_t n)
   int c = (unsigned char)k[0], up = 0, down = 0;
 
   if (c == 'q') return 1;
-  if (s->pid) {
-    if (c == 'b' || c == 127 || c == 8 || (c == 27 && n == 1)) {
-      top_jvm_free(&s->jvm);
-      s->pid = 0;
-      return 2;
-    }
-    return 0;
+  if (n == 3 && c == 27 && k[1] == '[') { /* arrow keys: ESC [ A / B */
+    up = k[2] == 'A';
+    down = k[2] == 'B';
+    c = 0;
   }
+  if (c == 27 && n != 1) return 0; /* another sequence */
+  up |= c == 'k';
+  down |= c == 'j';
+  if (s->pid) return jvm_key(s, c, up, down);
   switch (c) {
   case 'c':
     s->by = TOP_CPU;
@@ -159,12 +239,6 @@ static int key(struct screen *s, const char *k, size_t n)
   case 'a':
     s->by = TOP_ALLOC;
     break;
-  case 'j':
-    down = 1;
-    break;
-  case 'k':
-    up = 1;
-    break;
   case '\r':
   case '\n':
     if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].pid);
@@ -176,18 +250,14 @@ static int key(struct screen *s, const char *k, size_t n)
       return 2;
     }
   }
-  if (n == 3 && c == 27 && k[1] == '[') { /* arrow keys: ESC [ A / B */
-    up = k[2] == 'A';
-    down = k[2] == 'B';
-  }
   if (down && s->sel + 1 < (int)s->node->n) s->sel++;
   if (up && s->sel > 0) s->sel--;
   top_node_sort(s->node, s->by);
   return 2;
 }
 
-int top_tty(struct top_node *node, int pid, enum top_sort by, int stacks,
-            uint64_t delay_ns, long long count)
+int top_tty(struct top_node *node, const struct top_jvm *proto,
+            enum top_sort by, uint64_t delay_ns, long long count)
 {
   struct screen s;
   uint64_t next;
@@ -196,14 +266,14 @@ int top_tty(struct top_node *node, int pid, enum top_sort by, int stacks,
 
   memset(&s, 0, sizeof(s));
   s.node = node;
-  s.stacks = stacks;
+  s.proto = proto;
   s.by = by;
   if ((rc = enter())) {
     errno_msg(rc, "cannot set up the terminal");
     return 1;
   }
   refresh(&s); /* the baseline: the first figures are one interval on */
-  if (pid) open_jvm(&s, pid);
+  if (proto->pid) open_jvm(&s, proto->pid);
   next = top_now_ns() + delay_ns;
   draw(&s);
   while (!jt_stop_signal) {

@@ -50,12 +50,47 @@ void top_size(struct buf *b, double v)
   buf_printf(b, "%.1f%c", v, unit[u]);
 }
 
-void top_add_text(struct buf *b, const char *s, int esc)
+void top_add_text(struct buf *b, const char *s, size_t n, int esc)
 {
   if (esc)
-    term_escape(b, s, strlen(s), 0);
+    term_escape(b, s, n, 0);
   else
-    buf_adds(b, s);
+    buf_add(b, s, n);
+}
+
+unsigned top_fit(const struct top_col *c, size_t n, unsigned have, int width,
+                 int last_min)
+{
+  unsigned mask = have;
+  int used = last_min;
+
+  for (size_t i = 0; i < n; i++)
+    if (mask & 1u << i) used += c[i].width;
+  while (width > 0 && used > width) {
+    size_t drop = n;
+
+    for (size_t i = 0; i < n; i++)
+      if (mask & 1u << i && c[i].drop &&
+          (drop == n || c[i].drop < c[drop].drop))
+        drop = i;
+    if (drop == n) break;
+    mask &= ~(1u << drop);
+    used -= c[drop].width;
+  }
+  return mask;
+}
+
+void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
+                const char *last)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (!(mask & 1u << i)) continue;
+    if (c[i].left)
+      buf_printf(b, " %-*s", c[i].width - 1, c[i].title);
+    else
+      buf_printf(b, "%*s", c[i].width, c[i].title);
+  }
+  buf_printf(b, " %s", last);
 }
 
 /* A number, or null when unknown (< 0). */

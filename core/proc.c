@@ -44,9 +44,17 @@ static int status_at(int dirfd, const char *path, struct proc_status *st)
 
 int proc_status(int pid, struct proc_status *st)
 {
+  return proc_task_status(pid, 0, st);
+}
+
+int proc_task_status(int pid, int tid, struct proc_status *st)
+{
   char path[64];
 
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  if (tid)
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+  else
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
   return status_at(AT_FDCWD, path, st);
 }
 

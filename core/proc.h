@@ -26,6 +26,10 @@ struct proc_status {
 /* Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
  * -EINVAL: unparsable). */
 int proc_status(int pid, struct proc_status *st);
+/* The same for one thread: /proc/<pid>/task/<tid>/status (tid 0: the
+ * process). Its NSpid is the thread's tid in each pid namespace, so
+ * proc_innermost of it is the tid the JVM itself prints (a dump's nid). */
+int proc_task_status(int pid, int tid, struct proc_status *st);
 
 /* The pid of <pid> inside its innermost pid namespace (the last NSpid field),
  * or pid itself where the kernel has no NSpid line. Returns -errno when

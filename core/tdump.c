@@ -41,6 +41,23 @@ static const char *last(const char *s, size_t n, const char *pat)
   return NULL;
 }
 
+/* "allocated=" between the name's end and nid: "528B", "167K", "2888M",
+ * "12G" (HotSpot's byte_size_in_proper_unit) as bytes, or -1. */
+static double allocated(const char *s, const char *end)
+{
+  static const char units[] = "BKMG";
+  const char *a = last(s, (size_t)(end - s), " allocated="), *u;
+  double v = 0;
+  size_t k = 0;
+
+  if (!a) return -1;
+  for (a += 11; a + k < end && a[k] >= '0' && a[k] <= '9' && k < 19; k++)
+    v = v * 10 + (a[k] - '0');
+  if (!k || a + k >= end || !(u = strchr(units, a[k])) || !*u) return -1;
+  for (; u > units; u--) v *= 1024;
+  return v;
+}
+
 static void word(char *out, size_t size, const char *s, const char *end)
 {
   size_t k = 0;
@@ -69,6 +86,7 @@ static int header(const char *s, size_t n, struct tdump_thread *t)
   t->tid = tdump_nid(v, k);
   t->name = xstrndup(s + 1, (size_t)(q - s - 1));
   t->java = q[1] == ' ' && q[2] == '#';
+  t->allocated = nid > q ? allocated(q, nid) : -1;
   word(t->state, sizeof(t->state), v + k, s + n);
   return 0;
 }
@@ -172,7 +190,7 @@ const char *tdump_native_kind(const char *comm)
       {"ZUnmapper", "gc"},        {"Shenandoah", "gc"},
       {"C1 CompilerThre", "jit"}, {"C2 CompilerThre", "jit"},
       {"Sweeper thread", "jit"},  {"VM Thread", "vm"},
-      {"VM Periodic Tas", "vm"},
+      {"VM Periodic Tas", "vm"},  {"JFR Thread Samp", "jfr"},
   };
 
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -2,12 +2,14 @@
  *
  * Each thread's block starts with a header line (docs jvm-facts-2 §3.2):
  *   "name" #12 daemon prio=5 os_prio=0 cpu=.. tid=0x.. nid=0x63c5 runnable
- * JDK 11 and 17 print nid as the Linux TID in hex, JDK 25 in decimal
- * (with "#N [TID]" too); non-Java threads (GC, VM Thread) have no "#N"
+ * nid is the thread's Linux tid in the JVM's own pid namespace (a
+ * container's JVM counts from 1 there: the last NSpid of its task's
+ * status), in hex on JDK 11 and 17, decimal on 25 (with "#N [TID]" too); non-Java threads (GC, VM Thread) have no "#N"
  * and no stack. The dump comes from the JVM and is hostile: a name may
  * hold quotes, " os_prio=" or a newline, so the name ends at the last
  * '"' before the line's last " os_prio=", and nid is the line's last
- * " nid=". Work is linear in the dump; nothing is copied but the names.
+ * " nid="; "allocated=" is read only between the name and nid. Work
+ * is linear in the dump; nothing is copied but the names.
  */
 #ifndef TDUMP_H
 #define TDUMP_H
@@ -18,10 +20,14 @@ struct buf;
 
 struct tdump_thread {
   char *name;       /* the Java or VM name, raw bytes (malloc'd) */
-  int tid;          /* the Linux TID (nid), or 0 when unreadable */
+  int tid;          /* nid: the tid in the JVM's pid namespace, or 0 */
   int java;         /* has "#N": a Java thread */
   char state[32];   /* java.lang.Thread.State's word, else the header's
-                        word after nid ("runnable"), "" when none */
+                        word after nid ("runnable"), "" when none; raw
+                        bytes from the JVM like the name */
+  double allocated; /* Thread.print -e (JDK 11+): "allocated=2888M", bytes
+                        (B/K/M/G: the unit keeps 4 digits, so +-1 unit);
+                        -1 when the header has none */
   size_t body, end; /* its lines after the header: [body, end) of text */
 };
 
@@ -52,7 +58,8 @@ int tdump_nid(const char *s, size_t n);
 /* What a HotSpot thread is from its native name (/proc/<pid>/task/<tid>/
  * comm, at most 15 bytes): "gc" (GC Thread#N, G1 ..., Z..., Shenandoah),
  * "jit" (C1/C2 CompilerThread, Sweeper), "vm" (VM Thread, VM Periodic
- * Task), or NULL for any other, a Java thread's name among them. */
+ * Task), "jfr" (JFR's sampler), or NULL for any other, a Java thread's name
+ * among them. */
 const char *tdump_native_kind(const char *comm);
 
 #endif

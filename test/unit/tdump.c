@@ -3,6 +3,7 @@
 #include "core/jvmtool.h"
 #include "core/tdump.h"
 #include "check.h"
+#include <sys/syscall.h>
 
 /* JDK 17's format (hex nid) and JDK 25's (decimal nid, "[TID]"), with the
  * lines of jvm-facts-2 §3.2, a name holding quotes and " os_prio=", a
@@ -129,6 +130,44 @@ static void test_25(void)
   test_prefixes();
 }
 
+/* Thread.print -e (JDK 11+) headers; a JVM's state word carrying an OSC 52
+ * sequence (the dump is the JVM's text, whatever it says). */
+static const char dumpe[] =
+  "\"w3\" #12 daemon prio=5 os_prio=0 cpu=2338.95ms elapsed=2.56s "
+  "allocated=2888M defined_classes=0 tid=0x1 nid=0x1aae runnable  [0x0]\n"
+  "   java.lang.Thread.State: RUNNABLE\033]52;c;cHduZWQ=\007\n\n"
+  "\"x allocated=5G\" #13 prio=5 os_prio=0 tid=0x2 nid=0x1aaf "
+  "\033]0;t\007waiting\n\n"
+  "\"Signal Dispatcher\" #4 daemon prio=9 os_prio=0 cpu=0.65ms "
+  "elapsed=2.58s allocated=528B defined_classes=0 tid=0x3 nid=0x1aa4 "
+  "waiting on condition  [0x0]\n";
+
+static void test_e(void)
+{
+  struct tdump d;
+  const struct tdump_thread *t;
+  struct buf b = {0};
+
+  tdump_parse(dumpe, sizeof(dumpe) - 1, &d);
+  t = tdump_find(&d, 0x1aae);
+  CHECK(t && t->allocated == 2888.0 * 1024 * 1024,
+        "tdump-6.1 allocated=2888M in bytes");
+  t = tdump_find(&d, 0x1aa4);
+  CHECK(t && t->allocated == 528, "tdump-6.2 allocated=528B");
+  t = tdump_find(&d, 0x1aaf);
+  CHECK(t && t->allocated == -1,
+        "tdump-6.3 allocated= inside a name is not the thread's");
+  CHECK(t && !strcmp(t->state, "\033]0;t\007waiting"),
+        "tdump-6.4 a header's state word as the JVM wrote it");
+  t = tdump_find(&d, 0x1aae);
+  CHECK(t && strchr(t->state, '\033'), "tdump-6.5 Thread.State, raw too");
+  if (t) term_escape(&b, t->state, strlen(t->state), 0);
+  CHECK_STR(b.p, "RUNNABLE\\e]52;c;cHduZWQ=\\x07",
+            "tdump-6.6 the state on its way to a terminal: escaped");
+  tdump_free(&d);
+  buf_free(&b);
+}
+
 static void test_stat(void)
 {
   static const char line[] =
@@ -159,6 +198,17 @@ static void test_stat(void)
         "tdump-4.8 deltas: grown (user 4, sys 1), new tid, reused tid");
 }
 
+static void test_task_status(void)
+{
+  struct proc_status st;
+  int tid = (int)syscall(SYS_gettid);
+
+  CHECK_INT(proc_task_status(getpid(), tid, &st), 0,
+            "tdump-4.9 a thread's own status");
+  CHECK_INT(proc_innermost(&st, -1), tid,
+            "tdump-4.10 its innermost NSpid is its tid");
+}
+
 static void test_kind(void)
 {
   CHECK_STR(tdump_native_kind("GC Thread#0"), "gc", "tdump-5.1 GC worker");
@@ -167,6 +217,8 @@ static void test_kind(void)
             "tdump-5.3 a compiler thread cut to 15 bytes");
   CHECK_STR(tdump_native_kind("VM Thread"), "vm", "tdump-5.4 VM thread");
   CHECK(!tdump_native_kind("burn-worker-1"), "tdump-5.5 a Java name");
+  CHECK_STR(tdump_native_kind("JFR Thread Samp"), "jfr",
+            "tdump-5.6 JFR's sampler (never in a dump)");
 }
 
 int main(void)
@@ -175,6 +227,8 @@ int main(void)
   test_nid();
   test_17();
   test_25();
+  test_e();
   test_stat();
+  test_task_status();
   return check_failures != 0;
 }
