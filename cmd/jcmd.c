@@ -152,10 +152,7 @@ static int heap_dump(const struct vm *v, const struct request *r, int *said)
     rc = jcmd_print_reply(pid, reply, NULL);
   }
   fflush(stdout);
-  if (o.taken)
-    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
-  else
-    rc |= !jcmd_out_written(reply);
+  rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
   free(reply);
   buf_free(&line);
   return rc;

@@ -37,7 +37,8 @@ struct jcmd_out {
   char jvm_path[PATH_MAX]; /* the path to send */
   int pid, taken;          /* taken: a random name in the JVM's /tmp */
   long long uid;           /* the JVM's user */
-  uint64_t bound;          /* the most bytes a taken file may have */
+  uint64_t bound;          /* the most bytes a taken file may have: from
+                              the kernel's view of the JVM, at the start */
 };
 /* Pick jvm_path for v: out made absolute when the JVM shares our root
  * and user, else /tmp/jvmtool-dump-<random><suffix> in its root. Returns
@@ -50,9 +51,10 @@ int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
 int jcmd_out_written(const char *reply);
 /* After the request (also when it failed: call it once after a 0 from
  * begin): take a file written in the JVM's /tmp out to the host path
- * (written: the reply said it is whole; else it is only removed). Returns
- * 0, or 1 (after a message when the file was taken); prints one line
- * naming where a taken file went. */
+ * (written: the reply said it is whole; else it is only removed), bounded
+ * as root_copy_out bounds it. Returns 0, or 1 when no file is whole at
+ * out (after a message when a copy failed; the caller says why the JVM
+ * did not write one); prints one line naming where a taken file went. */
 int jcmd_out_end(struct jcmd_out *o, int written);
 
 #endif

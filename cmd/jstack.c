@@ -195,12 +195,16 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
     args[0] = o.jvm_path;
     why =
         attach_ask(v, "dumpheap", args, 3600 * 1000, &reply, err, sizeof(err));
-    if (!why)
+    if (!why) {
       rc = jcmd_print_reply(v->pid, reply, NULL);
-    else
+    } else {
       jdk_refusal(v->pid, why, err);
+      rc = 1;
+    }
     fflush(stdout);
-    if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+    /* a dump the JVM did not say it wrote is a failure (its reply, or our
+     * refusal, said why), taken out or not */
+    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
     free(reply);
   }
   vm_list_free(v, n);

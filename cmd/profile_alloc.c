@@ -98,7 +98,7 @@ static int take(struct palloc *pa, struct fold *f)
               root_check_msg(rc, S_IFREG));
     return 1;
   }
-  root_unlink(pa->t.tmpfd, name, &sb, 0);
+  root_unlink(&pa->t.root, pa->t.tmpfd, name, &sb, 0);
   if ((rc = fold_upto(f, fd, sb.st_size)))
     errno_msg(rc, "pid %d: cannot read its samples", pa->t.pid);
   close(fd);
@@ -139,6 +139,6 @@ void palloc_abort(struct palloc *pa)
     agent_drop(&pa->t, pa->lib); /* nothing maps it any more */
   if (!fstatat(pa->t.tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
       S_ISREG(sb.st_mode))
-    root_unlink(pa->t.tmpfd, name, &sb, 0);
+    root_unlink(&pa->t.root, pa->t.tmpfd, name, &sb, 0);
   agent_target_close(&pa->t);
 }

@@ -259,7 +259,7 @@ int agent_start(struct agent_target *t, const void *so, size_t len,
   if (attach_check(&at, why, n)) return -EPERM;
   *reused = !find_agent(t, so, len, lib, libn);
   if (!*reused) {
-    if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644, uid,
+    if ((err = root_put(&t->root, t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644, uid,
                         gid, name, sizeof(name)))) {
       snprintf(why, n, "cannot write the agent into the /tmp of pid %d: %s",
                t->pid, strerror(-err));
@@ -282,7 +282,7 @@ void agent_drop(const struct agent_target *t, const char *path)
   for (int i = 0; i < k; i++)
     if (!strcmp(paths[i], path)) return; /* the JVM has it: it stays */
   if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) && S_ISREG(sb.st_mode))
-    root_unlink(t->tmpfd, name, &sb, 0);
+    root_unlink(&t->root, t->tmpfd, name, &sb, 0);
 }
 
 /* ---- for clean: what is in use ---------------------------------------- */

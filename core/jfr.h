@@ -153,15 +153,18 @@ void jfr_start_jfc(struct buf *b, const char *event, int64_t interval, int jdk);
  * says. */
 struct attach_target;
 int jfr_start_jdk(const struct attach_target *t, int timeout_ms);
-/* Put s's .jfc into the target's /tmp (tmpfd) as a new file with a name
- * nobody can guess, owned by the target's user st when we are root; its
- * name into name (n bytes). Returns 0 or -errno (nothing left). */
+/* Put s's .jfc into the target's /tmp (tmpfd, in its root r: made with
+ * its users' rights) as a new file with a name nobody can guess, owned by
+ * the target's user st when we are root; its name into name (n bytes).
+ * Returns 0 or -errno (nothing left). */
 struct proc_status;
-int jfr_start_put_jfc(int tmpfd, const struct proc_status *st,
+struct root;
+int jfr_start_put_jfc(const struct root *r, int tmpfd,
+                      const struct proc_status *st,
                       const struct jfr_start *s, char *name, size_t n);
 /* Remove that file again (once JFR.start has answered: it was read). */
-void jfr_start_drop_jfc(int tmpfd, const struct proc_status *st,
-                        const char *name);
+void jfr_start_drop_jfc(const struct root *r, int tmpfd,
+                        const struct proc_status *st, const char *name);
 /* Append the JFR.start command line of s: settings=none and the rows'
  * settings as "+event#setting=value" options, or settings=<s->jfc>. */
 void jfr_start_line(struct buf *b, const struct jfr_start *s);

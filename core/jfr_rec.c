@@ -15,13 +15,12 @@ enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
 int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
                  int timeout_ms, char *err, size_t n)
 {
-  struct root rt;
   struct stat sb;
   char hex[17];
   int rc;
 
   memset(r, 0, sizeof(*r));
-  r->tmp = -1;
+  r->tmp = r->root.fd = -1;
   r->timeout_ms = timeout_ms;
   if (attach_target(&r->t, v)) {
     snprintf(err, n, "no process %d", v->pid);
@@ -35,8 +34,8 @@ int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
   random_hex(hex);
   snprintf(r->name, sizeof(r->name), "jvmtool-%d-%.8s", (int)getpid(), hex);
   agent_recording_name(hex, r->file, sizeof(r->file));
-  if (!(rc = root_open(r->t.pid, &rt))) rc = root_tmp(&rt, &r->tmp, &sb);
-  root_close(&rt);
+  if (!(rc = root_open(r->t.pid, &r->root)))
+    rc = root_tmp(&r->root, &r->tmp, &sb);
   if (rc) {
     snprintf(err, n, "pid %d: cannot open its /tmp: %s", r->t.pid,
              strerror(-rc));
@@ -89,7 +88,7 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   s.ms = ms;
   s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
   if (jfr_start_needs_jfc(r->jdk)) {
-    if ((rc = jfr_start_put_jfc(r->tmp, &r->t.st, &s, jfc, sizeof(jfc)))) {
+    if ((rc = jfr_start_put_jfc(&r->root, r->tmp, &r->t.st, &s, jfc, sizeof(jfc)))) {
       snprintf(err, n,
                "pid %d: cannot put the event settings into its /tmp: %s",
                r->t.pid, strerror(-rc));
@@ -101,7 +100,7 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   jfr_start_line(&line, &s);
   rc = command(r, line.p, &reply, err, n);
   buf_free(&line);
-  if (s.jfc) jfr_start_drop_jfc(r->tmp, &r->t.st, jfc);
+  if (s.jfc) jfr_start_drop_jfc(&r->root, r->tmp, &r->t.st, jfc);
   if (rc) return rc;
   ok = strstr(reply, "Started recording") != NULL;
   for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
@@ -146,8 +145,8 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
 
 int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n)
 {
-  int rc = root_take_at(r->tmp, r->file + 5 /* after "/tmp/" */, r->t.st.euid,
-                        -1, 0, NULL, fd);
+  int rc = root_take_at(&r->root, r->tmp, r->file + 5 /* after "/tmp/" */,
+                        r->t.st.euid, fd);
 
   if (rc)
     snprintf(err, n, "pid %d: cannot take its '%s': %s", r->t.pid, r->file,
@@ -175,6 +174,7 @@ void jfr_rec_close(struct jfr_rec *r)
 {
   if (r->tmp >= 0) close(r->tmp);
   r->tmp = -1;
+  root_close(&r->root);
 }
 
 int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,

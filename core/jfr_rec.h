@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/attach.h"
+#include "core/root.h"
 
 enum {
   JFR_REC_NOJFR = -100,   /* no JFR in that JVM (JDK 8 before 8u262) */
@@ -30,6 +31,7 @@ struct jfr_rec {
   struct attach_target t;
   int timeout_ms;
   int jdk;       /* its feature version, 0: unknown */
+  struct root root; /* the target's "/" (its users' rights), held */
   int tmp;       /* the target's /tmp, held from the open; -1: none */
   char name[64]; /* the recording's */
   char file[64]; /* its file, "/tmp/jvmtool-<hex>.jfr" in the target */

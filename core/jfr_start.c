@@ -36,27 +36,28 @@ static long long owner(const struct proc_status *st, int gid)
   return gid ? (long long)st->egid : (long long)st->euid;
 }
 
-int jfr_start_put_jfc(int tmpfd, const struct proc_status *st,
+int jfr_start_put_jfc(const struct root *r, int tmpfd,
+                      const struct proc_status *st,
                       const struct jfr_start *s, char *name, size_t n)
 {
   struct buf text = {0};
   int rc;
 
   jfr_start_jfc(&text, s->event, s->interval, s->jdk);
-  rc = root_put(tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644, owner(st, 0),
+  rc = root_put(r, tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644, owner(st, 0),
                 owner(st, 1), name, n);
   buf_free(&text);
   return rc;
 }
 
-void jfr_start_drop_jfc(int tmpfd, const struct proc_status *st,
-                        const char *name)
+void jfr_start_drop_jfc(const struct root *r, int tmpfd,
+                        const struct proc_status *st, const char *name)
 {
   long long uid = owner(st, 0);
   int fd;
 
-  if (!root_take_at(tmpfd, name, uid < 0 ? (long long)geteuid() : uid, -1, 0,
-                    NULL, &fd))
+  if (!root_take_at(r, tmpfd, name, uid < 0 ? (long long)geteuid() : uid,
+                    &fd))
     close(fd);
 }
 

@@ -12,7 +12,10 @@
  */
 #include "core/jvmtool.h"
 #include "core/root.h"
+#include <sys/fsuid.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <grp.h>
 
 #ifndef SYS_openat2
 #define SYS_openat2 437  /* the same number on every architecture */
@@ -48,15 +51,55 @@ enum root_method root_method(enum root_method force)
   return method;
 }
 
+/* The first lines of /proc/<pid>/<file> (uid_map, gid_map) into map;
+ * returns how many (0: none read: no id is theirs). */
+static int read_idmap(int pid, const char *file, struct root_idmap *map)
+{
+  char path[64], text[512];
+  int fd, n = 0;
+  ssize_t len;
+
+  snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  len = read(fd, text, sizeof(text) - 1);
+  close(fd);
+  if (len <= 0) return 0;
+  text[len] = 0;
+  for (char *line = text, *next; *line && n < ROOT_IDMAP_MAX; line = next) {
+    unsigned long long in, out, count;
+
+    if ((next = strchr(line, '\n'))) *next++ = 0;
+    else next = line + strlen(line);
+    if (sscanf(line, "%llu %llu %llu", &in, &out, &count) == 3 &&
+        in <= UINT32_MAX && out <= UINT32_MAX && count <= UINT32_MAX) {
+      map[n].in = (uint32_t)in;
+      map[n].out = (uint32_t)out;
+      map[n].count = (uint32_t)count;
+      n++;
+    }
+  }
+  return n;
+}
+
 int root_open(int pid, struct root *r)
 {
   char path[64];
+  uint64_t ours, theirs;
   int rc;
 
   if (pid) snprintf(path, sizeof(path), "/proc/%d/root", pid);
   else snprintf(path, sizeof(path), "/");
   rc = root_open_dir(path, r);
   r->pid = pid;
+  /* Another user namespace, or one we cannot tell: its maps say whose
+   * folders are its users' (none, when they cannot be read). */
+  if (!rc && pid &&
+      (proc_ns_ino(0, "user", &ours) || proc_ns_ino(pid, "user", &theirs) ||
+       ours != theirs)) {
+    r->other = 1;
+    r->nuid = read_idmap(pid, "uid_map", r->uid);
+    r->ngid = read_idmap(pid, "gid_map", r->gid);
+  }
   return rc;
 }
 
@@ -273,6 +316,8 @@ const char *root_check_msg(int rc, mode_t type)
            ? "not a folder" : "not a regular file";
   case -EPERM: return "owned by another user";
   case -EMLINK: return "a file with a second hard link";
+  case -EXDEV: return "a folder none of the container's users own";
+  case -ENODATA: return "a file with holes: not written from start to end";
   default: return strerror(-rc);
   }
 }
@@ -326,7 +371,79 @@ int root_cwd(const struct root *r, int *fd)
   return *fd < 0 ? -errno : 0;
 }
 
-int root_unlink(int dirfd, const char *name, const struct stat *sb, int flags)
+static int mapped(const struct root_idmap *map, int n, uint32_t id)
+{
+  for (int i = 0; i < n; i++)
+    if (id >= map[i].out && id - map[i].out < map[i].count) return 1;
+  return 0;
+}
+
+int root_theirs(const struct root *r, const struct stat *sb)
+{
+  if (!r || !r->other) return 0;
+  return mapped(r->uid, r->nuid, sb->st_uid) &&
+         mapped(r->gid, r->ngid, sb->st_gid) ? 0 : -EXDEV;
+}
+
+int root_as_begin(const struct root *r, int dirfd, long long uid,
+                  long long gid, struct root_as *as)
+{
+  struct stat dir, who;
+  int n;
+
+  as->on = 0;
+  if (!r || !r->other || geteuid()) return 0;
+  if (fstat(dirfd, &dir)) return -errno;
+  if (root_theirs(r, &dir)) return -EXDEV;
+  who = dir;
+  if (uid >= 0) who.st_uid = (uid_t)uid;
+  if (gid >= 0) who.st_gid = (gid_t)gid;
+  if (root_theirs(r, &who)) return -EXDEV;
+  if ((n = getgroups(ROOT_AS_GROUPS, as->groups)) < 0) return -errno;
+  as->ngroups = n;
+  as->fsgid = (gid_t)setfsgid((gid_t)-1);
+  as->fsuid = (uid_t)setfsuid((uid_t)-1);
+  /* Root's supplementary groups would open group-writable folders; a
+   * file system uid other than 0 drops CAP_DAC_OVERRIDE, CAP_FOWNER and
+   * CAP_CHOWN from the effective set (capabilities(7)). */
+  if (setgroups(0, NULL)) return -errno;
+  as->on = 1;
+  setfsgid(who.st_gid);
+  setfsuid(who.st_uid);
+  if ((uid_t)setfsuid((uid_t)-1) != who.st_uid ||
+      (gid_t)setfsgid((gid_t)-1) != who.st_gid) {
+    root_as_end(as);
+    return -EPERM;
+  }
+  return 0;
+}
+
+void root_as_end(struct root_as *as)
+{
+  if (!as->on) return;
+  /* uid first: back to 0, the file capabilities come back too */
+  setfsuid(as->fsuid);
+  setfsgid(as->fsgid);
+  setgroups((size_t)as->ngroups, as->groups);
+  as->on = 0;
+}
+
+int root_tmp_own(const struct root *r, int *fd, struct stat *sb)
+{
+  int rc = root_openat(r, -1, "/tmp", O_RDONLY | O_DIRECTORY, 0, fd);
+
+  if (!rc && fstat(*fd, sb)) rc = -errno;
+  if (!rc) rc = root_theirs(r, sb);
+  if (rc && *fd >= 0) {
+    close(*fd);
+    *fd = -1;
+  }
+  return rc;
+}
+
+/* unlinkat, only while name still leads to sb's inode. */
+static int unlink_same(int dirfd, const char *name, const struct stat *sb,
+                       int flags)
 {
   struct stat now;
 
@@ -337,47 +454,70 @@ int root_unlink(int dirfd, const char *name, const struct stat *sb, int flags)
   return unlinkat(dirfd, name, flags) ? -errno : 0;
 }
 
-int root_create(int dirfd, const char *prefix, const char *suffix,
-                mode_t mode, long long uid, long long gid, char *name,
-                size_t namelen, int *fd)
+int root_unlink(const struct root *r, int dirfd, const char *name,
+                const struct stat *sb, int flags)
 {
+  struct root_as as;
+  int rc;
+
+  if ((rc = root_as_begin(r, dirfd, -1, -1, &as))) return rc;
+  rc = unlink_same(dirfd, name, sb, flags);
+  root_as_end(&as);
+  return rc;
+}
+
+int root_create(const struct root *r, int dirfd, const char *prefix,
+                const char *suffix, mode_t mode, long long uid, long long gid,
+                char *name, size_t namelen, int *fd)
+{
+  struct root_as as;
   struct stat sb;
   int rc = -EEXIST;
 
   *fd = -1;
+  /* In another user namespace the file is made as its user (no chown:
+   * host root's CAP_CHOWN is not the container's). */
+  if ((rc = root_as_begin(r, dirfd, uid, gid, &as))) return rc;
+  rc = -EEXIST;
   for (int tries = 0; tries < 8 && rc == -EEXIST; tries++) {
     char hex[17];
 
     random_hex(hex);
     if ((size_t)snprintf(name, namelen, "%s%s%s", prefix, hex, suffix) >=
-        namelen)
-      return -ENAMETOOLONG;
+        namelen) {
+      rc = -ENAMETOOLONG;
+      break;
+    }
     *fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
                  O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
     rc = *fd < 0 ? -errno : 0;
   }
-  if (rc) return rc;
-  if ((uid >= 0 || gid >= 0) &&
+  if (rc) {
+    root_as_end(&as);
+    return rc;
+  }
+  if (!as.on && (uid >= 0 || gid >= 0) &&
       fchown(*fd, uid >= 0 ? (uid_t)uid : (uid_t)-1,
              gid >= 0 ? (gid_t)gid : (gid_t)-1))
     rc = -errno;
   if (!rc && fchmod(*fd, mode)) rc = -errno;
   if (!rc && fstat(*fd, &sb)) rc = -errno;
   if (rc) {
-    if (!fstat(*fd, &sb)) root_unlink(dirfd, name, &sb, 0);
+    if (!fstat(*fd, &sb)) unlink_same(dirfd, name, &sb, 0);
     close(*fd);
     *fd = -1;
   }
+  root_as_end(&as);
   return rc;
 }
 
-int root_put(int dirfd, const char *prefix, const char *suffix,
-             const void *data, size_t len, mode_t mode, long long uid,
-             long long gid, char *name, size_t namelen)
+int root_put(const struct root *r, int dirfd, const char *prefix,
+             const char *suffix, const void *data, size_t len, mode_t mode,
+             long long uid, long long gid, char *name, size_t namelen)
 {
   const char *p = data;
   struct stat sb;
-  int fd, rc = root_create(dirfd, prefix, suffix, mode, uid, gid, name,
+  int fd, rc = root_create(r, dirfd, prefix, suffix, mode, uid, gid, name,
                            namelen, &fd);
 
   if (rc) return rc;
@@ -389,78 +529,102 @@ int root_put(int dirfd, const char *prefix, const char *suffix,
     else p += n, len -= (size_t)n;
   }
   if (!rc && fsync(fd) && errno != EINVAL) rc = -errno;
-  if (rc && !fstat(fd, &sb)) root_unlink(dirfd, name, &sb, 0);
+  if (rc && !fstat(fd, &sb)) root_unlink(r, dirfd, name, &sb, 0);
   if (close(fd) && !rc) rc = -errno;
   return rc;
 }
 
-/* Copy fd to outfd, at most max bytes (-EFBIG after max were written). */
-static int copy_bounded(int fd, int outfd, uint64_t max, uint64_t *copied)
+/* Does outfd's file system have need bytes free for unprivileged use (the
+ * part root keeps for itself stays free)? 0, -ENOSPC or -errno. */
+static int room_for(int outfd, uint64_t need)
 {
-  uint64_t done = 0;
-  char *buf = xmalloc(TAKE_BUF);
+  struct statvfs vs;
+
+  if (fstatvfs(outfd, &vs)) return errno == ENOSYS ? 0 : -errno;
+  return (uint64_t)vs.f_bavail * vs.f_frsize >= need ? 0 : -ENOSPC;
+}
+
+/* How often free space is looked at again during a copy. */
+#define ROOM_EVERY (64ULL << 20)
+
+int root_copy_out(int fd, int outfd, uint64_t max, int timeout_ms,
+                  uint64_t *size, uint64_t *copied)
+{
+  uint64_t end = now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+  uint64_t done = 0, total, next_room;
+  struct stat sb;
+  off_t hole;
+  char *buf;
   int rc = 0;
 
-  for (;;) {
-    ssize_t n = read(fd, buf, TAKE_BUF), w = 0;
+  *size = *copied = 0;
+  if (fstat(fd, &sb)) return -errno;
+  *size = total = (uint64_t)sb.st_size;
+  if (total > max) return -EFBIG;
+  /* A file written from start to end has no hole before its end; a hole
+   * is what a truncate to a size nobody wrote leaves (free on tmpfs). */
+  hole = total ? lseek(fd, 0, SEEK_HOLE) : 0;
+  if (hole < 0 && errno != EINVAL && errno != ENXIO) return -errno;
+  if (hole >= 0 && (uint64_t)hole < total) return -ENODATA;
+  if (lseek(fd, 0, SEEK_SET) < 0) return -errno;
+  if ((rc = room_for(outfd, total))) return rc;
+  next_room = ROOM_EVERY;
+  buf = xmalloc(TAKE_BUF);
+  while (done < total && !rc) {
+    size_t want = total - done < TAKE_BUF ? (size_t)(total - done) : TAKE_BUF;
+    ssize_t n = read(fd, buf, want), w = 0;
 
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) rc = -errno;
-    if (n <= 0) break;
-    if (done + (uint64_t)n > max) {
-      n = (ssize_t)(max - done);
-      rc = -EFBIG;
+    if (n <= 0) {
+      rc = n < 0 ? -errno : -EIO;  /* shrank since */
+      break;
     }
-    while (w < n) {
+    while (w < n && !rc) {
       ssize_t k = write(outfd, buf + w, (size_t)(n - w));
 
       if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) {
-        rc = k < 0 ? -errno : -EIO;
-        break;
-      }
-      w += k;
+      if (k <= 0) rc = k < 0 ? -errno : -EIO;
+      else w += k;
     }
     done += (uint64_t)w;
-    if (rc) break;
+    if (!rc && now_ms() > end) rc = -ETIMEDOUT;
+    if (!rc && done >= next_room) {
+      rc = room_for(outfd, total - done);
+      next_room = done + ROOM_EVERY;
+    }
   }
   free(buf);
-  if (copied) *copied = done;
+  *copied = done;
   return rc;
 }
 
-int root_take_at(int dirfd, const char *name, long long uid, int outfd,
-                 uint64_t max, uint64_t *copied, int *fd)
+int root_take_at(const struct root *r, int dirfd, const char *name,
+                 long long uid, int *fd)
 {
   struct stat sb;
   int rc;
 
   *fd = -1;
-  if (copied) *copied = 0;
   if ((rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, fd,
                               &sb)))
     return rc;
-  rc = root_unlink(dirfd, name, &sb, 0);
-  if (!rc && outfd >= 0) rc = copy_bounded(*fd, outfd, max, copied);
-  if (rc || outfd >= 0) {
+  if ((rc = root_unlink(r, dirfd, name, &sb, 0))) {
     close(*fd);
     *fd = -1;
   }
   return rc;
 }
 
-int root_take_tmp(int pid, const char *name, long long uid, int outfd,
-                  uint64_t max, uint64_t *copied, int *fd)
+int root_take_tmp(int pid, const char *name, long long uid, int *fd)
 {
   struct root r;
   struct stat sb;
   int dir = -1, rc;
 
   *fd = -1;
-  if (copied) *copied = 0;
   if ((rc = root_open(pid, &r))) return rc;
   if (!(rc = root_tmp(&r, &dir, &sb)))
-    rc = root_take_at(dir, name, uid, outfd, max, copied, fd);
+    rc = root_take_at(&r, dir, name, uid, fd);
   if (dir >= 0) close(dir);
   root_close(&r);
   return rc;
