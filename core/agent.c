@@ -335,6 +335,36 @@ static void unread(struct agent_in_use *u, int pid)
   u->unread[u->nunread++] = uid;
 }
 
+/* Add the inode of open file fd (a name in /proc/<pid>/fd, dfd) when its
+ * path names one of our files. Nothing is opened or stat'ed through the
+ * link (a file on a hung FUSE mount would block us): the link's text, then
+ * the inode in /proc/<pid>/fdinfo/<fd> (Linux 5.14+). Returns 0, or -1
+ * when it cannot tell (an fdinfo without "ino:"). */
+static int fd_ino(int pid, int dfd, const char *fd, struct inodes *s)
+{
+  char link[PATH_MAX], path[64], text[1024], *ino;
+  const char *base;
+  ssize_t n = readlinkat(dfd, fd, link, sizeof(link) - 1);
+  uint64_t v;
+  int info;
+
+  if (n <= 0 || link[0] != '/') return 0; /* gone, a socket or a pipe */
+  link[n] = 0;
+  base = strrchr(link, '/') + 1;
+  if (agent_file_kind(base) == AGENT_FILE_NONE) return 0; /* or deleted */
+  snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
+  if ((info = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  n = read(info, text, sizeof(text) - 1);
+  close(info);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  if (!(ino = strstr(text, "\nino:")) ||
+      sscanf(ino + 5, "%" SCNu64, &v) != 1)
+    return -1;
+  add_ino(s, v);
+  return 0;
+}
+
 int agent_in_use_read(struct agent_in_use *u)
 {
   struct inodes s = {0};
@@ -346,7 +376,6 @@ int agent_in_use_read(struct agent_in_use *u)
   for (size_t i = 0; i < np; i++) {
     char path[64];
     struct dirent *e;
-    struct stat sb;
     DIR *d;
     int fd;
 
@@ -363,8 +392,8 @@ int agent_in_use_read(struct agent_in_use *u)
       continue;
     }
     while ((e = readdir(d)))
-      if (e->d_name[0] != '.' && !fstatat(dirfd(d), e->d_name, &sb, 0))
-        add_ino(&s, (uint64_t)sb.st_ino);
+      if (e->d_name[0] != '.' && fd_ino(pids[i], dirfd(d), e->d_name, &s))
+        unread(u, pids[i]);
     closedir(d);
   }
   free(pids);
