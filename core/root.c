@@ -430,7 +430,14 @@ void root_as_end(struct root_as *as)
 
 int root_tmp_own(const struct root *r, int *fd, struct stat *sb)
 {
-  int rc = root_openat(r, -1, "/tmp", O_RDONLY | O_DIRECTORY, 0, fd);
+  /* O_PATH first: a link then says -ELOOP, where O_DIRECTORY would say
+   * -ENOTDIR as for a file */
+  int rc = root_openat(r, -1, "/tmp", O_PATH, 0, fd);
+
+  if (!rc) {
+    close(*fd);
+    rc = root_openat(r, -1, "/tmp", O_RDONLY | O_DIRECTORY, 0, fd);
+  }
 
   if (!rc && fstat(*fd, sb)) rc = -errno;
   if (!rc) rc = root_theirs(r, sb);
