@@ -202,9 +202,9 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
       rc = 1;
     }
     fflush(stdout);
-    /* a dump the JVM did not say it wrote is a failure (its reply, or our
-     * refusal, said why), taken out or not */
-    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+    /* one the JVM wrote at our path: jmap's exit code (0 also for the
+     * JVM's "Unable to create"); one taken out: 1 unless it is whole */
+    if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
     free(reply);
   }
   vm_list_free(v, n);
