@@ -2,10 +2,12 @@
  *
  * A heap dump (jmap -dump, jvmtool jcmd --out-file ... GC.heap_dump) names
  * a path the JVM opens itself, in its own mount namespace and as its own
- * user. A JVM that sees our "/" and runs as our user is given the host
- * path, made absolute, as jmap gives it. Any other (a container, another
+ * user. A JVM that runs as our user and in whose mount namespace the
+ * path's folder is the very folder it is here (core/jvm's jvm_same_path)
+ * is given the host path, made absolute, as jmap gives it; the file is
+ * then looked for on the host before success is said. Any other (a container, another
  * user's JVM) writes into its own /tmp under a random name; the file is
- * then taken out through core/root (root_take_tmp: a regular file of the
+ * then taken out through core/root (root_take_at: a regular file of the
  * JVM's user with one link, removed by inode with its users' rights
  * whatever happens; root_copy_out: the size it had when the JVM said it
  * was done, no holes, at most a bound from the kernel's view of the JVM,
@@ -15,22 +17,21 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
-#include "core/attach.h"
 #include "core/root.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 #include "core/wfile.h"
 #include "cmd/jcmd.h"
 
-/* How big a heap dump of pid may be, from what the kernel says of it (the
+/* How big a heap dump of j may be, from what the kernel says of it (the
  * container's own PerfData could claim any heap): twice its resident
  * memory (an hprof names each object with 8 bytes where a compressed heap
  * spends 4, so a heap of reference arrays dumps to about twice its size)
  * plus 1 GiB for class, thread and string records. 0: cannot tell. */
-static uint64_t dump_bound(int pid)
+static uint64_t dump_bound(const struct jvm *j)
 {
   struct proc_stat st;
 
-  if (proc_stat(pid, 0, &st)) return 0;
+  if (proc_stat(j->pid, 0, &st)) return 0;
   return 2 * st.rss * (uint64_t)proc_page() + (1ULL << 30);
 }
 
@@ -43,23 +44,21 @@ static int copy_ms(uint64_t size)
   return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
+int jcmd_out_begin(struct jcmd_out *o, const struct jvm *j, const char *out,
                    const char *suffix)
 {
-  struct attach_target t;
-  struct root r;
   char hex[17], cwd[PATH_MAX];
-  int same, rc;
+  int rc;
 
   memset(o, 0, sizeof(*o));
-  o->pid = v->pid;
+  o->j = j;
+  o->pid = j->pid;
   o->out = out;
-  o->bound = dump_bound(v->pid);
-  if (attach_target(&t, v) || root_open(v->pid, &r)) return -ESRCH;
-  same = r.same;
-  root_close(&r);
-  o->uid = t.st.euid;
-  if (same && t.st.euid == geteuid()) {
+  o->bound = dump_bound(j);
+  o->uid = j->st.euid;
+  /* the path means the same folder where the JVM opens it (a PrivateTmp
+   * JVM shares our "/" but not our /tmp) */
+  if (j->st.euid == geteuid() && jvm_same_path(j, out)) {
     int n;
 
     if (out[0] == '/' || !getcwd(cwd, sizeof(cwd))) *cwd = 0;
@@ -88,20 +87,32 @@ int jcmd_out_written(const char *reply)
 
 int jcmd_out_end(struct jcmd_out *o, int written)
 {
-  uint64_t copied = 0, size = 0, max = o->bound, now;
+  uint64_t copied = 0, size = 0, max, now;
   int fd, rc;
 
-  if (!o->taken) return !written;
+  if (!o->taken) {
+    struct stat sb;
+
+    if (!written) return 1;
+    /* what the JVM says it wrote must be there, on this host */
+    if (stat(o->jvm_path, &sb) || !S_ISREG(sb.st_mode)) {
+      error_msg("pid %d said it wrote '%s', but this host has no such file",
+                o->pid, o->jvm_path);
+      return 1;
+    }
+    return 0;
+  }
   if (!written) { /* a half-written file goes too */
     wfile_abort(&o->w);
-    if (!root_take_tmp(o->pid, o->jvm_path + 5, o->uid, &fd)) close(fd);
+    if (!root_take_at(&o->j->root, o->j->tmpfd, o->jvm_path + 5, o->uid, &fd))
+      close(fd);
     return 1;
   }
   /* the JVM is larger now than before, if anything: the larger bound */
-  if ((now = dump_bound(o->pid)) > max) max = now;
-  if (!max) max = o->bound;
-  rc = root_take_tmp(o->pid, o->jvm_path + 5 /* after "/tmp/" */, o->uid,
-                     &fd);
+  max = o->bound;
+  if ((now = dump_bound(o->j)) > max) max = now;
+  rc = root_take_at(&o->j->root, o->j->tmpfd,
+                    o->jvm_path + 5 /* after "/tmp/" */, o->uid, &fd);
   if (!rc) {
     struct stat sb;
 

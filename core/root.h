@@ -173,15 +173,13 @@ int root_put(const struct root *r, int dirfd, const char *prefix,
              long long uid, long long gid, char *name, size_t namelen);
 
 /* The one way a file a JVM wrote for us leaves it: name (one name) in the
- * folder dirfd of r (its /tmp, held from before the JVM could exit),
+ * folder dirfd of r (the JVM's /tmp, opened inside its root and held from
+ * before the JVM could exit),
  * checked (a regular file of uid (-1: any) with one link) and removed by
  * inode at once (root_unlink); *fd (O_RDONLY, caller closes) still reads
  * it. Returns 0 or -errno; a file that fails the check stays where it is. */
 int root_take_at(const struct root *r, int dirfd, const char *name,
                  long long uid, int *fd);
-/* root_take_at for name in the /tmp of process pid, seen through its
- * root. Same checks and returns. */
-int root_take_tmp(int pid, const char *name, long long uid, int *fd);
 
 /* Copy a taken file (fd, from its start) to outfd, bounded by what was
  * really written: its size now (when the JVM said it was done), refused

@@ -268,18 +268,3 @@ int root_take_at(const struct root *r, int dirfd, const char *name,
   }
   return rc;
 }
-
-int root_take_tmp(int pid, const char *name, long long uid, int *fd)
-{
-  struct root r;
-  struct stat sb;
-  int dir = -1, rc;
-
-  *fd = -1;
-  if ((rc = root_open(pid, &r))) return rc;
-  if (!(rc = root_tmp(&r, &dir, &sb)))
-    rc = root_take_at(&r, dir, name, uid, fd);
-  if (dir >= 0) close(dir);
-  root_close(&r);
-  return rc;
-}
