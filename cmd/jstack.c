@@ -218,7 +218,12 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
     else
       jdk_refusal(v->pid, why, err);
     fflush(stdout);
-    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+    /* jmap exits 0 when the JVM answers that it could not write the file
+     * at our path ("Unable to create ...": its line is printed); a refused
+     * attach, or a file to take out, goes through jcmd_out_end: 1 unless
+     * a whole file is at the path */
+    if (o.taken || why || jcmd_out_written(reply))
+      rc = jcmd_out_end(&o, !rc && !why && jcmd_out_written(reply));
     free(reply);
   }
   jvm_close(&j);
