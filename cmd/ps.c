@@ -291,7 +291,8 @@ int ps_main(int argc, char **argv)
     if (!vms[i].alive && !flags[OPT_stale] && !vms[i].other_ns &&
         vms[i].uid == geteuid())
       continue;
-    if (json) json_vm(&vms[i], !shown++);
+    if (json)
+      json_vm(&vms[i], !shown++);
     else line(&vms[i], flags);
   }
   if (json) fputs(shown ? "\n]\n" : "]\n", stdout);
