@@ -64,8 +64,8 @@ int target_put(struct jvm *t, const char *prefix, const char *suffix,
     error_msg("%s", why);
     return -1;
   }
-  err = root_put(t->tmpfd, prefix, suffix, data, n, 0644, uid, gid, name,
-                 sizeof(name));
+  err = root_put(&t->root, t->tmpfd, prefix, suffix, data, n, 0644, uid, gid,
+                 name, sizeof(name));
   if (err) {
     errno_msg(err, "cannot write a file '%s...%s' into the /tmp of pid %d",
               prefix, suffix, t->pid);
@@ -183,7 +183,7 @@ int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
               : root_check_msg(err, S_IFREG));
     return -1;
   }
-  if (take) root_unlink(t->tmpfd, name, &sb, 0);
+  if (take) root_unlink(&t->root, t->tmpfd, name, &sb, 0);
   return 0;
 }
 

@@ -231,7 +231,7 @@ static void clean_file(const struct place *pl, int dfd, const char *dir,
     report(CLEAN_KEPT, "kept", dir, name, "replaced while we looked");
   } else if (a.count[OPT_dry_run]) {
     report(CLEAN_REMOVED, "would remove", dir, name, "no process %d", pid);
-  } else if ((rc = root_unlink(dfd, name, &sb, 0)) == -ESTALE) {
+  } else if ((rc = root_unlink(&pl->root, dfd, name, &sb, 0)) == -ESTALE) {
     report(CLEAN_KEPT, "kept", dir, name, "replaced while we looked");
   } else if (rc) {
     report(CLEAN_FAILED, "failed", dir, name, "%s", strerror(-rc));
@@ -277,7 +277,7 @@ static void prune(const struct place *pl, const char *name,
     return;
   if (a.count[OPT_dry_run])
     report(CLEAN_REMOVED, "would remove", pl->name, name, "empty");
-  else if ((rc = root_unlink(pl->fd, name, sb, AT_REMOVEDIR)))
+  else if ((rc = root_unlink(&pl->root, pl->fd, name, sb, AT_REMOVEDIR)))
     report(CLEAN_FAILED, "failed", pl->name, name, "%s", strerror(-rc));
   else
     report(CLEAN_REMOVED, "removed", pl->name, name, "empty");
@@ -303,7 +303,10 @@ static void clean_folder(const struct place *pl, const char *name)
     free(dir);
     return;
   }
-  if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+  if (root_theirs(&pl->root, &sb)) {
+    report(CLEAN_KEPT, "skipped", dir, NULL, "uid %d's: %s", (int)sb.st_uid,
+           "none of the container's users own it");
+  } else if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
     report(CLEAN_KEPT, "skipped", dir, NULL,
            "writable by others: not the JVM's");
   } else if (sb.st_uid != geteuid() && (geteuid() || !a.count[OPT_all_users])) {
@@ -362,7 +365,8 @@ static void clean_ours(const struct place *pl, const char *name)
            (int)sb.st_uid);
   } else if (a.count[OPT_dry_run]) {
     report(CLEAN_REMOVED, "would remove", pl->name, name, "used by no process");
-  } else if ((rc = root_unlink(pl->fd, name, &sb, 0)) == -ESTALE) {
+  } else if ((rc = root_unlink(&pl->root, pl->fd, name, &sb, 0)) ==
+             -ESTALE) {
     report(CLEAN_KEPT, "kept", pl->name, name, "replaced while we looked");
   } else if (rc) {
     report(CLEAN_FAILED, "failed", pl->name, name, "%s", strerror(-rc));
@@ -418,21 +422,30 @@ static void clean_namespaces(const struct stat *ours)
   for (size_t k = 0; k < nview; k++) {
     const struct proc_view *p = &view[k];
     struct place pl = {.fd = -1};
-    int dup = 0;
+    int dup = 0, rc;
 
     if (!p->has_tmp || (p->tdev == ours->st_dev && p->tino == ours->st_ino))
       continue;
     for (size_t i = 0; i < n; i++)
       dup |= seen[i].st_dev == p->tdev && seen[i].st_ino == p->tino;
     if (dup || root_open(p->pid, &pl.root)) continue;
-    if (!root_tmp(&pl.root, &pl.fd, &pl.st) && pl.st.st_dev == p->tdev &&
-        pl.st.st_ino == p->tino) {
-      seen = xrealloc(seen, (n + 1) * sizeof(*seen));
-      seen[n++] = pl.st;
-      pl.name = root_name(&pl.root, "/tmp");
+    seen = xrealloc(seen, (n + 1) * sizeof(*seen));
+    seen[n].st_dev = p->tdev;
+    seen[n++].st_ino = p->tino;
+    pl.name = root_name(&pl.root, "/tmp");
+    /* Only a /tmp that is the container's own folder: removing through a
+     * link, or in a host folder mounted there, would use our rights where
+     * the container has none (core/root: root_theirs). */
+    rc = root_tmp_own(&pl.root, &pl.fd, &pl.st);
+    if (rc == -ELOOP)
+      report(CLEAN_KEPT, "skipped", pl.name, NULL,
+             "a link: a container's /tmp is cleaned only where it is");
+    else if (rc == -EXDEV)
+      report(CLEAN_KEPT, "skipped", pl.name, NULL, "uid %d's: %s",
+             (int)pl.st.st_uid, "none of the container's users own it");
+    else if (!rc && pl.st.st_dev == p->tdev && pl.st.st_ino == p->tino)
       clean_place(&pl);
-      free(pl.name);
-    }
+    free(pl.name);
     if (pl.fd >= 0) close(pl.fd);
     root_close(&pl.root);
   }

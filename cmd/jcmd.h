@@ -48,7 +48,8 @@ struct jcmd_out {
   const struct jvm *j;     /* the JVM writing it */
   int pid, taken;          /* taken: a random name in the JVM's /tmp */
   long long uid;           /* the JVM's user */
-  uint64_t bound;          /* the most bytes a taken file may have */
+  uint64_t bound;          /* the most bytes a taken file may have: from
+                              the kernel's view of the JVM, at the start */
 };
 /* Pick jvm_path for j: out made absolute when out's folder is the same
  * folder in the JVM's mount namespace (core/jvm's jvm_same_path) and the

@@ -8,43 +8,40 @@
  * then looked for on the host before success is said. Any other (a container, another
  * user's JVM) writes into its own /tmp under a random name; the file is
  * then taken out through core/root (root_take_at: a regular file of the
- * JVM's user with one link, removed by inode whatever happens, at most a
- * bound from the heap's size) and written to the host path as every -o is
- * (core/wfile: a new file renamed over the name).
+ * JVM's user with one link, removed by inode with its users' rights
+ * whatever happens; root_copy_out: the size it had when the JVM said it
+ * was done, no holes, at most a bound from the kernel's view of the JVM,
+ * a time budget, the destination's free space) and written to the host
+ * path as every -o is (core/wfile: a new file renamed over the name, gone
+ * again when a signal stops us).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
-#include "core/perfdata.h"
 #include "core/root.h"
 #include "core/jvm.h"
 #include "core/wfile.h"
 #include "cmd/jcmd.h"
 
-/* Without PerfData to size the heap, a dump is cut at this many bytes. */
-#define DUMP_CAP (64ULL << 30)
-
-/* How big a heap dump of v may be: twice the generations' maximum sizes
- * (an hprof names each object with 8 bytes where a compressed heap spends
- * 4, so a heap of reference arrays dumps to about twice its size; G1 counts
- * its heap in both generations, which only widens the bound) plus 1 GiB
- * for class, thread and string records. DUMP_CAP without PerfData. */
+/* How big a heap dump of j may be, from what the kernel says of it (the
+ * container's own PerfData could claim any heap): twice its resident
+ * memory (an hprof names each object with 8 bytes where a compressed heap
+ * spends 4, so a heap of reference arrays dumps to about twice its size)
+ * plus 1 GiB for class, thread and string records. 0: cannot tell. */
 static uint64_t dump_bound(const struct jvm *j)
 {
-  char name[64];
-  struct perfdata pd;
-  uint64_t heap = 0;
+  struct proc_stat st;
 
-  if (!jvm_perfdata(j, &pd)) {
-    for (int g = 0; g < 4; g++) {
-      const struct pd_counter *c;
+  if (proc_stat(j->pid, 0, &st)) return 0;
+  return 2 * st.rss * (uint64_t)proc_page() + (1ULL << 30);
+}
 
-      snprintf(name, sizeof(name), "sun.gc.generation.%d.maxCapacity", g);
-      if ((c = pd_find(&pd, name)) && pd_long(&pd, c) > 0)
-        heap += (uint64_t)pd_long(&pd, c) & ((1ULL << 48) - 1);
-    }
-    pd_close(&pd);
-  }
-  return heap ? 2 * heap + (1ULL << 30) : DUMP_CAP;
+/* The time a copy of size bytes may take: a minute, and a second for every
+ * 32 MiB (a slow disk's pace). */
+static int copy_ms(uint64_t size)
+{
+  uint64_t ms = 60000 + (size >> 25) * 1000;
+
+  return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 int jcmd_out_begin(struct jcmd_out *o, const struct jvm *j, const char *out,
@@ -90,7 +87,7 @@ int jcmd_out_written(const char *reply)
 
 int jcmd_out_end(struct jcmd_out *o, int written)
 {
-  uint64_t copied = 0, max;
+  uint64_t copied = 0, size = 0, max, now;
   int fd, rc;
 
   if (!o->taken) {
@@ -107,19 +104,35 @@ int jcmd_out_end(struct jcmd_out *o, int written)
   }
   if (!written) { /* a half-written file goes too */
     wfile_abort(&o->w);
-    if (!root_take_at(o->j->tmpfd, o->jvm_path + 5, o->uid, -1, 0, NULL, &fd))
+    if (!root_take_at(&o->j->root, o->j->tmpfd, o->jvm_path + 5, o->uid, &fd))
       close(fd);
     return 1;
   }
+  /* the JVM is larger now than before, if anything: the larger bound */
   max = o->bound;
-  rc = root_take_at(o->j->tmpfd, o->jvm_path + 5 /* after "/tmp/" */, o->uid,
-                    o->w.fd, max, &copied, &fd);
+  if ((now = dump_bound(o->j)) > max) max = now;
+  rc = root_take_at(&o->j->root, o->j->tmpfd,
+                    o->jvm_path + 5 /* after "/tmp/" */, o->uid, &fd);
+  if (!rc) {
+    struct stat sb;
+
+    rc = fstat(fd, &sb) ? -errno
+         : root_copy_out(fd, o->w.fd, max, copy_ms((uint64_t)sb.st_size),
+                         &size, &copied);
+    close(fd);
+  }
   if (rc) {
     wfile_abort(&o->w);
     if (rc == -EFBIG)
-      error_msg("pid %d: its '%s' is over %" PRIu64 " bytes (the bound "
-                "from its heap's size): not copied",
-                o->pid, o->jvm_path, max);
+      error_msg("pid %d: its '%s' has %" PRIu64 " bytes, over %" PRIu64
+                " (twice its resident memory and 1 GiB): not copied",
+                o->pid, o->jvm_path, size, max);
+    else if (rc == -ENOSPC)
+      error_msg("cannot write '%s': not enough free space for %" PRIu64
+                " bytes (%" PRIu64 " copied, removed)", o->out, size, copied);
+    else if (rc == -ETIMEDOUT)
+      error_msg("pid %d: copying its '%s' took too long (%" PRIu64 " of %"
+                PRIu64 " bytes): stopped", o->pid, o->jvm_path, copied, size);
     else
       error_msg("pid %d: cannot take its '%s': %s", o->pid, o->jvm_path,
                 root_check_msg(rc, S_IFREG));

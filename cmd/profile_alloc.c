@@ -132,6 +132,6 @@ void palloc_abort(struct palloc *pa)
     agent_drop(pa->t, pa->lib); /* nothing maps it any more */
   if (!fstatat(pa->t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
       S_ISREG(sb.st_mode))
-    root_unlink(pa->t->tmpfd, name, &sb, 0);
+    root_unlink(&pa->t->root, pa->t->tmpfd, name, &sb, 0);
   pa->open = 0;
 }

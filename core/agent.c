@@ -56,7 +56,7 @@ int agent_samples_open(const struct jvm *t, const char *path, int take, int *fd,
   int rc = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
                              t->st.euid, fd, sb);
 
-  if (!rc && take) root_unlink(t->tmpfd, name, sb, 0);
+  if (!rc && take) root_unlink(&t->root, t->tmpfd, name, sb, 0);
   return rc;
 }
 
@@ -186,8 +186,8 @@ int agent_start(const struct jvm *t, const void *so, size_t len,
   if (attach_check(t, why, n)) return -EPERM;
   *reused = !find_agent(t, so, len, lib, libn);
   if (!*reused) {
-    if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644, uid,
-                        gid, name, sizeof(name)))) {
+    if ((err = root_put(&t->root, t->tmpfd, AGENT_SO_PREFIX, ".so", so, len,
+                        0644, uid, gid, name, sizeof(name)))) {
       snprintf(why, n, "cannot write the agent into the /tmp of pid %d: %s",
                t->pid, strerror(-err));
       return err;
@@ -209,7 +209,7 @@ void agent_drop(const struct jvm *t, const char *path)
   for (int i = 0; i < k; i++)
     if (!strcmp(paths[i], path)) return; /* the JVM has it: it stays */
   if (!fstatat(t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) && S_ISREG(sb.st_mode))
-    root_unlink(t->tmpfd, name, &sb, 0);
+    root_unlink(&t->root, t->tmpfd, name, &sb, 0);
 }
 
 /* ---- for clean: what is in use ---------------------------------------- */
@@ -259,6 +259,36 @@ static void unread(struct agent_in_use *u, int pid)
   u->unread[u->nunread++] = uid;
 }
 
+/* Add the inode of open file fd (a name in /proc/<pid>/fd, dfd) when its
+ * path names one of our files. Nothing is opened or stat'ed through the
+ * link (a file on a hung FUSE mount would block us): the link's text, then
+ * the inode in /proc/<pid>/fdinfo/<fd> (Linux 5.14+). Returns 0, or -1
+ * when it cannot tell (an fdinfo without "ino:"). */
+static int fd_ino(int pid, int dfd, const char *fd, struct inodes *s)
+{
+  char link[PATH_MAX], path[64], text[1024], *ino;
+  const char *base;
+  ssize_t n = readlinkat(dfd, fd, link, sizeof(link) - 1);
+  uint64_t v;
+  int info;
+
+  if (n <= 0 || link[0] != '/') return 0; /* gone, a socket or a pipe */
+  link[n] = 0;
+  base = strrchr(link, '/') + 1;
+  if (agent_file_kind(base) == AGENT_FILE_NONE) return 0; /* or deleted */
+  snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
+  if ((info = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  n = read(info, text, sizeof(text) - 1);
+  close(info);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  if (!(ino = strstr(text, "\nino:")) ||
+      sscanf(ino + 5, "%" SCNu64, &v) != 1)
+    return -1;
+  add_ino(s, v);
+  return 0;
+}
+
 int agent_in_use_read(struct agent_in_use *u)
 {
   struct inodes s = {0};
@@ -270,7 +300,6 @@ int agent_in_use_read(struct agent_in_use *u)
   for (size_t i = 0; i < np; i++) {
     char path[64];
     struct dirent *e;
-    struct stat sb;
     DIR *d;
     int fd;
 
@@ -287,8 +316,8 @@ int agent_in_use_read(struct agent_in_use *u)
       continue;
     }
     while ((e = readdir(d)))
-      if (e->d_name[0] != '.' && !fstatat(dirfd(d), e->d_name, &sb, 0))
-        add_ino(&s, (uint64_t)sb.st_ino);
+      if (e->d_name[0] != '.' && fd_ino(pids[i], dirfd(d), e->d_name, &s))
+        unread(u, pids[i]);
     closedir(d);
   }
   free(pids);

@@ -85,7 +85,9 @@ struct agent_in_use {
   size_t nunread;
 };
 /* Fill u (each /proc/<pid>/maps read through a fixed buffer, each
- * /proc/<pid>/fd listed). 0 or -errno when /proc cannot be read. */
+ * /proc/<pid>/fd listed: an fd whose link names one of our files counts
+ * with the inode its fdinfo gives; nothing is opened or stat'ed through a
+ * link). 0 or -errno when /proc cannot be read. */
 int agent_in_use_read(struct agent_in_use *u);
 /* 1 if some process uses inode ino, -1 if one we cannot read runs as
  * uid, else 0. */

@@ -120,7 +120,7 @@ static int make_trigger(struct trigger *tr, int dirfd)
   close(fd);
   /* Some file systems map owners: the JVM ignores a trigger not its own. */
   if (rc) {
-    if (sb.st_ino) root_unlink(dirfd, tr->name, &sb, 0);
+    if (sb.st_ino) root_unlink(NULL, dirfd, tr->name, &sb, 0);
     return rc;
   }
   tr->dirfd = dirfd;
@@ -132,7 +132,7 @@ static int make_trigger(struct trigger *tr, int dirfd)
 static void drop_trigger(struct trigger *tr)
 {
   if (tr->dirfd < 0) return;
-  root_unlink(tr->dirfd, tr->name, &tr->sb, 0);
+  root_unlink(NULL, tr->dirfd, tr->name, &tr->sb, 0);
   tr->dirfd = -1;
 }
 

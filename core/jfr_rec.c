@@ -138,8 +138,8 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
 
 int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n)
 {
-  int rc = root_take_at(r->j->tmpfd, r->file + 5 /* after "/tmp/" */,
-                        r->j->st.euid, -1, 0, NULL, fd);
+  int rc = root_take_at(&r->j->root, r->j->tmpfd,
+                        r->file + 5 /* after "/tmp/" */, r->j->st.euid, fd);
 
   if (rc)
     snprintf(err, n, "pid %d: cannot take its '%s': %s", r->j->pid, r->file,

@@ -90,12 +90,22 @@ static void on_stop(int sig)
 
 void stop_signals(int on)
 {
-  struct sigaction sa = {.sa_handler = on ? on_stop : SIG_DFL}, old;
+  static struct sigaction was[3];
+  static int saved;
+  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction sa = {.sa_handler = on_stop}, old;
 
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
-    sigaction(SIGHUP, &sa, NULL);
+  for (int i = 0; i < 3; i++) {
+    if (!on) { /* what stood before (a core/wfile handler, say) */
+      if (saved) sigaction(sigs[i], &was[i], NULL);
+      continue;
+    }
+    if (sigaction(sigs[i], NULL, &old)) continue;
+    if (!saved) was[i] = old;
+    if (sigs[i] != SIGHUP || old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
+  }
+  saved = on;
 }
 
 int stop_status(int rc)

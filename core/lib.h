@@ -43,7 +43,7 @@ void verbose_msg(const char *fmt, ...) PRINTF(1, 2);
  * polls it, ends its wait early and still finishes its work. */
 extern volatile sig_atomic_t jt_stop_signal;
 /* on: catch SIGINT, SIGTERM and SIGHUP into jt_stop_signal (a SIGHUP that
- * is ignored, as under nohup, stays ignored); off: their defaults again. */
+ * is ignored, as under nohup, stays ignored); off: what stood before. */
 void stop_signals(int on);
 /* The exit status of a command that a stop signal may have ended: 128 +
  * the signal (130 for Ctrl-C, 143 for SIGTERM) when one came, as a shell

@@ -23,7 +23,7 @@ struct open_how_ {
   uint64_t flags, mode, resolve;
 };
 enum { RESOLVE_NO_MAGICLINKS_ = 0x02, RESOLVE_IN_ROOT_ = 0x10 };
-enum { MAX_LINKS = 40, MAX_DEPTH = 256, TAKE_BUF = 65536 };
+enum { MAX_LINKS = 40, MAX_DEPTH = 256 };
 
 static enum root_method method = ROOT_AUTO;
 
@@ -48,15 +48,55 @@ enum root_method root_method(enum root_method force)
   return method;
 }
 
+/* The first lines of /proc/<pid>/<file> (uid_map, gid_map) into map;
+ * returns how many (0: none read: no id is theirs). */
+static int read_idmap(int pid, const char *file, struct root_idmap *map)
+{
+  char path[64], text[512];
+  int fd, n = 0;
+  ssize_t len;
+
+  snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  len = read(fd, text, sizeof(text) - 1);
+  close(fd);
+  if (len <= 0) return 0;
+  text[len] = 0;
+  for (char *line = text, *next; *line && n < ROOT_IDMAP_MAX; line = next) {
+    unsigned long long in, out, count;
+
+    if ((next = strchr(line, '\n'))) *next++ = 0;
+    else next = line + strlen(line);
+    if (sscanf(line, "%llu %llu %llu", &in, &out, &count) == 3 &&
+        in <= UINT32_MAX && out <= UINT32_MAX && count <= UINT32_MAX) {
+      map[n].in = (uint32_t)in;
+      map[n].out = (uint32_t)out;
+      map[n].count = (uint32_t)count;
+      n++;
+    }
+  }
+  return n;
+}
+
 int root_open(int pid, struct root *r)
 {
   char path[64];
+  uint64_t ours, theirs;
   int rc;
 
   if (pid) snprintf(path, sizeof(path), "/proc/%d/root", pid);
   else snprintf(path, sizeof(path), "/");
   rc = root_open_dir(path, r);
   r->pid = pid;
+  /* Another user namespace, or one we cannot tell: its maps say whose
+   * folders are its users' (none, when they cannot be read). */
+  if (!rc && pid &&
+      (proc_ns_ino(0, "user", &ours) || proc_ns_ino(pid, "user", &theirs) ||
+       ours != theirs)) {
+    r->other = 1;
+    r->nuid = read_idmap(pid, "uid_map", r->uid);
+    r->ngid = read_idmap(pid, "gid_map", r->gid);
+  }
   return rc;
 }
 
@@ -273,6 +313,8 @@ const char *root_check_msg(int rc, mode_t type)
            ? "not a folder" : "not a regular file";
   case -EPERM: return "owned by another user";
   case -EMLINK: return "a file with a second hard link";
+  case -EXDEV: return "a folder none of the container's users own";
+  case -ENODATA: return "a file with holes: not written from start to end";
   default: return strerror(-rc);
   }
 }
@@ -324,129 +366,6 @@ int root_cwd(const struct root *r, int *fd)
   else snprintf(path, sizeof(path), ".");
   *fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   return *fd < 0 ? -errno : 0;
-}
-
-int root_unlink(int dirfd, const char *name, const struct stat *sb, int flags)
-{
-  struct stat now;
-
-  if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW)) return -errno;
-  if (now.st_dev != sb->st_dev || now.st_ino != sb->st_ino ||
-      (now.st_mode & S_IFMT) != (sb->st_mode & S_IFMT))
-    return -ESTALE;
-  return unlinkat(dirfd, name, flags) ? -errno : 0;
-}
-
-int root_create(int dirfd, const char *prefix, const char *suffix,
-                mode_t mode, long long uid, long long gid, char *name,
-                size_t namelen, int *fd)
-{
-  struct stat sb;
-  int rc = -EEXIST;
-
-  *fd = -1;
-  for (int tries = 0; tries < 8 && rc == -EEXIST; tries++) {
-    char hex[17];
-
-    random_hex(hex);
-    if ((size_t)snprintf(name, namelen, "%s%s%s", prefix, hex, suffix) >=
-        namelen)
-      return -ENAMETOOLONG;
-    *fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-                 O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
-    rc = *fd < 0 ? -errno : 0;
-  }
-  if (rc) return rc;
-  if ((uid >= 0 || gid >= 0) &&
-      fchown(*fd, uid >= 0 ? (uid_t)uid : (uid_t)-1,
-             gid >= 0 ? (gid_t)gid : (gid_t)-1))
-    rc = -errno;
-  if (!rc && fchmod(*fd, mode)) rc = -errno;
-  if (!rc && fstat(*fd, &sb)) rc = -errno;
-  if (rc) {
-    if (!fstat(*fd, &sb)) root_unlink(dirfd, name, &sb, 0);
-    close(*fd);
-    *fd = -1;
-  }
-  return rc;
-}
-
-int root_put(int dirfd, const char *prefix, const char *suffix,
-             const void *data, size_t len, mode_t mode, long long uid,
-             long long gid, char *name, size_t namelen)
-{
-  const char *p = data;
-  struct stat sb;
-  int fd, rc = root_create(dirfd, prefix, suffix, mode, uid, gid, name,
-                           namelen, &fd);
-
-  if (rc) return rc;
-  while (len && !rc) {
-    ssize_t n = write(fd, p, len);
-
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) rc = n < 0 ? -errno : -EIO;
-    else p += n, len -= (size_t)n;
-  }
-  if (!rc && fsync(fd) && errno != EINVAL) rc = -errno;
-  if (rc && !fstat(fd, &sb)) root_unlink(dirfd, name, &sb, 0);
-  if (close(fd) && !rc) rc = -errno;
-  return rc;
-}
-
-/* Copy fd to outfd, at most max bytes (-EFBIG after max were written). */
-static int copy_bounded(int fd, int outfd, uint64_t max, uint64_t *copied)
-{
-  uint64_t done = 0;
-  char *buf = xmalloc(TAKE_BUF);
-  int rc = 0;
-
-  for (;;) {
-    ssize_t n = read(fd, buf, TAKE_BUF), w = 0;
-
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) rc = -errno;
-    if (n <= 0) break;
-    if (done + (uint64_t)n > max) {
-      n = (ssize_t)(max - done);
-      rc = -EFBIG;
-    }
-    while (w < n) {
-      ssize_t k = write(outfd, buf + w, (size_t)(n - w));
-
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) {
-        rc = k < 0 ? -errno : -EIO;
-        break;
-      }
-      w += k;
-    }
-    done += (uint64_t)w;
-    if (rc) break;
-  }
-  free(buf);
-  if (copied) *copied = done;
-  return rc;
-}
-
-int root_take_at(int dirfd, const char *name, long long uid, int outfd,
-                 uint64_t max, uint64_t *copied, int *fd)
-{
-  struct stat sb;
-  int rc;
-
-  *fd = -1;
-  if (copied) *copied = 0;
-  if ((rc = root_open_checked(NULL, dirfd, name, O_RDONLY, S_IFREG, uid, fd,
-                              &sb)))
-    return rc;
-  rc = root_unlink(dirfd, name, &sb, 0);
-  if (!rc && outfd >= 0) rc = copy_bounded(*fd, outfd, max, copied);
-  if (rc || outfd >= 0) {
-    close(*fd);
-    *fd = -1;
-  }
-  return rc;
 }
 
 int root_release(const struct root *r, const char *exe, char **data,

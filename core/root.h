@@ -11,9 +11,20 @@
  * still leads to the inode that was checked. Nothing here builds a
  * "/proc/<pid>/root/..." string.
  *
+ * Every change inside a root (a file created, removed, its owner set) is
+ * made with the rights the root's own users have there, never more: in a
+ * root whose processes live in another user namespace (a rootless or
+ * userns container), as the owner of the folder changed, and only when
+ * that owner is one of the namespace's users; host root's capabilities
+ * are set aside meanwhile (root_as_begin). In our own user namespace the
+ * container's root is our root: changes are made as we are.
+ *
  * Errors are -errno. Besides the kernel's: -EINVAL not the expected type,
  * -EPERM not the expected owner, -EMLINK more than one link, -EFBIG over
- * the size bound, -ESTALE the name leads to another inode now.
+ * the size bound, -ESTALE the name leads to another inode now, -EXDEV a
+ * folder whose owner is no user of the root's user namespace, -ENOSPC not
+ * enough free space, -ETIMEDOUT over the time budget, -ENODATA a file
+ * with holes (not written from start to end).
  */
 #ifndef ROOT_H
 #define ROOT_H
@@ -23,12 +34,24 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+enum { ROOT_IDMAP_MAX = 5 };
+
+/* One line of a user namespace's uid_map or gid_map: ids in..in+count-1
+ * there are out..out+count-1 here. */
+struct root_idmap {
+  uint32_t in, out, count;
+};
+
 struct root {
   int fd;       /* O_PATH directory: the process's "/", or -1 */
   int pid;      /* its host pid; 0 for our own root */
   int same;     /* 1 when it is the same directory as our own "/" */
   dev_t dev;    /* the root directory's identity */
   ino_t ino;
+  int other;    /* its user namespace is not ours: changes in it are made
+                   as one of its users (root_as_begin) */
+  int nuid, ngid; /* that namespace's maps (their first lines) */
+  struct root_idmap uid[ROOT_IDMAP_MAX], gid[ROOT_IDMAP_MAX];
 };
 
 /* Open the root of process pid (0: our own "/"). Returns 0 and fills *r
@@ -94,37 +117,79 @@ int root_tmp(const struct root *r, int *fd, struct stat *sb);
  * creating or opening single names in it). Returns 0 or -errno. */
 int root_cwd(const struct root *r, int *fd);
 
-/* Remove name from the folder dirfd if it still leads to the inode
- * described by sb (dev, ino, type); flags as unlinkat's (AT_REMOVEDIR).
- * Returns 0, -ESTALE (replaced since), or -errno. */
-int root_unlink(int dirfd, const char *name, const struct stat *sb,
-                int flags);
+/* Whether r's users own a folder with sb's owner and group: 0 when r
+ * shares our user namespace or both ids are mapped into r's, else -EXDEV
+ * (a host folder mounted or linked into a container). */
+int root_theirs(const struct root *r, const struct stat *sb);
 
-/* Create a new file in dirfd named <prefix><16 random hex digits><suffix>
- * with O_CREAT|O_EXCL|O_NOFOLLOW (never an existing file or link), owned
- * by uid:gid (-1: unchanged) with permissions mode. Writes the name into
- * name (namelen bytes; -ENAMETOOLONG if short) and the open fd (O_RDWR)
- * into *fd. Returns 0 or -errno; on failure nothing is left behind. */
-int root_create(int dirfd, const char *prefix, const char *suffix,
-                mode_t mode, long long uid, long long gid, char *name,
-                size_t namelen, int *fd);
+enum { ROOT_AS_GROUPS = 64 };
+
+/* What root_as_begin changed, for root_as_end. */
+struct root_as {
+  int on;
+  uid_t fsuid;
+  gid_t fsgid;
+  int ngroups;
+  gid_t groups[ROOT_AS_GROUPS];
+};
+
+/* Act in the folder dirfd of r as r's users could: when r is in another
+ * user namespace and we are root, the file system ids become uid:gid (a
+ * file made for a JVM's user) or, uid < 0, the folder's owner and group,
+ * without supplementary groups or root's file capabilities. -EXDEV when
+ * the folder's owner or uid:gid are not r's users (root_theirs). r NULL
+ * (our own files), our user namespace, or not root: as we are. Returns 0
+ * (then root_as_end(as) is owed) or -errno. */
+int root_as_begin(const struct root *r, int dirfd, long long uid,
+                  long long gid, struct root_as *as);
+void root_as_end(struct root_as *as);
+
+/* The root's /tmp for removing files in it (clean): as root_tmp, but
+ * -ELOOP when /tmp is a link and -EXDEV when its owner is not one of r's
+ * users (root_theirs). */
+int root_tmp_own(const struct root *r, int *fd, struct stat *sb);
+
+/* Remove name from the folder dirfd of r (root_as_begin's rights) if it
+ * still leads to the inode described by sb (dev, ino, type); flags as
+ * unlinkat's (AT_REMOVEDIR). Returns 0, -ESTALE (replaced since), -EXDEV,
+ * or -errno. */
+int root_unlink(const struct root *r, int dirfd, const char *name,
+                const struct stat *sb, int flags);
+
+/* Create a new file in the folder dirfd of r named <prefix><16 random hex
+ * digits><suffix> with O_CREAT|O_EXCL|O_NOFOLLOW (never an existing file
+ * or link), owned by uid:gid (-1: unchanged; in another user namespace
+ * made as uid:gid, root_as_begin) with permissions mode. Writes the name
+ * into name (namelen bytes; -ENAMETOOLONG if short) and the open fd
+ * (O_RDWR) into *fd. Returns 0 or -errno; on failure nothing is left. */
+int root_create(const struct root *r, int dirfd, const char *prefix,
+                const char *suffix, mode_t mode, long long uid, long long gid,
+                char *name, size_t namelen, int *fd);
 
 /* root_create, then write len bytes of data and close: "put a file", e.g.
  * the agent into the target's /tmp. On failure the file is removed. */
-int root_put(int dirfd, const char *prefix, const char *suffix,
-             const void *data, size_t len, mode_t mode, long long uid,
-             long long gid, char *name, size_t namelen);
+int root_put(const struct root *r, int dirfd, const char *prefix,
+             const char *suffix, const void *data, size_t len, mode_t mode,
+             long long uid, long long gid, char *name, size_t namelen);
 
 /* The one way a file a JVM wrote for us leaves it: name (one name) in the
- * folder dirfd (the JVM's /tmp, opened inside its root and held from
- * before the JVM could exit), checked (a regular file of uid (-1: any)
- * with one link) and removed by inode at once; *fd (O_RDONLY, caller
- * closes) still reads it. outfd >= 0: also copied there through a fixed
- * buffer (at most max bytes, else -EFBIG after max bytes; *copied when not
- * NULL), and *fd is closed (-1). Returns 0 or -errno; a file that fails
- * the check stays where it is. */
-int root_take_at(int dirfd, const char *name, long long uid, int outfd,
-                 uint64_t max, uint64_t *copied, int *fd);
+ * folder dirfd of r (the JVM's /tmp, opened inside its root and held from
+ * before the JVM could exit),
+ * checked (a regular file of uid (-1: any) with one link) and removed by
+ * inode at once (root_unlink); *fd (O_RDONLY, caller closes) still reads
+ * it. Returns 0 or -errno; a file that fails the check stays where it is. */
+int root_take_at(const struct root *r, int dirfd, const char *name,
+                 long long uid, int *fd);
+
+/* Copy a taken file (fd, from its start) to outfd, bounded by what was
+ * really written: its size now (when the JVM said it was done), refused
+ * over max (-EFBIG, our bound, before a byte is copied) or with holes
+ * (-ENODATA: SEEK_HOLE before its end); outfd's file system must have the
+ * size free for unprivileged use before and all along (-ENOSPC); at most
+ * timeout_ms (-ETIMEDOUT); a file that shrinks meanwhile: -EIO. Sets
+ * *size (the size taken) and *copied. Returns 0 or -errno. */
+int root_copy_out(int fd, int outfd, uint64_t max, int timeout_ms,
+                  uint64_t *size, uint64_t *copied);
 
 /* The release file of the Java home that holds exe (the process's
  * /proc/<pid>/exe target, a path inside the root: <home>/bin/java or

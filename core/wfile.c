@@ -2,6 +2,62 @@
 #include "core/jvmtool.h"
 #include "core/wfile.h"
 
+/* The temporary files being written now, for the signal handler: a
+ * fixed table (the handler may not allocate), names copied in. */
+enum { LIVE_MAX = 8, LIVE_NAME = 256 };
+static struct {
+  volatile sig_atomic_t on;
+  int dirfd;
+  char name[LIVE_NAME];
+} live[LIVE_MAX];
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Remove every temporary file, then die of sig as if never caught (the
+ * shell sees 128 + sig). Only async-signal-safe calls. */
+static void on_signal(int sig)
+{
+  struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+  for (int i = 0; i < LIVE_MAX; i++)
+    if (live[i].on) unlinkat(live[i].dirfd, live[i].name, 0);
+  sigaction(sig, &dfl, NULL);
+  raise(sig);
+}
+
+/* Note w's temporary file for on_signal; the handler goes where the
+ * default action (death) stood, never over a command's own handler or an
+ * ignored signal. A table full: the file is only not noted. */
+static void live_add(const struct wfile *w)
+{
+  struct sigaction sa = {.sa_handler = on_signal}, old;
+
+  if (strlen(w->tmp) >= LIVE_NAME) return;
+  for (int i = 0; i < LIVE_MAX; i++) {
+    if (live[i].on) continue;
+    live[i].dirfd = w->dirfd;
+    memcpy(live[i].name, w->tmp, strlen(w->tmp) + 1);
+    live[i].on = 1;
+    break;
+  }
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(*stop_sigs); i++) {
+    sigaddset(&sa.sa_mask, stop_sigs[i]);
+  }
+  for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(*stop_sigs); i++)
+    if (!sigaction(stop_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL &&
+        !(old.sa_flags & SA_SIGINFO))
+      sigaction(stop_sigs[i], &sa, NULL);
+}
+
+/* w's file is renamed or removed: no longer the handler's. */
+static void live_drop(const struct wfile *w)
+{
+  for (int i = 0; i < LIVE_MAX; i++)
+    if (live[i].on && live[i].dirfd == w->dirfd &&
+        !strcmp(live[i].name, w->tmp))
+      live[i].on = 0;
+}
+
 /* Write through path itself (no rename at commit). */
 static int direct(struct wfile *w, const char *path, mode_t mode)
 {
@@ -84,6 +140,7 @@ int wfile_open_mode(struct wfile *w, const char *path, mode_t mode)
     return err;
   }
   w->fd = fd;
+  live_add(w);
   return 0;
 }
 
@@ -108,6 +165,7 @@ int wfile_commit(struct wfile *w)
   w->f = NULL;
   if (!err && renameat(w->dirfd, w->tmp, w->dirfd, w->name)) err = -errno;
   if (err) unlinkat(w->dirfd, w->tmp, 0);
+  live_drop(w);
   close(w->dirfd);
   w->dirfd = -1;
   free(w->name);
@@ -125,6 +183,7 @@ void wfile_abort(struct wfile *w)
   if (w->f) fclose(w->f);
   w->f = NULL;
   unlinkat(w->dirfd, w->tmp, 0);
+  live_drop(w);
   close(w->dirfd);
   w->dirfd = -1;
   free(w->name);

@@ -7,6 +7,11 @@
  * name "-" means standard output; a name that is not a regular file and
  * belongs to us or root (/dev/null, /dev/stdout, our own FIFO) is written
  * through, as the user asked.
+ *
+ * A SIGINT, SIGTERM or SIGHUP while a temporary file is open removes it,
+ * and the process then dies of that signal (its exit status 128 +
+ * signal), unless the command handles the signal itself (then it commits
+ * or aborts) or it was ignored when the file was opened.
  */
 #ifndef WFILE_H
 #define WFILE_H

@@ -30,3 +30,41 @@ ct_run() {
 }
 # ct DIR CMD...: CMD as root in a container at DIR
 ct() { ct_run "$1" "$@"; }
+
+# ct_userns DIR ROOTFS SCRIPT: sh -c SCRIPT in new user, mount and pid
+# namespaces as the root of that user namespace, whose ids 0..65535 are
+# the host's 100000..165535 (a userns container as runtimes make them):
+# its root is host uid 100000 and has no rights over host root's files.
+# SCRIPT ends with `exec chroot ROOTFS CMD`; sets CPID, CMD's host pid.
+# DIR.gate and DIR.log are beside DIR.
+ct_userns() {
+  _d=$1
+  _r=$2
+  rm -f "$_d.gate"
+  mkfifo "$_d.gate"
+  cleanup_cmd "rm -f '$_d.gate' '$_d.log'"
+  unshare --user --keep-caps --mount --pid --fork sh -c 'read _ < "$1"
+    exec setpriv --reuid=0 --regid=0 --clear-groups sh -c "$2"' \
+    sh "$_d.gate" "$3" > "$_d.log" 2>&1 &
+  _u=$!
+  track $_u
+  _i=0
+  while [ "$(readlink /proc/$_u/ns/user)" = "$(readlink /proc/self/ns/user)" ] &&
+    [ $_i -lt 200 ]; do
+    sleep 0.05
+    _i=$((_i + 1))
+  done
+  echo '0 100000 65536' > /proc/$_u/uid_map &&
+    echo '0 100000 65536' > /proc/$_u/gid_map && echo go > "$_d.gate" ||
+    return 1
+  CPID=
+  for _i in $(seq 200); do
+    CPID=$(pgrep -P $_u | head -1)
+    [ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/root" 2>/dev/null)" = "$_r" ] &&
+      break
+    CPID=
+    sleep 0.05
+  done
+  [ -n "$CPID" ] && track "$CPID"
+  [ -n "$CPID" ]
+}

@@ -5,6 +5,7 @@
 #include "core/jvmtool.h"
 #include "core/root.h"
 #include "check.h"
+#include <sys/fsuid.h>
 
 static char top[PATH_MAX], rootdir[PATH_MAX];
 
@@ -127,40 +128,56 @@ static void test_files(const struct root *r)
   char name[64], *data;
   struct stat sb, tsb;
   size_t len;
-  uint64_t copied;
+  uint64_t copied, size;
   int dfd, fd, out, rc;
 
   root_tmp(r, &dfd, &tsb);
   CHECK_INT(tsb.st_ino, ino_of("var/tmp"), "root-3.1 the root's /tmp");
-  CHECK_INT(root_put(dfd, "agent-", ".so", "ELF!", 4, 0644, -1, -1, name,
-                     sizeof(name)), 0, "root-3.2 put a file");
+  CHECK_INT(root_put(NULL, dfd, "agent-", ".so", "ELF!", 4, 0644, -1, -1,
+                     name, sizeof(name)), 0, "root-3.2 put a file");
   CHECK(strlen(name) == 6 + 16 + 3 && starts_with(name, "agent-"),
         "root-3.3 under a random name: %s", name);
   fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW);
   CHECK_INT(sb.st_mode & 07777, 0644, "root-3.4 with its mode");
   out = open("/dev/null", O_WRONLY);
-  CHECK_INT(root_take_at(dfd, name, (long long)getuid(), out, 1 << 20,
-                         &copied, &fd),
-            0, "root-3.5 take it back");
+  CHECK_INT(root_take_at(NULL, dfd, name, (long long)getuid(), &fd), 0,
+            "root-3.5 take it back");
+  CHECK_INT(root_copy_out(fd, out, 1 << 20, 60000, &size, &copied), 0,
+            "root-3.6 copy it out");
   CHECK_INT(copied, 4, "root-3.6 all of it");
+  close(fd);
   CHECK(fstatat(dfd, name, &sb, 0) && errno == ENOENT,
         "root-3.7 and it is gone");
-  root_put(dfd, "big-", "", "0123456789", 10, 0600, -1, -1, name,
+  root_put(NULL, dfd, "big-", "", "0123456789", 10, 0600, -1, -1, name,
            sizeof(name));
-  CHECK_INT(root_take_at(dfd, name, -1, out, 4, &copied, &fd), -EFBIG,
+  root_take_at(NULL, dfd, name, -1, &fd);
+  CHECK_INT(root_copy_out(fd, out, 4, 60000, &size, &copied), -EFBIG,
             "root-3.8 a file over the bound");
-  CHECK_INT(copied, 4, "root-3.9 copies the bound only");
-  CHECK_INT(root_take_at(dfd, "fifo", -1, out, 4, &copied, &fd), -EINVAL,
+  CHECK_INT(copied, 0, "root-3.9 is not copied at all");
+  CHECK_INT(size, 10, "root-3.9 its size is said");
+  close(fd);
+  /* a file with a hole (a truncate past what was written) */
+  root_create(NULL, dfd, "holes-", "", 0600, -1, -1, name, sizeof(name),
+              &fd);
+  CHECK_INT(write(fd, "JAVA PROFILE", 12), 12, "root-3.9 write");
+  CHECK_INT(ftruncate(fd, 1LL << 30), 0, "root-3.9 truncate to 1 GiB");
+  close(fd);
+  root_take_at(NULL, dfd, name, -1, &fd);
+  CHECK_INT(root_copy_out(fd, out, 4ULL << 30, 60000, &size, &copied),
+            -ENODATA, "root-3.9 a file with holes is refused");
+  CHECK_INT(copied, 0, "root-3.9 before a byte is copied");
+  close(fd);
+  CHECK_INT(root_take_at(NULL, dfd, "fifo", -1, &fd), -EINVAL,
             "root-3.10 a FIFO is not taken");
   CHECK(!fstatat(dfd, "fifo", &sb, AT_SYMLINK_NOFOLLOW),
         "root-3.11 nor removed");
   /* a name that leads elsewhere since it was checked is kept */
-  root_create(dfd, "x-", "", 0600, -1, -1, name, sizeof(name), &fd);
+  root_create(NULL, dfd, "x-", "", 0600, -1, -1, name, sizeof(name), &fd);
   fstat(fd, &sb);
   unlinkat(dfd, name, 0);
   close(openat(dfd, name, O_CREAT | O_WRONLY, 0600));
   close(fd);
-  CHECK_INT(root_unlink(dfd, name, &sb, 0), -ESTALE,
+  CHECK_INT(root_unlink(NULL, dfd, name, &sb, 0), -ESTALE,
             "root-3.12 a replaced name is not removed");
   CHECK_INT(fstatat(dfd, name, &tsb, 0), 0, "root-3.13 still there");
   unlinkat(dfd, name, 0);
@@ -177,6 +194,62 @@ static void test_files(const struct root *r)
   if (!rc) free(data);
   CHECK_INT(root_release(r, "/abs/x/java", &data, &len), -ENOENT,
             "root-3.17 none");
+}
+
+/* Changes in a root of another user namespace: made as the folder's
+ * owner when that owner is one of its users, refused elsewhere (a host
+ * folder mounted or linked in). As root only: the ids are switched. */
+static void test_rights(const struct root *dir)
+{
+  struct root r = *dir;
+  struct stat sb;
+  char name[64];
+  int dfd, fd;
+
+  r.other = 1;
+  r.nuid = r.ngid = 1;
+  r.uid[0] = (struct root_idmap){0, 100000, 65536};
+  r.gid[0] = r.uid[0];
+  sb.st_uid = 100000;
+  sb.st_gid = 165535;
+  CHECK_INT(root_theirs(&r, &sb), 0, "root-4.1 ids in the map are theirs");
+  sb.st_gid = 165536;
+  CHECK_INT(root_theirs(&r, &sb), -EXDEV, "root-4.2 past its end are not");
+  sb.st_uid = sb.st_gid = 0;
+  CHECK_INT(root_theirs(&r, &sb), -EXDEV, "root-4.3 nor is host root");
+  if (geteuid()) return;
+  /* host root's folder, 0755, in the container: a container's root could
+   * not remove from it, nor may we for it */
+  sh("cd %s && mkdir -p root/host root/own && echo x > root/host/f && "
+     "chown 100000:100000 root/own && chmod 1777 root/own", top);
+  root_openat(&r, -1, "/host", O_PATH | O_DIRECTORY, 0, &dfd);
+  fstatat(dfd, "f", &sb, AT_SYMLINK_NOFOLLOW);
+  CHECK_INT(root_unlink(&r, dfd, "f", &sb, 0), -EXDEV,
+            "root-4.4 no removal in a folder none of its users own");
+  CHECK_INT(root_create(&r, dfd, "n-", "", 0600, 100000, 100000, name,
+                        sizeof(name), &fd), -EXDEV,
+            "root-4.5 nor a new file there");
+  close(dfd);
+  root_openat(&r, -1, "/own", O_PATH | O_DIRECTORY, 0, &dfd);
+  CHECK_INT(root_create(&r, dfd, "n-", "", 0644, 101000, 101000, name,
+                        sizeof(name), &fd), 0,
+            "root-4.6 a file made for its user 1000 in its own /tmp");
+  fstat(fd, &sb);
+  close(fd);
+  CHECK(sb.st_uid == 101000 && sb.st_gid == 101000 &&
+        (sb.st_mode & 07777) == 0644, "root-4.7 is that user's, 0644");
+  CHECK_INT(root_unlink(&r, dfd, name, &sb, 0), 0,
+            "root-4.8 and is removed as the folder's owner");
+  CHECK_INT((int)setfsuid((uid_t)-1), 0, "root-4.9 our own rights after");
+  close(dfd);
+  /* with root's rights this would go; as the container's it does not */
+  sh("cd %s && chown 100000:100000 root/host && chmod 0755 root/host && "
+     "chown 0:0 root/host/f && chmod 1777 root/host", top);
+  root_openat(&r, -1, "/host", O_PATH | O_DIRECTORY, 0, &dfd);
+  fstatat(dfd, "f", &sb, AT_SYMLINK_NOFOLLOW);
+  CHECK_INT(root_unlink(&r, dfd, "f", &sb, 0), 0,
+            "root-4.10 the folder's owner removes any file in it");
+  close(dfd);
 }
 
 int main(void)
@@ -217,6 +290,7 @@ int main(void)
   root_method(ROOT_OPENAT2);
   test_checks(&r);
   test_files(&r);
+  test_rights(&r);
   root_close(&r);
   sh("rm -rf %s", top);
   return check_failures != 0;
