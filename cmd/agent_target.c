@@ -18,7 +18,13 @@ int target_open(struct jvm *t, const char *arg)
 {
   char why[256];
 
-  if (jvm_open(t, arg, JVM_PROCESS, why, sizeof(why))) {
+  int rc = jvm_open(t, arg, JVM_PROCESS, why, sizeof(why));
+
+  if (rc == -EPERM) { /* another user's: the one wording, core/proc's */
+    error_msg("%s", why);
+    return -1;
+  }
+  if (rc) {
     error_msg("cannot find '%s': %s", arg, why);
     return -1;
   }
@@ -32,8 +38,8 @@ int target_open(struct jvm *t, const char *arg)
   return 0;
 }
 
-int target_load(struct jvm *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout_ms)
+int target_load(struct jvm *t, const char *lib, int absolute, const char *opts,
+                int *rc, int timeout_ms)
 {
   char why[512];
 
@@ -136,19 +142,18 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
   }
 }
 
-int target_samples(struct jvm *t, const char *path, struct wfile *out,
-                   int take, struct samples *s)
+int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
+                   struct samples *s)
 {
   static char chunk[65536];
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   struct scan sc = {.bol = 1};
   struct stat sb;
   ssize_t n;
-  int fd, err;
+  int fd = -1, err;
 
   memset(s, 0, sizeof(*s));
-  err = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
-                          t->st.euid, &fd, &sb);
+  err = agent_samples_open(t, path, 0, &fd, &sb);
   /* up to the size it had when opened (the JVM's side may still write);
    * text only: a NUL is not the agent's (a sparse file, planted) */
   for (off_t left = err ? 0 : sb.st_size; left > 0 && !err;) {
@@ -197,8 +202,8 @@ void target_java_version(struct jvm *t, char *out, size_t n)
   free(data);
 }
 
-int target_load_other(struct jvm *t, const char *path,
-                      const char *args, int timeout_ms)
+int target_load_other(struct jvm *t, const char *path, const char *args,
+                      int timeout_ms)
 {
   int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
   char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];

@@ -7,7 +7,7 @@
  * is given the host path, made absolute, as jmap gives it; the file is
  * then looked for on the host before success is said. Any other (a container, another
  * user's JVM) writes into its own /tmp under a random name; the file is
- * then taken out through core/root (root_take_tmp: a regular file of the
+ * then taken out through core/root (root_take_at: a regular file of the
  * JVM's user with one link, removed by inode whatever happens, at most a
  * bound from the heap's size) and written to the host path as every -o is
  * (core/wfile: a new file renamed over the name).

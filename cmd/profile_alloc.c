@@ -84,17 +84,14 @@ static int fold_upto(struct fold *f, int fd, off_t size)
 /* Take the samples file: checked, removed by inode, folded. */
 static int take(struct palloc *pa, struct fold *f)
 {
-  const char *name = pa->samples + 5; /* after "/tmp/" */
   struct stat sb;
   int fd, rc;
 
-  if ((rc = root_open_checked(NULL, pa->t->tmpfd, name, O_RDONLY, S_IFREG,
-                              pa->t->st.euid, &fd, &sb))) {
+  if ((rc = agent_samples_open(pa->t, pa->samples, 1, &fd, &sb))) {
     error_msg("pid %d: cannot take its '%s': %s", pa->t->pid, pa->samples,
               root_check_msg(rc, S_IFREG));
     return 1;
   }
-  root_unlink(pa->t->tmpfd, name, &sb, 0);
   if ((rc = fold_upto(f, fd, sb.st_size)))
     errno_msg(rc, "pid %d: cannot read its samples", pa->t->pid);
   close(fd);
@@ -106,8 +103,8 @@ int palloc_collect(struct palloc *pa, struct fold *f)
   char why[512];
   int rc = 0, code;
 
-  if (agent_load(pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms,
-                 why, sizeof(why))) {
+  if (agent_load(pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms, why,
+                 sizeof(why))) {
     error_msg("%s", why);
     rc = 1;
   } else if (code) {

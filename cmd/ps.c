@@ -285,9 +285,14 @@ int ps_main(int argc, char **argv)
   }
   if (json) fputs("[", stdout);
   for (size_t i = 0; i < n; i++) {
-    /* JDK 17 and 25's jps leave out a file whose process is gone */
-    if (!vms[i].alive && !flags[OPT_stale]) continue;
-    if (json) json_vm(&vms[i], !shown++);
+    /* a file whose process is gone: jps (a JVM) removes those of its own
+     * user in its /tmp at its start-up, before it lists, and shows the
+     * others as unavailable; so do we, without removing (clean does) */
+    if (!vms[i].alive && !flags[OPT_stale] && !vms[i].other_ns &&
+        vms[i].uid == geteuid())
+      continue;
+    if (json)
+      json_vm(&vms[i], !shown++);
     else line(&vms[i], flags);
   }
   if (json) fputs(shown ? "\n]\n" : "]\n", stdout);

@@ -144,8 +144,11 @@ static int which(struct conn *c, const char *t, size_t len, int head,
       !(rc = jvm_check_jvm(j, err, sizeof(err))))
     return 0;
   jvm_close(j);
-  fail(c, rc == -ESRCH || rc == -EPERM ? 404 : rc == -E2BIG ? 409 : 400, err,
-       0, head);
+  fail(c,
+       rc == -ESRCH || rc == -EPERM ? 404
+       : rc == -E2BIG               ? 409
+                                    : 400,
+       err, 0, head);
   return -1;
 }
 
@@ -256,8 +259,7 @@ static void finish(struct pull *p)
   c->waiting = WAIT_NONE;
   c->deadline = now_ms() + WRITE_MS;
   if (!jvm_alive(&p->j)) {
-    snprintf(line, sizeof(line), "pid %d exited during the profile",
-             p->j.pid);
+    snprintf(line, sizeof(line), "pid %d exited during the profile", p->j.pid);
     fail(c, 410, line, 0, 0);
     jfr_rec_drop(&p->r);
   } else if ((rc = jfr_rec_stop(&p->r, err, sizeof(err))) ||

@@ -52,6 +52,14 @@ void agent_drop(const struct jvm *t, const char *path);
  * .txt" (agent/protocol.h). */
 void agent_samples_name(const struct jvm *t, char *path, size_t n);
 
+/* Open our samples file path ("/tmp/..." as t sees it) in t's /tmp: a
+ * regular file of the JVM's user, never through a link or blocking. 0,
+ * *fd and *sb (its size: what is read, the JVM's side may still write),
+ * or -errno (root_check_msg says it). With take, the name is removed at
+ * once if it still leads to that file (the open fd keeps the data). */
+int agent_samples_open(const struct jvm *t, const char *path, int take, int *fd,
+                       struct stat *sb);
+
 /* Files of jvmtool a /tmp may hold, by name. */
 enum agent_file {
   AGENT_FILE_NONE,

@@ -153,8 +153,8 @@ static int trigger(const struct jvm *t, int cwdfd, int tmpfd,
 
 /* The socket /tmp/.java_pid<N> inside the root as an O_PATH fd: returns
  * the fd, 0 while it does not exist, or an attach_error. */
-static int find_socket(const struct jvm *t, const struct root *r,
-                       char *err, size_t errlen)
+static int find_socket(const struct jvm *t, const struct root *r, char *err,
+                       size_t errlen)
 {
   char path[40];
   int fd, rc;
@@ -175,8 +175,8 @@ static int find_socket(const struct jvm *t, const struct root *r,
 /* Connect to the socket inode behind pathfd (through /proc/self/fd, so the
  * name is not looked up again) and check that the listener is the target
  * process. Returns the connected non-blocking socket or an attach_error. */
-static int connect_inode(const struct jvm *t, int pathfd,
-                         uint64_t end, char *err, size_t errlen)
+static int connect_inode(const struct jvm *t, int pathfd, uint64_t end,
+                         char *err, size_t errlen)
 {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   struct ucred cred;
@@ -210,9 +210,8 @@ static int connect_inode(const struct jvm *t, int pathfd,
 
 /* Wait for the listener, starting it if needed; connect. Runs as the
  * target's user. Returns the socket or an attach_error. */
-static int connect_jvm(const struct jvm *t, const struct root *r,
-                       int cwdfd, uint64_t end, int timeout_ms, char *err,
-                       size_t errlen)
+static int connect_jvm(const struct jvm *t, const struct root *r, int cwdfd,
+                       uint64_t end, int timeout_ms, char *err, size_t errlen)
 {
   struct trigger tr = {.dirfd = -1};
   struct proc_status st;
@@ -309,9 +308,8 @@ static int exchange(int fd, const struct buf *req, uint64_t end,
   }
 }
 
-int attach_send(const struct jvm *t, const char *cmd,
-                const char *const args[3], int timeout_ms, char **reply,
-                char *err, size_t errlen)
+int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen)
 {
   struct buf req = {0}, rep = {0};
   struct saved_ids ids;

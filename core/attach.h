@@ -43,9 +43,8 @@ int attach_check(const struct jvm *j, char *err, size_t errlen);
  * and the body. timeout_ms bounds everything: the wait for the listener,
  * connect, send and the reply. Returns 0, or an enum attach_error with err
  * filled (one line); on ATTACH_CUT *reply is set too. */
-int attach_send(const struct jvm *j, const char *cmd,
-                const char *const args[3], int timeout_ms, char **reply,
-                char *err, size_t errlen);
+int attach_send(const struct jvm *j, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen);
 
 /* attach_send, with *reply NULL on every failure (ATTACH_CUT's too). */
 int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
