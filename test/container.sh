@@ -68,3 +68,23 @@ ct_userns() {
   [ -n "$CPID" ] && track "$CPID"
   [ -n "$CPID" ]
 }
+# ct_hold DIR FOLDER [SECONDS]: a container at DIR whose first process
+# (pid 1 inside, CPID outside) maps FOLDER/1 as a JVM maps its PerfData
+# file (test/hold.py, copied to DIR/hold.py), once the test writes it.
+# Redirect an open fd to the function (3<FILE) and pass FOLDER "--fd 3"
+# for a holder that maps a file it could not reach from inside.
+ct_hold() {
+  cp "$HOLD_PY" "$1/hold.py"
+  _h=$1
+  shift
+  ct "$_h" python3 /hold.py "$@"
+}
+# ct_held CPID FOLDER: wait until each child of the container's init CPID
+# maps FOLDER/<its pid inside> (FOLDER as the host sees it); 1 if one
+# never does
+ct_held() {
+  for _k in $(pgrep -P "$1"); do
+    _ns=$(awk '/^NSpid:/ { print $NF }' "/proc/$_k/status")
+    held "$2/$_ns" "$_k" || return 1
+  done
+}

@@ -8,6 +8,9 @@
 #   section CONDITION...  every test up to end_section skips unless true
 #   end_section
 #   mkperf ARGS...        write a PerfData file (test/mkperf.c says how)
+#   hold DIR [SECONDS]    a process that maps DIR/<its pid> as a JVM maps
+#                         its PerfData file (test/hold.py); sets HP
+#   held FILE PID         wait until process PID maps FILE
 #   free_port             a TCP port of 127.0.0.1 free at the moment
 #   wait_http URL         wait (up to 30 s) until URL answers; 1 if it never does
 #
@@ -102,6 +105,33 @@ mkperf() { "${MKPERF:?mkperf: run through ./build.sh test}" "$@"; }
 
 # Remember a pid (or a command to run) for the EXIT trap.
 track() { _tracked="$_tracked $1"; }
+
+# A hand-made PerfData file is listed under a live pid only when that
+# process maps it (docs/security.md §10): a test's stand-in JVM is a holder
+# that maps the file written under its pid. Start it, write
+# "$DIR/$HP", then wait with held.
+HOLD_PY=$TOP/test/hold.py
+hold() {
+  python3 "$HOLD_PY" "$@" &
+  HP=$!
+  track $HP
+}
+# held FILE PID: 0 once /proc/PID/maps has FILE (its device and inode; a
+# link is followed), 1 if it never comes (PID gone, or 30 s)
+held() {
+  _d=$(stat -L -c %d "$1" 2>/dev/null) && _n=$(stat -L -c %i "$1") || return 1
+  _d=$(printf '%02x:%02x' $(( (_d >> 8) & 0xfff )) \
+    $(( (_d & 0xff) | ((_d >> 12) & 0xfff00) )))
+  _i=0
+  while [ $_i -lt 600 ]; do
+    awk -v d="$_d" -v n="$_n" '$4 == d && $5 == n { f = 1 } END { exit !f }' \
+      "/proc/$2/maps" 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+    _i=$((_i + 1))
+  done
+  return 1
+}
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
