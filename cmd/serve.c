@@ -32,6 +32,10 @@
 #define OPTS_FILE "specs/serve.opts"
 #include "core/opt_table.h"
 
+/* At exit, the recordings of pulls under way are stopped within this (a
+ * JVM that does not answer in time is left to its duration=). */
+enum { DRAIN_MS = 5000 };
+
 static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
@@ -330,7 +334,7 @@ int serve_main(int argc, char **argv)
   struct args a;
   struct pull_conf pc;
   static struct conn conns[MAX_CONN];
-  static struct pollfd pfd[MAX_CONN + 1];
+  static struct pollfd pfd[MAX_CONN + 1 + PULLS_MAX];
   static int who[MAX_CONN + 1];  /* pfd index -> conns index */
   struct sigaction sa = {0};
   sigset_t block, orig;
@@ -364,7 +368,7 @@ int serve_main(int argc, char **argv)
   while (!stopping) {
     uint64_t now = now_ms(), next = now + IDLE_MS;
     struct timespec ts;
-    int np = 1;
+    int np = 1, nc;
 
     pfd[0].fd = lfd;
     pfd[0].events = POLLIN;
@@ -391,13 +395,14 @@ int serve_main(int argc, char **argv)
       pfd[np].revents = 0;
       who[np++] = i;
     }
-    next = pull_next(next);
+    nc = np;
+    np += pull_poll(pfd + np, &next);
     if (next < now) next = now;
     if (scr.on) next = now; /* a JVM a step, requests in between */
     ts.tv_sec = (time_t)((next - now) / 1000);
     ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
     if (ppoll(pfd, (nfds_t)np, &ts, &orig) < 0) continue;
-    for (int k = 1; k < np; k++) {
+    for (int k = 1; k < nc; k++) {
       struct conn *c = &conns[who[k]];
 
       if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
@@ -433,6 +438,7 @@ int serve_main(int argc, char **argv)
   }
   for (int i = 0; i < MAX_CONN; i++)
     if (conns[i].fd >= 0) conn_close(&conns[i]);
+  pull_drain(DRAIN_MS);
   if (scr.on) scrape_done(conns);
   close(lfd);
   return 0;
