@@ -26,7 +26,7 @@
 enum {
   SECONDS_DEF = 10,
   SECONDS_MAX = 60,
-  BUDGET_MS = 20000, /* a pull's start and stop together (a JVM's first
+  BUDGET_MS = 30000, /* a pull's start and stop together (a JVM's first
                         JFR.start loads JFR: seconds); its deadline is
                         seconds + this */
 };
