@@ -305,23 +305,19 @@ static void timed_out(int fd)
   buf_free(&b);
 }
 
-static int listen_on(const char *addr)
+/* A listening socket on ss (parse_listen's), or -1 said. */
+static int listen_on(const char *addr, const struct sockaddr_storage *ss,
+                     socklen_t len)
 {
-  struct sockaddr_storage ss;
-  socklen_t len;
   int fd, one = 1;
 
-  if (parse_listen(addr, &ss, &len)) {
-    error_msg("bad --listen '%s': want ADDR:PORT, :PORT or [V6]:PORT", addr);
-    return -1;
-  }
-  fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     errno_msg(-errno, "cannot open a socket for '%s'", addr);
     return -1;
   }
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+  if (bind(fd, (const struct sockaddr *)ss, len) || listen(fd, 128)) {
     errno_msg(-errno, "cannot listen on '%s'", addr);
     close(fd);
     return -1;
@@ -337,6 +333,8 @@ int serve_main(int argc, char **argv)
   static struct pollfd pfd[MAX_CONN + 1 + PULLS_MAX];
   static int who[MAX_CONN + 1];  /* pfd index -> conns index */
   struct sigaction sa = {0};
+  struct sockaddr_storage ss;
+  socklen_t sslen;
   sigset_t block, orig;
   int rc, lfd, raw;
 
@@ -354,7 +352,10 @@ int serve_main(int argc, char **argv)
   sdc.all_users = scr.all_users;
   if (sdc.advertise && sd_bad_addr(sdc.advertise, strlen(sdc.advertise)))
     return usage_error("bad --advertise '%s': want HOST:PORT", sdc.advertise);
-  if ((lfd = listen_on(sdc.listen)) < 0) return 1;
+  if (parse_listen(sdc.listen, &ss, &sslen))
+    return usage_error("bad --listen '%s': want ADDR:PORT, :PORT or "
+                       "[V6]:PORT", sdc.listen);
+  if ((lfd = listen_on(sdc.listen, &ss, sslen)) < 0) return 1;
   signal(SIGPIPE, SIG_IGN);
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);
