@@ -102,19 +102,28 @@ struct scrape {
   struct prom_scrape s;
 };
 
-/* Every JVM the scrape shows: alive, and ours unless all_users. */
+/* Every JVM a scrape shows (alive, and ours unless all_users; only pid
+ * when pid > 0) into *v: how many. */
+static size_t shown(const struct scrape *s, int pid, struct vm **v)
+{
+  size_t n, k = 0;
+
+  if (vm_list(v, &n)) n = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(*v)[i].alive || (!s->all_users && (*v)[i].uid != geteuid()) ||
+        (pid > 0 && (*v)[i].pid != pid))
+      vm_free(&(*v)[i]);
+    else
+      (*v)[k++] = (*v)[i];
+  }
+  return k;
+}
+
 static void scrape_start(struct scrape *s, int raw)
 {
   struct vm *v;
-  size_t n, k = 0;
+  size_t k = shown(s, 0, &v);
 
-  if (vm_list(&v, &n)) n = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!v[i].alive || (!s->all_users && v[i].uid != geteuid()))
-      vm_free(&v[i]);
-    else
-      v[k++] = v[i];
-  }
   prom_scrape_begin(&s->s, v, k,
                     PROM_SCRAPE_SELF | s->names | (raw ? PROM_RAW : 0));
   s->on = 1;
@@ -138,6 +147,40 @@ static struct resp *error_resp(int status)
 
 static struct scrape scr;
 static struct sd_conf sdc;
+
+/* /metrics?pid=P: that one JVM, rendered now (one JVM is what a step of
+ * the node's scrape reads, under core/vm's budget), or 404 when it is no
+ * JVM this serve shows; 400 for a pid that is no number. */
+static struct resp *one_jvm(const char *t, size_t len, int head, int raw,
+                            int *close_after)
+{
+  struct scrape one = scr;
+  struct buf body = {0};
+  char v[32], line[96];
+  struct resp *r;
+  struct vm *vms;
+  long long pid;
+  long n = http_query(t, len, "pid", v, sizeof(v));
+
+  if (n <= 0 || parse_long(v, 1, INT_MAX, &pid))
+    return *close_after = 1, resp_line(400, "pid: want the pid of one JVM (see /sd)", NULL,
+                     head);
+  if (!(n = (long)shown(&scr, (int)pid, &vms))) {
+    free(vms);
+    snprintf(line, sizeof(line), "no JVM with pid %lld here", pid);
+    *close_after = 1;
+    return resp_line(404, line, NULL, head);
+  }
+  prom_scrape_begin(&one.s, vms, (size_t)n,
+                    PROM_SCRAPE_SELF | scr.names | (raw ? PROM_RAW : 0));
+  while (!scrape_step(&one))
+    ;
+  prom_scrape_end(&one.s, &body);
+  r = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, head,
+               0);
+  buf_free(&body);
+  return r;
+}
 
 /* /metrics: c waits for the scrape under way (one is begun if none is),
  * unless MAX_RESP distinct responses are being written, when a GET shares
@@ -199,6 +242,7 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   struct http_req r;
   int st = http_parse(c->in, c->inlen, &r), head;
   size_t qlen;
+  char pid[32];
   static const char index_body[] =
       "jvmtool serve: metrics at /metrics\n";
 
@@ -219,7 +263,10 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   /* the path, without a query string */
   qlen = r.target_len;
   r.target_len = strcspn(r.target, "? \r");
-  if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
+  if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8) &&
+      http_query(r.target, qlen, "pid", pid, sizeof(pid)) != -1)
+    c->out = one_jvm(r.target, qlen, head, raw, &c->close_after);
+  else if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
     metrics(conns, c, head, raw);
   else if (r.target_len > 13 && !memcmp(r.target, "/debug/pprof/", 13))
     pull_request(c, r.target, qlen, head);
