@@ -16,6 +16,9 @@
                              "504 in time" (within S + BUDGET + 5 s), and
                              "scrapes ok" when there were 10 or more, each
                              within 1 s of the slowest usual one.
+  value                      the one value of a prometheus query on stdin.
+  series FILE PID...         prometheus' jvm_threads_current in FILE: one
+                             series per PID, no exported_* labels.
   targets FILE PID=CLASS...  prometheus' /api/v1/targets answer in FILE:
                              one active target per PID with labels pid and
                              main_class, its scrape URL with pid=PID.
@@ -94,6 +97,29 @@ def stuck(host, port, secs, budget, *pids):
               (len(during), usual, bad[:5]))
 
 
+def series(path, *pids):
+    """prometheus' /api/v1/query answer for jvm_threads_current: one series
+    per PID, its pid label that PID, no exported_* label on any series, and
+    as many series as distinct pids (no JVM stored twice)"""
+    r = json.load(open(path, encoding='utf-8'))['data']['result']
+    labels = [x['metric'] for x in r]
+    bad = [m for m in labels if any(k.startswith('exported_') for k in m)]
+    if bad:
+        raise SystemExit('exported labels: %r' % bad[:3])
+    if len(labels) != len({m.get('pid') for m in labels}):
+        raise SystemExit('a pid twice: %r' % labels)
+    for p in pids:
+        if [m.get('pid') for m in labels].count(p) != 1:
+            raise SystemExit('pid %s: %r' % (p, labels))
+    print('ok')
+
+
+def value():
+    """the value of a one-sample prometheus query answer on stdin, or -"""
+    r = json.load(sys.stdin)['data']['result']
+    print(r[0]['value'][1] if r else '-')
+
+
 def want(args):
     """PID=CLASS arguments, a literal \\n in CLASS standing for a newline"""
     return {p: c.replace('\\n', '\n')
@@ -131,5 +157,6 @@ def targets(path, *args):
 
 
 if __name__ == '__main__':
-    {'scrapes': scrapes, 'sd': sd, 'stuck': stuck, 'targets': targets}[sys.argv[1]](
+    {'scrapes': scrapes, 'sd': sd, 'series': series, 'stuck': stuck,
+     'targets': targets, 'value': value}[sys.argv[1]](
         *sys.argv[2:])
