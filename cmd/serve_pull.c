@@ -8,12 +8,14 @@
  * status with one line of text (X-Go-Pprof: 1, so go tool pprof shows it).
  *
  * No thread: a pull is state the poll loop holds (the JVM's recording, its
- * deadline, the waiting connection). JFR.start and JFR.stop are attach
- * requests that block the loop, each for at most ATTACH_MS (15 s); the recording
- * itself runs in the JVM while every other request is answered, and ends
- * itself (duration=) should serve die. One recording per JVM and at most
- * --max-pulls on the node: more get 429 with Retry-After. A client that
- * goes away takes its recording with it: stopped, file removed.
+ * attach exchange as core/attach state, its deadline, the waiting
+ * connection); no attach request blocks the loop. One deadline a pull:
+ * seconds + BUDGET_MS, then 504. A request sent is waited for until the
+ * JVM answers (it would run it later, unwatched): the pull then stops its
+ * recording and removes its file, holding its slot until then. The
+ * recording ends itself (duration=) should serve die. One recording per
+ * JVM and at most --max-pulls on the node: more get 429 with Retry-After.
+ * A client that goes away leaves its pull to clean up the same way.
  */
 #include "core/jvmtool.h"
 #include "cmd/serve.h"
