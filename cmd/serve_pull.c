@@ -22,7 +22,7 @@
 #include "core/attach.h"
 #include "core/jfr.h"
 #include "core/jfr_rec.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 #include <poll.h>
 
 enum {
@@ -41,6 +41,7 @@ enum { P_VERSION, P_START, P_REC, P_STOP, P_END };
 struct pull {
   int on, phase;
   struct conn *c; /* NULL once answered or gone: only cleaning up */
+  struct jvm j;   /* the JVM recorded, opened once (core/jvm) */
   struct jfr_rec r;
   struct attach_xchg x; /* the exchange, but in P_REC */
   const char *event;
@@ -136,9 +137,11 @@ static int params(struct conn *c, const char *t, size_t len, int head,
   return 0;
 }
 
-/* The JVM pid= names: 0 and *v, or an answer given. */
+/* The JVM pid= names, opened and verified: 0 and *j (jvm_close it), or
+ * an answer given (404 for a process that is not a JVM: nothing is sent
+ * to it). */
 static int which(struct conn *c, const char *t, size_t len, int head,
-                 struct vm *v)
+                 struct jvm *j)
 {
   char name[256], err[512];
   long n = http_query(t, len, "pid", name, sizeof(name));
@@ -149,8 +152,12 @@ static int which(struct conn *c, const char *t, size_t len, int head,
          head);
     return -1;
   }
-  if (!(rc = vm_find_one(name, v, err, sizeof(err)))) return 0;
-  fail(c, rc == -ESRCH ? 404 : rc == -E2BIG ? 409 : 400, err, 0, head);
+  if (!(rc = jvm_open(j, name, JVM_PROCESS, err, sizeof(err))) &&
+      !(rc = jvm_check_jvm(j, err, sizeof(err))))
+    return 0;
+  jvm_close(j);
+  fail(c, rc == -ESRCH || rc == -EPERM ? 404 : rc == -E2BIG ? 409 : 400, err,
+       0, head);
   return -1;
 }
 
@@ -172,7 +179,7 @@ static struct pull *room(struct conn *c, int pid, int head)
     }
     busy++;
     if (!soonest || p->due < soonest->due) soonest = p;
-    if (p->r.t.pid == pid) {
+    if (p->j.pid == pid) {
       snprintf(line, sizeof(line), "pid %d is being profiled already", pid);
       fail(c, 429, line, left_s(p, now), head);
       return NULL;
@@ -197,9 +204,9 @@ static int ask(struct pull *p, int phase, const char *line)
   uint64_t now = now_ms();
   int rc;
 
-  verbose_msg("pid %d: %s", p->r.t.pid, line);
+  verbose_msg("pid %d: %s", p->j.pid, line);
   p->phase = phase;
-  rc = attach_begin(&p->x, &p->r.t, "jcmd", args,
+  rc = attach_begin(&p->x, &p->j, "jcmd", args,
                     p->deadline > now ? (int)(p->deadline - now) : 1);
   p->x.end = UINT64_MAX;
   return rc;
@@ -211,6 +218,7 @@ static void release(struct pull *p)
   attach_end(&p->x);
   jfr_rec_drop(&p->r);
   jfr_rec_close(&p->r);
+  jvm_close(&p->j);
   p->on = 0;
 }
 
@@ -244,7 +252,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
   char err[512];
   int64_t interval;
   struct pull *p;
-  struct vm v;
+  struct jvm j;
   long secs;
   int rc;
 
@@ -263,16 +271,16 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     fail(c, 405, "a profile is pulled with GET", 0, head);
     return;
   }
-  if (params(c, t, len, head, &secs, &interval) || which(c, t, len, head, &v))
+  if (params(c, t, len, head, &secs, &interval) || which(c, t, len, head, &j))
     return;
-  if (!(p = room(c, v.pid, head))) {
-    vm_free(&v);
+  if (!(p = room(c, j.pid, head))) {
+    jvm_close(&j);
     return;
   }
+  p->j = j; /* the slot holds it from here */
   /* timeout 0: no attach request here, the loop makes them */
-  rc = jfr_rec_open(&p->r, &v, conf.all_users ? -1 : (long long)geteuid(), 0,
-                    err, sizeof(err));
-  vm_free(&v);
+  rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(),
+                    0, err, sizeof(err));
   memset(&p->x, 0, sizeof(p->x));
   p->x.state = ATTACH_DONE;
   p->r.timeout_ms = BUDGET_MS; /* duration= is seconds + this */
@@ -399,7 +407,7 @@ static void next_phase(struct pull *p)
   case P_STOP:
     if ((rc = jfr_rec_stopped(&p->r, rc, reply, err, sizeof(err)))) {
       tell(p, status_of(rc), err);
-      if (proc_alive(p->r.t.pid)) {
+      if (jvm_alive(&p->j)) {
         stop(p, 1); /* whatever happened, end it */
         return;
       }
@@ -443,9 +451,9 @@ void pull_step(void)
       if (!p->on) continue;
     }
     if (p->phase == P_REC && p->due <= now) {
-      if (!proc_alive(p->r.t.pid)) {
+      if (!jvm_alive(&p->j)) {
         snprintf(line, sizeof(line), "pid %d exited during the profile",
-                 p->r.t.pid);
+                 p->j.pid);
         tell(p, 410, line);
         release(p);
         continue;
@@ -455,7 +463,7 @@ void pull_step(void)
     if (p->c && p->deadline <= now) {
       snprintf(line, sizeof(line), "pid %d did not answer within %ld s "
                "(stopped, or stuck?): its recording ends when it answers",
-               p->r.t.pid, p->secs + BUDGET_MS / 1000);
+               p->j.pid, p->secs + BUDGET_MS / 1000);
       tell(p, 504, line);
       orphan(p);
     }

@@ -17,7 +17,7 @@
 #include "core/attach.h"
 #include "core/perfdata.h"
 #include "core/root.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -35,65 +35,24 @@ static int fail(char *err, size_t n, int code, const char *fmt, ...)
   return code;
 }
 
-int attach_target(struct attach_target *t, const struct vm *v)
-{
-  memset(t, 0, sizeof(*t));
-  t->pid = v->pid;
-  if (proc_status(v->pid, &t->st)) return ATTACH_NOPROC;
-  t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : v->pid;
-  t->off = v->path ? vm_attachable(v) == 0 : -1;
-  return 0;
-}
-
-/* Whether t takes no attach requests, its PerfData file looked up when
- * attach_target could not tell. docs/attach-agent.md §1.3: no PerfData to
- * ask (-XX:-UsePerfData) is no refusal; jcmd tries too. */
-static int is_off(const struct attach_target *t)
-{
-  struct vm v;
-  char err[256];
-  int off = 0;
-
-  if (t->off >= 0) return t->off;
-  if (!vm_resolve_pid(t->pid, &v, err, sizeof(err)))
-    off = vm_attachable(&v) == 0;
-  vm_free(&v);
-  return off;
-}
-
-int attach_target_pid(struct attach_target *t, int pid)
-{
-  struct vm v;
-  char err[256];
-  int rc;
-
-  if (vm_resolve_pid(pid, &v, err, sizeof(err))) v.pid = pid;
-  rc = attach_target(t, &v);
-  vm_free(&v);
-  return rc;
-}
-
-int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
+int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
                int timeout_ms, char **reply, char *err, size_t errlen)
 {
-  struct attach_target t;
   int rc;
 
-  *reply = NULL;
-  if (attach_target(&t, v)) {
-    snprintf(err, errlen, "no process %d", v->pid);
-    return ATTACH_NOPROC;
-  }
-  if ((rc = attach_send(&t, cmd, args, timeout_ms, reply, err, errlen))) {
+  if ((rc = attach_send(j, cmd, args, timeout_ms, reply, err, errlen))) {
     free(*reply);
     *reply = NULL;
   }
   return rc;
 }
 
-int attach_check(const struct attach_target *t, char *err, size_t errlen)
+int attach_check(const struct jvm *t, char *err, size_t errlen)
 {
-  if (is_off(t))
+  if (jvm_check_jvm(t, err, errlen)) return ATTACH_NOTJVM;
+  /* docs/attach-agent.md §1.3: no PerfData to ask (-XX:-UsePerfData) is
+   * no refusal; jcmd tries too */
+  if (t->off == 1)
     return fail(err, errlen, ATTACH_OFF,
                 "pid %d takes no attach requests "
                 "(started with -XX:+DisableAttachMechanism)",
@@ -111,7 +70,7 @@ struct saved_ids {
 /* Root becomes the target's effective gid, then uid, with no supplementary
  * group (root's groups must not open what the JVM's user cannot). Returns
  * 0 or -errno; undo with restore_ids. */
-static int become(const struct attach_target *t, struct saved_ids *s)
+static int become(const struct jvm *t, struct saved_ids *s)
 {
   int err;
 
@@ -172,7 +131,7 @@ static void drop_trigger(struct attach_trigger *tr)
 }
 
 /* The trigger in the JVM's cwd, else in its /tmp. Returns 0 or -errno. */
-static int trigger(const struct attach_target *t, int cwdfd, int tmpfd,
+static int trigger(const struct jvm *t, int cwdfd, int tmpfd,
                    struct attach_trigger *tr)
 {
   int err = -ENOENT;
@@ -188,7 +147,7 @@ static int trigger(const struct attach_target *t, int cwdfd, int tmpfd,
 
 /* The socket /tmp/.java_pid<N> inside the root as an O_PATH fd: returns
  * the fd, 0 while it does not exist, or an attach_error. */
-static int find_socket(const struct attach_target *t, const struct root *r,
+static int find_socket(const struct jvm *t, const struct root *r,
                        char *err, size_t errlen)
 {
   char path[40];
@@ -207,21 +166,6 @@ static int find_socket(const struct attach_target *t, const struct root *r,
   return fd;
 }
 
-/* 1 when t's listener is up (its socket is there, checked as
- * find_socket checks it): no signal will be sent, so whether the JVM
- * takes attach requests need not be looked up in its PerfData. */
-static int listening(const struct attach_target *t)
-{
-  struct root r;
-  char err[160];
-  int fd = 0;
-
-  if (t->off >= 0 || root_open(t->pid, &r)) return 0;
-  if ((fd = find_socket(t, &r, err, sizeof(err))) > 0) close(fd);
-  root_close(&r);
-  return fd > 0;
-}
-
 /* ---- the exchange as state --------------------------------------------- */
 
 /* Everything x holds is let go; x is ATTACH_DONE with rc (err set by the
@@ -234,8 +178,6 @@ static int done(struct attach_xchg *x, int rc)
   if (x->path >= 0) close(x->path);
   if (x->sock >= 0) close(x->sock);
   x->tmpfd = x->cwdfd = x->path = x->sock = -1;
-  if (x->root.fd >= 0) root_close(&x->root);
-  x->root.fd = -1;
   buf_free(&x->req);
   x->state = ATTACH_DONE;
   x->rc = rc;
@@ -269,7 +211,7 @@ static void later(struct attach_xchg *x, uint64_t now)
  * ATTACH_SEND when connected, or still ATTACH_CONNECT (a full backlog). */
 static int try_connect(struct attach_xchg *x, uint64_t now)
 {
-  const struct attach_target *t = x->t;
+  const struct jvm *t = x->t;
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   struct ucred cred;
   socklen_t len = sizeof(cred);
@@ -307,11 +249,12 @@ static int try_connect(struct attach_xchg *x, uint64_t now)
  * user. 1 when done (failed), else 0. */
 static int find(struct attach_xchg *x, uint64_t now)
 {
-  const struct attach_target *t = x->t;
+  const struct jvm *t = x->t;
+  struct proc_status st;
   struct stat sb;
   int sock, rc;
 
-  if ((sock = find_socket(t, &x->root, x->err, sizeof(x->err))) < 0)
+  if ((sock = find_socket(t, &t->root, x->err, sizeof(x->err))) < 0)
     return done(x, sock);
   if (sock) {
     x->path = sock;
@@ -319,17 +262,21 @@ static int find(struct attach_xchg *x, uint64_t now)
     return try_connect(x, now);
   }
   if (x->tr.dirfd < 0) {
-    /* SIGQUIT's default action kills: only a JVM that catches it. */
-    if (!(t->st.sigcgt & (1u << (SIGQUIT - 1))))
+    /* SIGQUIT's default action kills: only a JVM that catches it (its
+     * status read now: a JVM still starting catches it later) */
+    if (proc_status_at(t->procfd, &st) ||
+        !(st.sigcgt & (1u << (SIGQUIT - 1))))
       return done_err(x, ATTACH_NOTJVM, "pid %d does not handle SIGQUIT: not "
                       "a HotSpot JVM, or still starting", t->pid);
-    if (x->tmpfd < 0 && root_tmp(&x->root, &x->tmpfd, &sb)) x->tmpfd = -1;
+    if (x->tmpfd < 0 && root_tmp(&t->root, &x->tmpfd, &sb)) x->tmpfd = -1;
     if ((rc = trigger(t, x->cwdfd, x->tmpfd, &x->tr)))
       return done_err(x, ATTACH_PERM, "cannot create the trigger file of pid "
                       "%d: %s", t->pid, strerror(-rc));
-    kill(t->pid, SIGQUIT);
+    if ((rc = jvm_signal(t, SIGQUIT)))
+      return done_err(x, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
+                      "cannot signal pid %d: %s", t->pid, strerror(-rc));
   }
-  if (!proc_alive(t->pid))
+  if (!jvm_alive(t))
     return done_err(x, ATTACH_NOPROC, "pid %d exited", t->pid);
   if (now >= x->end)
     return done_err(x, ATTACH_TIMEOUT, "pid %d started no attach listener in "
@@ -395,21 +342,20 @@ static int transfer(struct attach_xchg *x)
   return 0;
 }
 
-int attach_begin(struct attach_xchg *x, const struct attach_target *t,
+int attach_begin(struct attach_xchg *x, const struct jvm *t,
                  const char *cmd, const char *const args[3], int timeout_ms)
 {
   int rc;
 
   memset(x, 0, sizeof(*x));
   x->t = t;
-  x->root.fd = x->cwdfd = x->tmpfd = x->path = x->sock = x->tr.dirfd = -1;
+  x->cwdfd = x->tmpfd = x->path = x->sock = x->tr.dirfd = -1;
   x->timeout_ms = timeout_ms;
   x->wake = now_ms();
   x->end = x->wake + (uint64_t)timeout_ms;
   x->delay = 10;
   x->state = ATTACH_DONE;
-  if (!listening(t) && (rc = attach_check(t, x->err, sizeof(x->err))))
-    return x->rc = rc;
+  if ((rc = attach_check(t, x->err, sizeof(x->err)))) return x->rc = rc;
   /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
    * command exceeds 16 bytes or an argument 1024, without a reply. */
   if (strlen(cmd) > 16)
@@ -419,17 +365,12 @@ int attach_begin(struct attach_xchg *x, const struct attach_target *t,
     if (args && args[i] && strlen(args[i]) > 1024)
       return x->rc = fail(x->err, sizeof(x->err), ATTACH_TOOLONG, "argument "
                           "longer than the 1024 bytes the JVM reads");
-  if (proc_foreign_user(t->pid, x->err, sizeof(x->err)))
-    return x->rc = ATTACH_PERM;
-  /* Opened with our own rights; what they lead to is checked later. */
-  if ((rc = root_open(t->pid, &x->root))) {
-    x->root.fd = -1;
-    return x->rc = fail(x->err, sizeof(x->err),
-                        rc == -ENOENT ? ATTACH_NOPROC : ATTACH_PERM,
-                        "cannot open the root of pid %d: %s", t->pid,
-                        strerror(-rc));
-  }
-  if (root_cwd(&x->root, &x->cwdfd)) x->cwdfd = -1;
+  /* Opened with our own rights at jvm_open; what they lead to is checked
+   * later. */
+  if (t->root.fd < 0)
+    return x->rc = fail(x->err, sizeof(x->err), ATTACH_PERM,
+                        "cannot open the root of pid %d", t->pid);
+  x->cwdfd = openat(t->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
   buf_add(&x->req, "1", 2);
   buf_add(&x->req, cmd, strlen(cmd) + 1);
   for (int i = 0; i < 3; i++) {
@@ -497,7 +438,7 @@ void attach_end(struct attach_xchg *x)
   buf_free(&x->rep);
 }
 
-int attach_send(const struct attach_target *t, const char *cmd,
+int attach_send(const struct jvm *t, const char *cmd,
                 const char *const args[3], int timeout_ms, char **reply,
                 char *err, size_t errlen)
 {

@@ -15,18 +15,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include "core/lib.h"
-#include "core/proc.h"
-#include "core/root.h"
-
-struct attach_target {
-  int pid, nspid;          /* host pid; the pid the JVM knows itself by */
-  struct proc_status st;   /* its ids and caught signals */
-  int off;                 /* its PerfData says it takes no attach requests */
-};
 
 enum attach_error {
   ATTACH_NOPROC = -1,  /* no such process */
-  ATTACH_NOTJVM = -2,  /* does not catch SIGQUIT: not (yet) a HotSpot JVM */
+  ATTACH_NOTJVM = -2,  /* not a verified JVM (core/jvm), or does not catch
+                          SIGQUIT (yet): nothing was sent */
   ATTACH_TIMEOUT = -3, /* no listener came up, or no reply in time */
   ATTACH_PERM = -4,    /* cannot act as the target's user */
   ATTACH_IO = -5,      /* connect/read/write failed, or no reply */
@@ -40,18 +33,12 @@ enum attach_error {
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */
 enum { ATTACH_REPLY_MAX = 64 << 20 };
 
-/* Look the target v (core/vm's value: vm_find, vm_resolve_pid) up by its
- * host pid, and whether it takes attach requests (t->off, vm_attachable).
- * Returns 0 or ATTACH_NOPROC. */
-struct vm;
-int attach_target(struct attach_target *t, const struct vm *v);
-/* attach_target for a pid alone (a process found by other means than
- * core/vm: an agent's target, a dump's): resolves it once. */
-int attach_target_pid(struct attach_target *t, int pid);
 /* The attach preconditions, the ones attach_send applies before it
- * creates a file or sends a signal: returns 0, or ATTACH_OFF with the one
+ * creates a file or sends a signal: j is a verified JVM (core/jvm), else
+ * ATTACH_NOTJVM, and it takes attach requests, else ATTACH_OFF; the one
  * line in err. A caller with work to do first (a file to put) asks early. */
-int attach_check(const struct attach_target *t, char *err, size_t errlen);
+struct jvm;
+int attach_check(const struct jvm *j, char *err, size_t errlen);
 
 /* One exchange as state, for a loop that serves many (serve) and for
  * attach_send alike: ATTACH_FIND (start the listener: trigger file and
@@ -70,13 +57,12 @@ struct attach_trigger {
 };
 
 struct attach_xchg {
-  const struct attach_target *t; /* not copied: outlives the exchange */
+  const struct jvm *t;           /* not copied: outlives the exchange */
   int state;                     /* enum attach_state */
   int rc;                        /* ATTACH_DONE: 0 or an attach_error */
   uint64_t end;                  /* the deadline (now_ms()); may be moved */
   uint64_t wake;                 /* FIND, CONNECT: the next try */
   int timeout_ms, delay;
-  struct root root;
   int cwdfd, tmpfd, path, sock; /* -1: none */
   struct attach_trigger tr;
   struct buf req, rep;
@@ -88,7 +74,7 @@ struct attach_xchg {
  * outlive x, all within timeout_ms from now: the preconditions are
  * checked (attach_check; a refusal creates and signals nothing). 0, or an
  * attach_error (x is ATTACH_DONE; attach_result says why). */
-int attach_begin(struct attach_xchg *x, const struct attach_target *t,
+int attach_begin(struct attach_xchg *x, const struct jvm *t,
                  const char *cmd, const char *const args[3], int timeout_ms);
 /* Move x on as far as it goes without blocking: 1 when ATTACH_DONE (also
  * when x->end passed: ATTACH_TIMEOUT), else 0. */
@@ -109,14 +95,12 @@ void attach_end(struct attach_xchg *x);
 /* attach_begin, attach_step until done (polling in between), and
  * attach_result: the blocking exchange, timeout_ms bounding everything
  * (the wait for the listener, connect, send and the reply). */
-int attach_send(const struct attach_target *t, const char *cmd,
+int attach_send(const struct jvm *j, const char *cmd,
                 const char *const args[3], int timeout_ms, char **reply,
                 char *err, size_t errlen);
 
-/* One request to v: attach_target, then attach_send. Returns 0 with
- * *reply set (caller frees), or an enum attach_error with the one line in
- * err (ATTACH_NOPROC: "no process <pid>") and *reply NULL. */
-int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
+/* attach_send, with *reply NULL on every failure (ATTACH_CUT's too). */
+int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
                int timeout_ms, char **reply, char *err, size_t errlen);
 
 /* Split a reply: returns its status (the first line's number, or INT_MIN

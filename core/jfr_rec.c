@@ -6,43 +6,35 @@
 #include "core/jfr_rec.h"
 #include "core/pprof.h"
 #include "core/root.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 
 /* A recording's size bound: MIN_MB, else MB_PER_S (twice the densest
  * recording measured, every profile.jfc event: 1.2 MB/s) up to MAX_MB. */
 enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
 
-int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
+int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
                  int timeout_ms, char *err, size_t n)
 {
-  struct root rt;
-  struct stat sb;
   char hex[17];
   int rc;
 
   memset(r, 0, sizeof(*r));
-  r->tmp = -1;
+  r->j = j;
   r->timeout_ms = timeout_ms;
-  if (attach_target(&r->t, v)) {
-    snprintf(err, n, "no process %d", v->pid);
-    return ATTACH_NOPROC;
-  }
-  if (uid >= 0 && (long long)r->t.st.euid != uid) {
-    snprintf(err, n, "pid %d runs as another user", r->t.pid);
+  if (uid >= 0 && (long long)j->st.euid != uid) {
+    snprintf(err, n, "pid %d runs as another user", j->pid);
     return JFR_REC_USER;
   }
-  if ((rc = attach_check(&r->t, err, n))) return rc;
+  if ((rc = attach_check(j, err, n))) return rc;
+  if (j->tmpfd < 0) {
+    snprintf(err, n, "pid %d: cannot open its /tmp", j->pid);
+    return -ENOENT;
+  }
   random_hex(hex);
   snprintf(r->name, sizeof(r->name), "jvmtool-%d-%.8s", (int)getpid(), hex);
   agent_recording_name(hex, r->file, sizeof(r->file));
-  if (!(rc = root_open(r->t.pid, &rt))) rc = root_tmp(&rt, &r->tmp, &sb);
-  root_close(&rt);
-  if (rc) {
-    snprintf(err, n, "pid %d: cannot open its /tmp: %s", r->t.pid,
-             strerror(-rc));
-    return rc;
-  }
-  r->jdk = jfr_start_jdk(&r->t, timeout_ms);
+  r->jdk = jfr_start_jdk(j, timeout_ms);
+  r->open = 1;
   return 0;
 }
 
@@ -67,7 +59,7 @@ static int body_of(const struct jfr_rec *r, int rc, char *reply, char **body,
     snprintf(err, n,
              "pid %d: JFR is not available (JDK 8 before 8u262, or a JVM "
              "without Flight Recorder): %.*s",
-             r->t.pid, (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
+             r->j->pid, (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
     free(reply);
     return JFR_REC_NOJFR;
   }
@@ -83,8 +75,8 @@ static int command(struct jfr_rec *r, const char *line, char **body, char *err,
   char *reply;
   int rc;
 
-  verbose_msg("pid %d: %s", r->t.pid, line);
-  rc = attach_send(&r->t, "jcmd", args, r->timeout_ms, &reply, err, n);
+  verbose_msg("pid %d: %s", r->j->pid, line);
+  rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n);
   return body_of(r, rc, reply, body, err, n);
 }
 
@@ -100,12 +92,11 @@ int jfr_rec_start_line(struct jfr_rec *r, const char *event, int64_t interval,
   s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
   r->jfc[0] = 0;
   if (jfr_start_needs_jfc(r->jdk)) {
-    if ((rc = jfr_start_put_jfc(r->tmp, &r->t.st, &s, r->jfc,
-                                sizeof(r->jfc)))) {
+    if ((rc = jfr_start_put_jfc(r->j, &s, r->jfc, sizeof(r->jfc)))) {
       r->jfc[0] = 0;
       snprintf(err, n,
                "pid %d: cannot put the event settings into its /tmp: %s",
-               r->t.pid, strerror(-rc));
+               r->j->pid, strerror(-rc));
       return rc;
     }
     snprintf(path, sizeof(path), "/tmp/%s", r->jfc);
@@ -122,7 +113,7 @@ int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
   int ok;
 
   *warn = NULL;
-  if (r->jfc[0]) jfr_start_drop_jfc(r->tmp, &r->t.st, r->jfc);
+  if (r->jfc[0]) jfr_start_drop_jfc(r->j, r->jfc);
   r->jfc[0] = 0;
   if ((rc = body_of(r, rc, reply, &reply, err, n))) return rc;
   ok = strstr(reply, "Started recording") != NULL;
@@ -130,7 +121,7 @@ int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
     if (*l != '\n' && starts_with(l, "Warning"))
       buf_printf(&w, "%.*s\n", (int)strcspn(l, "\n"), l);
   if (!ok)
-    snprintf(err, n, "pid %d: JFR.start: %.*s", r->t.pid,
+    snprintf(err, n, "pid %d: JFR.start: %.*s", r->j->pid,
              (int)strcspn(reply, "\n"), reply);
   free(reply);
   if (!ok) {
@@ -154,9 +145,9 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   *warn = NULL;
   if ((rc = jfr_rec_start_line(r, event, interval, ns, &line, err, n)))
     return rc;
-  verbose_msg("pid %d: %s", r->t.pid, line.p);
+  verbose_msg("pid %d: %s", r->j->pid, line.p);
   args[0] = line.p;
-  rc = attach_send(&r->t, "jcmd", args, r->timeout_ms, &reply, err, n);
+  rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n);
   buf_free(&line);
   return jfr_rec_started(r, rc, reply, warn, err, n);
 }
@@ -172,7 +163,7 @@ int jfr_rec_stopped(const struct jfr_rec *r, int rc, char *reply, char *err,
 {
   if ((rc = body_of(r, rc, reply, &reply, err, n))) return rc;
   if (!strstr(reply, "written to")) {
-    snprintf(err, n, "pid %d: JFR.stop: %.*s", r->t.pid,
+    snprintf(err, n, "pid %d: JFR.stop: %.*s", r->j->pid,
              (int)strcspn(reply, "\n"), reply);
     rc = JFR_REC_REFUSED;
   }
@@ -188,11 +179,11 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
   int rc;
 
   jfr_rec_stop_line(r, 0, &line);
-  verbose_msg("pid %d: %s", r->t.pid, line.p);
+  verbose_msg("pid %d: %s", r->j->pid, line.p);
   args[0] = line.p;
-  rc = attach_send(&r->t, "jcmd", args, r->timeout_ms, &reply, err, n);
+  rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n);
   rc = jfr_rec_stopped(r, rc, reply, err, n);
-  if (rc && proc_alive(r->t.pid)) { /* whatever happened, end it */
+  if (rc && jvm_alive(r->j)) { /* whatever happened, end it */
     line.len = 0;
     jfr_rec_stop_line(r, 1, &line);
     if (!command(r, line.p, &reply, e2, sizeof(e2))) free(reply);
@@ -203,11 +194,11 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
 
 int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n)
 {
-  int rc = root_take_at(r->tmp, r->file + 5 /* after "/tmp/" */, r->t.st.euid,
-                        -1, 0, NULL, fd);
+  int rc = root_take_at(r->j->tmpfd, r->file + 5 /* after "/tmp/" */,
+                        r->j->st.euid, -1, 0, NULL, fd);
 
   if (rc)
-    snprintf(err, n, "pid %d: cannot take its '%s': %s", r->t.pid, r->file,
+    snprintf(err, n, "pid %d: cannot take its '%s': %s", r->j->pid, r->file,
              root_check_msg(rc, S_IFREG));
   return rc;
 }
@@ -217,8 +208,8 @@ void jfr_rec_drop(struct jfr_rec *r)
   char err[8];
   int fd;
 
-  if (r->tmp >= 0 && !jfr_rec_take(r, &fd, err, sizeof(err))) close(fd);
-  if (r->tmp >= 0 && r->jfc[0]) jfr_start_drop_jfc(r->tmp, &r->t.st, r->jfc);
+  if (r->open && !jfr_rec_take(r, &fd, err, sizeof(err))) close(fd);
+  if (r->open && r->jfc[0]) jfr_start_drop_jfc(r->j, r->jfc);
   r->jfc[0] = 0;
 }
 
@@ -226,14 +217,13 @@ void jfr_rec_abandon(struct jfr_rec *r, int stop)
 {
   char err[256];
 
-  if (stop && proc_alive(r->t.pid)) jfr_rec_stop(r, err, sizeof(err));
+  if (stop && jvm_alive(r->j)) jfr_rec_stop(r, err, sizeof(err));
   jfr_rec_drop(r);
 }
 
 void jfr_rec_close(struct jfr_rec *r)
 {
-  if (r->tmp >= 0) close(r->tmp);
-  r->tmp = -1;
+  r->open = 0;
 }
 
 int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,

@@ -1,16 +1,17 @@
 /* proc.c - facts about a process from /proc */
 #include "core/jvmtool.h"
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
-int proc_status(int pid, struct proc_status *st)
+/* /proc/<pid>/status read as dirfd and path lead to it. */
+static int status_at(int dirfd, const char *path, struct proc_status *st)
 {
-  char path[64], *data, *line, *next;
+  char *data, *line, *next;
   size_t len;
   int rc, seen = 0;
 
   memset(st, 0, sizeof(*st));
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  if ((rc = read_file(AT_FDCWD, path, 0, 1 << 20, &data, &len))) return rc;
+  if ((rc = read_file(dirfd, path, 0, 1 << 20, &data, &len))) return rc;
   for (line = data; line && *line; line = next) {
     unsigned long long a, b;
     char *p;
@@ -39,6 +40,19 @@ int proc_status(int pid, struct proc_status *st)
   }
   free(data);
   return seen == 3 ? 0 : -EINVAL;
+}
+
+int proc_status(int pid, struct proc_status *st)
+{
+  char path[64];
+
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  return status_at(AT_FDCWD, path, st);
+}
+
+int proc_status_at(int procfd, struct proc_status *st)
+{
+  return status_at(procfd, "status", st);
 }
 
 int proc_innermost(const struct proc_status *st, int pid)
@@ -356,4 +370,102 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
     d[i][0] = cur[i].st.utime > u ? cur[i].st.utime - u : 0;
     d[i][1] = cur[i].st.stime > s ? cur[i].st.stime - s : 0;
   }
+}
+
+/* Fields of a maps line: "start-end perms offset dev inode   path". */
+static int maps_line(char *line, struct proc_map *m)
+{
+  char *p = line;
+  unsigned long long v;
+
+  for (int f = 0; f < 3 && p; f++)
+    if ((p = strchr(p, ' '))) p++;
+  if (!p || sscanf(p, "%x:%x %llu", &m->maj, &m->min, &v) != 3) return -1;
+  m->ino = v;
+  m->path = strchr(p, '/');
+  return 0;
+}
+
+int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *),
+                 void *arg)
+{
+  char b[16384];
+  size_t have = 0;
+  int skip = 0, stop = 0;
+  ssize_t r;
+
+  while (!stop && (r = read(fd, b + have, sizeof(b) - 1 - have)) > 0) {
+    char *p = b, *nl, *end = b + have + r;
+    struct proc_map m;
+
+    while (!stop && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+      *nl = 0;
+      if (!skip && !maps_line(p, &m)) stop = cb(arg, &m);
+      skip = 0;
+      p = nl + 1;
+    }
+    have = (size_t)(end - p);
+    if (have == sizeof(b) - 1) { /* a line longer than the buffer */
+      skip = 1;
+      have = 0;
+    }
+    memmove(b, p, have);
+  }
+  return stop;
+}
+
+int proc_maps(int pid, int (*cb)(void *, const struct proc_map *), void *arg)
+{
+  char path[64];
+  int fd, rc;
+
+  snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  rc = proc_maps_fd(fd, cb, arg);
+  close(fd);
+  return rc;
+}
+
+struct owner {
+  dev_t dev;
+  ino_t ino;
+  const char *path;
+  int mapped, libjvm;
+};
+
+/* "(deleted)" aside, is the mapped path p the file's name? */
+static int same_name(const char *p, const char *name)
+{
+  size_t n = strlen(name);
+
+  return !strncmp(p, name, n) && (!p[n] || !strcmp(p + n, " (deleted)"));
+}
+
+static int owner_line(void *arg, const struct proc_map *m)
+{
+  struct owner *o = arg;
+  const char *base;
+
+  if (!m->path) return 0;
+  if (m->ino == (uint64_t)o->ino &&
+      ((makedev(m->maj, m->min) == o->dev) ||
+       (o->path && same_name(m->path, o->path))))
+    o->mapped = 1;
+  base = strrchr(m->path, '/') + 1;
+  if (!strcmp(base, "libjvm.so")) o->libjvm = 1;
+  return 0;
+}
+
+int proc_maps_file(int procfd, dev_t dev, ino_t ino, const char *path,
+                   int *libjvm)
+{
+  struct owner o = {dev, ino, path, 0, 0};
+  int fd;
+
+  if (libjvm) *libjvm = 0;
+  if ((fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  proc_maps_fd(fd, owner_line, &o);
+  close(fd);
+  if (libjvm) *libjvm = o.libjvm;
+  return o.mapped;
 }
