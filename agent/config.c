@@ -8,6 +8,7 @@
 #include "agent/config.h"
 #include "agent/protocol.h"
 #include "agent/sys.h"
+#include "specs/agent_keys.h"
 
 /* A bounded string that silently stops at its capacity. */
 struct msg {
@@ -40,19 +41,27 @@ static void msg_num(struct msg *m, int64_t v)
   msg_put(m, tmp + n, sizeof(tmp) - n);
 }
 
+/* The numbers' defaults (specs/agent_keys.h). */
+#define NUM(lo, hi, def) def
+#define MS NUM
+#define SECS NUM
+_Static_assert(AGENT_KEY_interval_bytes == 512 * 1024, "HotSpot's default");
+
 void config_defaults(struct config *c)
 {
   memset(c, 0, sizeof(*c));
   c->strategy = BY_BYTES;
-  c->interval_bytes = 512 * 1024;  /* HotSpot's own default */
-  c->interval_ms = 10;
-  c->rate = 100;
+  c->interval_bytes = AGENT_KEY_interval_bytes;
+  c->interval_ms = AGENT_KEY_interval_ms;
+  c->rate = AGENT_KEY_rate;
+  c->delay_secs = AGENT_KEY_delay_secs;
   c->verbosity = V_CLASS;          /* the original's default */
   c->record_size = 1;
   c->weight = W_ESTIMATE;
-  c->depth = 128;
+  c->depth = AGENT_KEY_depth;
   memcpy(c->output, "stacks.txt", 11);
 }
+#undef NUM
 
 static int parse_num(const char *v, size_t n, int64_t min, int64_t max,
                      int64_t *out)
@@ -82,31 +91,38 @@ static int word(const char *v, size_t n, const char *list)
 }
 
 /* The options (output.file aside): each an int64_t of struct config, a
- * number in [min, max] or, with words, the index of one of its words
- * (NUL-separated, an empty word ends them; in the order of config.h's
- * enums). */
+ * number in [min, max] (specs/agent_keys.h) or, with words, the index of
+ * one of its words (NUL-separated, an empty word ends them; in the order
+ * of config.h's enums). */
+#define NUM(lo, hi, def) lo, hi
+
 static const struct key {
   const char *name;
   size_t off;
   const char *words;
   int64_t min, max;
 } keys[] = {
-  {"sample.strategy", offsetof(struct config, strategy),
-   "bytes\0time\0allocationCount\0", 0, 0},
-  {"sample.interval.bytes", offsetof(struct config, interval_bytes), NULL,
-   0, 0x7fffffff},
-  {"sample.interval.ms", offsetof(struct config, interval_ms), NULL,
-   1, 86400000},
-  {"sample.rate", offsetof(struct config, rate), NULL, 1, 1000000000},
-  {"sample.delay.secs", offsetof(struct config, delay_secs), NULL,
-   0, 86400 * 365},
-  {"record.size", offsetof(struct config, record_size), "false\0true\0", 0, 0},
-  {"record.weight", offsetof(struct config, weight), "estimate\0size\0", 0, 0},
-  {"stack.trace.verbosity", offsetof(struct config, verbosity),
-   "methodName\0methodClassName\0methodClassLineNumber\0", 0, 0},
-  {"recorder", offsetof(struct config, lifetime), "flame\0lifetime\0", 0, 0},
-  {"max.stack.depth", offsetof(struct config, depth), NULL, 1, MAX_DEPTH},
+    {"sample.strategy", offsetof(struct config, strategy),
+     "bytes\0time\0allocationCount\0", 0, 0},
+    {"sample.interval.bytes", offsetof(struct config, interval_bytes), NULL,
+     AGENT_KEY_interval_bytes},
+    {"sample.interval.ms", offsetof(struct config, interval_ms), NULL,
+     AGENT_KEY_interval_ms},
+    {"sample.rate", offsetof(struct config, rate), NULL, AGENT_KEY_rate},
+    {"sample.delay.secs", offsetof(struct config, delay_secs), NULL,
+     AGENT_KEY_delay_secs},
+    {"record.size", offsetof(struct config, record_size), "false\0true\0", 0,
+     0},
+    {"record.weight", offsetof(struct config, weight), "estimate\0size\0", 0,
+     0},
+    {"stack.trace.verbosity", offsetof(struct config, verbosity),
+     "methodName\0methodClassName\0methodClassLineNumber\0", 0, 0},
+    {"recorder", offsetof(struct config, lifetime), "flame\0lifetime\0", 0, 0},
+    {"max.stack.depth", offsetof(struct config, depth), NULL, AGENT_KEY_depth},
 };
+#undef NUM
+#undef MS
+#undef SECS
 
 static int64_t *field(struct config *c, const struct key *k)
 {

@@ -18,7 +18,7 @@ enum verbosity { V_METHOD, V_CLASS, V_LINE };
  * (an object of size s, sampled with probability 1 - e^(-s/I), weighs
  * s / (1 - e^(-s/I))), or the sampled object's own size. */
 enum weight { W_ESTIMATE, W_SIZE };
-enum { MAX_DEPTH = 1024, CONFIG_PATH_MAX = 1024 };
+enum { CONFIG_PATH_MAX = 1024 };
 
 struct config {             /* numbers all int64_t: config.c's table */
   int64_t strategy, verbosity, lifetime, record_size, weight, depth;

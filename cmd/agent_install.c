@@ -30,8 +30,20 @@
 #include "agent/protocol.h"
 #include "cmd/agent_install.h"
 
+/* The agent's numbers as typed options: a count or size is an INT, a
+ * time (ms, s in the agent) a TIME in the agent's unit, with the agent's
+ * own range and default. */
+#include "specs/agent_keys.h"
+#define AGENT_OPT(field) AGENT_KEY_##field
+#define NUM(lo, hi, def) INT(lo, hi, def)
+#define MS(lo, hi, def) TIME(lo##ms, hi##ms, def##ms)
+#define SECS(lo, hi, def) TIME(lo##s, hi##s, def##s)
 #define OPTS_FILE "specs/agent_install.opts"
 #include "core/opt_table.h"
+#undef AGENT_OPT
+#undef NUM
+#undef MS
+#undef SECS
 
 /* ---- options: the command line and --properties, into a config -------- */
 
@@ -96,7 +108,7 @@ static int options(struct args *a, int attach, struct config *c)
   if (a->val[OPT_properties] &&
       (rc = read_properties(c, a->val[OPT_properties])))
     return rc;
-  if (!strategy && a->val[OPT_rate]) strategy = "allocationCount";
+  if (!strategy && a->count[OPT_rate]) strategy = "allocationCount";
   if (!strategy && a->count[OPT_interval]) strategy = "time";
   if ((rc = set(c, "sample.strategy", strategy)))
     return rc;
@@ -104,17 +116,23 @@ static int options(struct args *a, int attach, struct config *c)
   if (a->count[OPT_interval] && c->strategy != BY_TIME)
     return usage_error("--interval is the time strategy's: bytes between "
                        "samples are --bytes N");
-  if (a->val[OPT_bytes] && c->strategy != BY_BYTES)
+  if (a->count[OPT_bytes] && c->strategy != BY_BYTES)
     return usage_error("--bytes is the bytes strategy's: time between "
                        "samples is --interval TIME");
+  /* the agent counts whole seconds: 1.5s would be cut to 1 */
+  if (a->count[OPT_delay] && a->num[OPT_delay] % 1000000000)
+    return usage_error("--delay is in whole seconds (the agent's "
+                       "resolution), not '%s'",
+                       a->val[OPT_delay]);
+  /* numbers opt_parse checked against the agent's own ranges */
   if (a->count[OPT_interval]) c->interval_ms = a->num[OPT_interval] / 1000000;
-  if ((rc = set(c, "sample.interval.bytes", a->val[OPT_bytes])) ||
-      (rc = set(c, "sample.rate", a->val[OPT_rate])) ||
-      (rc = set(c, "sample.delay.secs", a->val[OPT_delay])) ||
-      (rc = set(c, "stack.trace.verbosity", a->val[OPT_verbosity])) ||
+  if (a->count[OPT_delay]) c->delay_secs = a->num[OPT_delay] / 1000000000;
+  if (a->count[OPT_bytes]) c->interval_bytes = a->num[OPT_bytes];
+  if (a->count[OPT_rate]) c->rate = a->num[OPT_rate];
+  if (a->count[OPT_depth]) c->depth = a->num[OPT_depth];
+  if ((rc = set(c, "stack.trace.verbosity", a->val[OPT_verbosity])) ||
       (rc = set(c, "recorder", a->val[OPT_recorder])) ||
       (rc = set(c, "record.weight", a->val[OPT_weight])) ||
-      (rc = set(c, "max.stack.depth", a->val[OPT_depth])) ||
       (rc = set(c, "record.size", a->count[OPT_no_size] ? "false" : NULL)))
     return rc;
   if (attach) {
@@ -165,8 +183,8 @@ static void explain(struct jvm *t, int rc)
 }
 
 /* The mapped agent that says it is sampling: its index, or -1. */
-static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX],
-                         int n, int timeout)
+static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX], int n,
+                         int timeout)
 {
   int rc;
 
@@ -180,8 +198,8 @@ static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX],
 /* ---- the actions ---------------------------------------------------------- */
 
 /* Copy the samples file to out (open), remove it, say how many. */
-static int collect(struct jvm *t, const char *samples,
-                   struct wfile *out, const char *name)
+static int collect(struct jvm *t, const char *samples, struct wfile *out,
+                   const char *name)
 {
   struct samples s;
   int err;
@@ -211,8 +229,8 @@ static int collect(struct jvm *t, const char *samples,
   return 0;
 }
 
-static int stop_and_collect(struct jvm *t, struct wfile *out,
-                            const char *name, int timeout)
+static int stop_and_collect(struct jvm *t, struct wfile *out, const char *name,
+                            int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], samples[AGENT_PATH_MAX];
   int n = agent_mapped(t, agents, NULL, AGENT_MAX_LOADED), rc = AGENT_IDLE;

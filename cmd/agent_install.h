@@ -20,8 +20,8 @@ int target_open(struct jvm *t, const char *arg);
 /* attach "load" lib with opts: 0 and the agent's return code in *rc, or -1
  * (reported). A JVM still starting is asked again until timeout_ms ends;
  * each answer is awaited that long too. */
-int target_load(struct jvm *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout_ms);
+int target_load(struct jvm *t, const char *lib, int absolute, const char *opts,
+                int *rc, int timeout_ms);
 
 /* Write data into the target's /tmp under prefix<16 random hex>suffix
  * (O_EXCL, owned by the JVM's user), to be loaded; its path as the target
@@ -45,15 +45,15 @@ struct samples {
  * (NULL: only count), through a fixed buffer, after checking it is a
  * regular file of the JVM's user with one link; remove it afterwards when
  * take is set and the name still leads to that file. 0 or -1 (reported). */
-int target_samples(struct jvm *t, const char *path, struct wfile *out,
-                   int take, struct samples *s);
+int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
+                   struct samples *s);
 
 /* --agent: load any other agent, a .so natively or a .jar through the
  * JDK's instrument agent, copied into the target's /tmp when the target
  * cannot see path (another mount namespace). 0, or -1 (reported, also a
  * non-zero return code of the agent). */
-int target_load_other(struct jvm *t, const char *path,
-                      const char *args, int timeout_ms);
+int target_load_other(struct jvm *t, const char *path, const char *args,
+                      int timeout_ms);
 
 /* The target's JAVA_VERSION from its JDK's release file, or "?". */
 void target_java_version(struct jvm *t, char *out, size_t n);

@@ -18,7 +18,13 @@ int target_open(struct jvm *t, const char *arg)
 {
   char why[256];
 
-  if (jvm_open(t, arg, JVM_PROCESS, why, sizeof(why))) {
+  int rc = jvm_open(t, arg, JVM_PROCESS, why, sizeof(why));
+
+  if (rc == -EPERM) { /* another user's: the one wording, core/proc's */
+    error_msg("%s", why);
+    return -1;
+  }
+  if (rc) {
     error_msg("cannot find '%s': %s", arg, why);
     return -1;
   }
@@ -32,8 +38,8 @@ int target_open(struct jvm *t, const char *arg)
   return 0;
 }
 
-int target_load(struct jvm *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout_ms)
+int target_load(struct jvm *t, const char *lib, int absolute, const char *opts,
+                int *rc, int timeout_ms)
 {
   char why[512];
 
@@ -136,8 +142,8 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
   }
 }
 
-int target_samples(struct jvm *t, const char *path, struct wfile *out,
-                   int take, struct samples *s)
+int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
+                   struct samples *s)
 {
   static char chunk[65536];
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -196,8 +202,8 @@ void target_java_version(struct jvm *t, char *out, size_t n)
   free(data);
 }
 
-int target_load_other(struct jvm *t, const char *path,
-                      const char *args, int timeout_ms)
+int target_load_other(struct jvm *t, const char *path, const char *args,
+                      int timeout_ms)
 {
   int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
   char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];

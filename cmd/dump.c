@@ -125,8 +125,10 @@ int dump_main(int argc, char **argv)
     return 1;
   }
   if ((rc = jvm_perfdata(&j, &pd))) {
-    if (j.vm.path) error_msg("cannot read '%s': %s", j.vm.path, pd.err);
-    else error_msg("cannot find '%s': %s", a.argv[0], pd.err);
+    if (j.vm.path)
+      error_msg("cannot read '%s': %s", j.vm.path, pd.err);
+    else
+      error_msg("cannot find '%s': %s", a.argv[0], pd.err);
     jvm_close(&j);
     return 1;
   }

@@ -162,8 +162,10 @@ static int perf_counters(const struct jvm *j, int *said)
   struct buf out = {0};
 
   if (jvm_perfdata(j, &pd)) {
-    if (j->vm.path) error_msg("cannot read '%s': %s", j->vm.path, pd.err);
-    else error_msg("pid %d: %s", j->pid, pd.err);
+    if (j->vm.path)
+      error_msg("cannot read '%s': %s", j->vm.path, pd.err);
+    else
+      error_msg("pid %d: %s", j->pid, pd.err);
     return 1;
   }
   for (size_t i = 0; i < pd.n; i++)
@@ -264,8 +266,10 @@ static int run_all(const struct request *r)
     char err[256];
     int e = jvm_open_row(&j, &v[i], err, sizeof(err));
 
-    if (e == -ESRCH) error_msg("no process %d", v[i].pid);
-    else if (e) error_msg("%s", err);
+    if (e == -ESRCH)
+      error_msg("no process %d", v[i].pid);
+    else if (e)
+      error_msg("%s", err);
     rc |= e ? 1 : run(&j, r);
     jvm_close(&j);
   }
@@ -307,7 +311,7 @@ static int jdk_jcmd(int argc, char **argv)
     return 1;
   }
   r.target = argv[1];
-  r.timeout_ms = 10000;
+  r.timeout_ms = JDK_TIMEOUT_MS;
   if (command_words(argc - 2, argv + 2, &r, &err)) {
     fputs(jcmd_usage, stdout);
     fflush(stdout);

@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include "core/wfile.h"
 
+/* How long the JDK tool links (jcmd, jstack, jinfo) wait for a JVM's
+ * answer, ms: the JDK's attach timeout (sun.tools.attach.attachTimeout's
+ * default, 10 s). jvmtool's own commands take --timeout. */
+enum { JDK_TIMEOUT_MS = 10000 };
+
 /* The JDK tools' words when vm_find (its rc and err) named no JVM for
  * target: its reason, or "Could not find any processes matching". */
 void jdk_none(const char *target, int rc, const char *err);

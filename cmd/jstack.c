@@ -6,7 +6,8 @@
  * without jcmd's "<pid>:" line. Run as "jmap": -histo[:live|all] only, as
  * jmap's "inspectheap", and -dump:... as jmap's "dumpheap": the file
  * lands at the path on this host, also for a JVM in a container or of
- * another user (cmd/jcmd_out.c). Targets and the reply's printing are
+ * another user (cmd/jcmd_out.c); their sub-options are specs/jmap.def's
+ * rows, read and refused as jmap does. Targets and the reply's printing are
  * cmd/jcmd.c's, the attach-off refusal core/attach's. Deviations: a
  * failure to attach is one line, "<pid>: <why>", in jvmtool's words;
  * jmap's other modes are not there (one line says what is and where they
@@ -39,7 +40,8 @@ int jdk_open(struct jvm *j, const struct vm *row)
   char err[256];
   int rc = jvm_open_row(j, row, err, sizeof(err));
 
-  if (rc) jdk_refusal(row->pid, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM, err);
+  if (rc)
+    jdk_refusal(row->pid, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM, err);
   return rc ? -1 : 0;
 }
 
@@ -123,71 +125,100 @@ int jstack_main(int argc, char **argv)
     return 1;
   }
   args[0] = extended ? (locks ? "-e -l" : "-e ") : locks ? "-l" : "";
-  return jdk_request(target, "threaddump", args, 10000);
+  return jdk_request(target, "threaddump", args, JDK_TIMEOUT_MS);
 }
 
-/* jmap's -histo options: "live" wins over "all", the default. Returns
- * the request's argument, or NULL after jmap's message. */
-static const char *histo_mode(const char *opt)
+/* jmap's sub-options, rows of specs/jmap.def. */
+enum jmap_mode { JMAP_DUMP, JMAP_HISTO };
+enum jmap_kind { SUB_SKIP, SUB_LIVE, SUB_FILE, SUB_LEVEL };
+static const struct jmap_sub {
+  enum jmap_mode mode;
+  const char *name;
+  enum jmap_kind kind;
+  int here; /* the link takes it (else jmap's own, refused) */
+} jmap_subs[] = {
+#define SUB(mode, name, kind, here) {JMAP_##mode, name, SUB_##kind, here},
+#include "specs/jmap.def"
+#undef SUB
+};
+
+/* What -dump: or -histo: asked for: "-live" or "-all", the file (NULL
+ * when none), the gz level ("" when none). */
+struct jmap_opts {
+  const char *mode, *file, *gz;
+};
+
+/* The row of mode that the sub-option p names, or NULL. */
+static const struct jmap_sub *jmap_sub_find(enum jmap_mode mode, const char *p)
 {
-  const char *mode = "-all", *p = opt + strlen("-histo");
+  for (size_t i = 0; i < sizeof(jmap_subs) / sizeof(*jmap_subs); i++) {
+    const struct jmap_sub *r = &jmap_subs[i];
+    size_t n = strlen(r->name);
 
-  if (*p == ':') p++;
-  while (*p) {
-    size_t n = strcspn(p, ",");
-
-    if (n == 4 && !strncmp(p, "live", 4)) mode = "-live";
-    else if (n != 3 || strncmp(p, "all", 3)) {
-      fprintf(stderr, "Fail: invalid option: '%.*s'%s\n", (int)n, p,
-              memchr(p, '=', n) ? " (jvmtool's jmap takes live or all)" : "");
-      return NULL;
-    }
-    p += n + (p[n] == ',');
+    if (r->mode != mode) continue;
+    if (r->name[n - 1] == '=' ? !strncmp(p, r->name, n) : !strcmp(p, r->name))
+      return r;
   }
-  return mode;
+  return NULL;
 }
 
-/* jmap -dump's options, comma-separated: live, all (live wins), format=b,
- * file=F (the last one), gz=N (the JVM checks the level); empty ones are
- * skipped, as in jmap. opt is changed. Returns 0, or 1 after jmap's
+/* Read jmap's comma-separated sub-options of mode from opt (changed: cut
+ * at the commas) into o, as jmap does. Returns 0, or 1 after jmap's
  * "Fail:" line. */
-static int dump_opts(char *opt, const char **file, const char **mode,
-                     const char **gz)
+static int jmap_subopts(enum jmap_mode mode, char *opt, struct jmap_opts *o)
 {
-  *file = NULL;
-  *mode = "-all";
-  *gz = "";
+  *o = (struct jmap_opts){"-all", NULL, ""};
   for (char *p = opt, *next; *p; p = next) {
     size_t n = strcspn(p, ",");
+    const struct jmap_sub *r;
+    const char *v;
 
     next = p + n + (p[n] == ',');
     p[n] = 0;
-    if (!strcmp(p, "live"))
-      *mode = "-live";
-    else if (starts_with(p, "file=") && p[5])
-      *file = p + 5;
-    else if (starts_with(p, "gz="))
-      *gz = p + 3;
-    else if (*p && strcmp(p, "all") && strcmp(p, "format=b")) {
-      fprintf(stderr, "Fail: invalid option%s: '%s'\n",
-              !strcmp(p, "file=") ? " or no file name" : "", p);
+    if (!*p) continue;
+    if (!(r = jmap_sub_find(mode, p))) {
+      fprintf(stderr, "Fail: invalid option: '%s'\n", p);
       return 1;
     }
+    v = p + strlen(r->name);
+    if (r->kind == SUB_FILE && !*v) {
+      fprintf(stderr, "Fail: invalid option or no file name '%s'\n", p);
+      return 1;
+    }
+    if (r->kind == SUB_LEVEL && !*v) {
+      fprintf(stderr, "Fail: no number provided in option: '%s'\n", p);
+      return 1;
+    }
+    if (!r->here) {
+      fprintf(stderr,
+              "Fail: invalid option: '%s' (jmap's, not the "
+              "jvmtool jmap link's)\n",
+              p);
+      return 1;
+    }
+    if (r->kind == SUB_LIVE)
+      o->mode = "-live";
+    else if (r->kind == SUB_FILE)
+      o->file = v;
+    else if (r->kind == SUB_LEVEL)
+      o->gz = v;
   }
-  if (!*file) fputs("Fail: invalid option or no file name\n", stderr);
-  return !*file;
+  if (mode == JMAP_DUMP && !o->file) {
+    fputs("Fail: invalid option or no file name\n", stderr);
+    return 1;
+  }
+  return 0;
 }
 
 /* jmap -dump:...: jmap's "dumpheap" request (path, -live or -all, gz
  * level) to the one JVM the target names; the file lands at the host path
  * (cmd/jcmd_out.c). jmap's lines, then one naming where a file taken out
  * of a container went. */
-static int jmap_dump(const char *target, const char *file, const char *mode,
-                     const char *gz)
+static int jmap_dump(const char *target, const struct jmap_opts *jo)
 {
   struct jcmd_out o;
   struct jvm j;
-  const char *args[3] = {NULL, mode, gz};
+  const char *args[3] = {NULL, jo->mode, jo->gz}, *file = jo->file;
   char *reply = NULL, err[512];
   struct vm *v;
   size_t n;
@@ -206,7 +237,7 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
     vm_list_free(v, n);
     return 1;
   }
-  if ((rc = jcmd_out_begin(&o, &j, file, *gz ? ".hprof.gz" : ".hprof"))) {
+  if ((rc = jcmd_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof"))) {
     errno_msg(rc, "cannot write '%s'", file);
     rc = 1;
   } else {
@@ -251,7 +282,8 @@ static int jmap_other(const char *opt)
  * else of jmap. */
 int jmap_main(int argc, char **argv)
 {
-  const char *args[3] = {NULL, "", ""}, *opt, *file, *mode, *gz;
+  const char *args[3] = {NULL, "", ""}, *opt;
+  struct jmap_opts jo;
 
   argc = jcmd_drop_j(argc, argv);
   opt = argc > 1 ? argv[1] : "";
@@ -271,11 +303,13 @@ int jmap_main(int argc, char **argv)
     return 1;
   }
   if (argc == 3 && starts_with(opt, "-dump:")) {
-    if (dump_opts(argv[1] + 6, &file, &mode, &gz)) return jmap_other("");
-    return jmap_dump(argv[2], file, mode, gz);
+    if (jmap_subopts(JMAP_DUMP, argv[1] + 6, &jo)) return jmap_other("");
+    return jmap_dump(argv[2], &jo);
   }
   if (argc != 3 || (strcmp(opt, "-histo") && !starts_with(opt, "-histo:")))
     return jmap_other(opt);
-  if (!(args[0] = histo_mode(opt))) return 1;
+  if (jmap_subopts(JMAP_HISTO, argv[1] + 6 + (argv[1][6] == ':'), &jo))
+    return jmap_other("");
+  args[0] = jo.mode;
   return jdk_request(argv[2], "inspectheap", args, 60000);
 }

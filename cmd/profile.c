@@ -278,14 +278,14 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
   int fd;
 
   if (outs_open(&outs, a)) return 1;
-  if (agent && palloc_start(&pa, p->j, a->count[OPT_lines], p->timeout_ms,
-                            why, sizeof(why))) {
+  if (agent && palloc_start(&pa, p->j, a->count[OPT_lines], p->timeout_ms, why,
+                            sizeof(why))) {
     if (a->val[OPT_sampler]) {
       error_msg("pid %d: %s", p->j->pid, why);
       return outs_close(&outs, 1);
     }
-    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s", p->j->pid,
-             why);
+    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s",
+             p->j->pid, why);
     agent = 0;
   }
   if (agent) return outs_close(&outs, agent_profile(&pa, a, &outs, duration));
@@ -295,7 +295,8 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
   }
   wait_for(p->j, duration);
   if (!jvm_alive(p->j)) {
-    error_msg("pid %d exited during the profile: nothing to collect", p->j->pid);
+    error_msg("pid %d exited during the profile: nothing to collect",
+              p->j->pid);
     if ((fd = take_file(p, 1)) >= 0) close(fd);
     return outs_close(&outs, 1);
   }

@@ -27,8 +27,7 @@ struct palloc {
  * nothing is left in the target then. */
 struct jvm;
 int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
-                 int timeout_ms,
-                 char *why, size_t n);
+                 int timeout_ms, char *why, size_t n);
 
 /* Stop the sampler and fold its samples into f (the file is removed).
  * 0, or 1 (reported). The target is closed either way. */

@@ -103,8 +103,8 @@ int palloc_collect(struct palloc *pa, struct fold *f)
   char why[512];
   int rc = 0, code;
 
-  if (agent_load(pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms,
-                 why, sizeof(why))) {
+  if (agent_load(pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms, why,
+                 sizeof(why))) {
     error_msg("%s", why);
     rc = 1;
   } else if (code) {

@@ -192,8 +192,8 @@ static void json_vm(const struct vm *v, int first)
       struct buf num = {0};
 
       /* milliseconds, in the fewest digits that read back */
-      out_num(&num, round((double)pd_long(&pd, t) * 1000 /
-                          pd_long(&pd, hz)) / 1000);
+      out_num(&num,
+              round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000);
       printf("\"uptime_s\": %s}", num.p);
       buf_free(&num);
     } else {
@@ -301,7 +301,8 @@ int ps_main(int argc, char **argv)
     if (!vms[i].alive && !flags[OPT_stale] && !vms[i].other_ns &&
         vms[i].uid == geteuid())
       continue;
-    if (json) json_vm(&vms[i], !shown++);
+    if (json)
+      json_vm(&vms[i], !shown++);
     else line(&vms[i], flags);
   }
   if (json) fputs(shown ? "\n]\n" : "]\n", stdout);

@@ -163,8 +163,8 @@ static struct resp *one_jvm(const char *t, size_t len, int head, int raw,
   long n = http_query(t, len, "pid", v, sizeof(v));
 
   if (n <= 0 || parse_long(v, 1, INT_MAX, &pid))
-    return *close_after = 1, resp_line(400, "pid: want the pid of one JVM (see /sd)", NULL,
-                     head);
+    return *close_after = 1,
+           resp_line(400, "pid: want the pid of one JVM (see /sd)", NULL, head);
   if (!(n = (long)shown(&scr, (int)pid, &vms))) {
     free(vms);
     snprintf(line, sizeof(line), "no JVM with pid %lld here", pid);
@@ -176,8 +176,7 @@ static struct resp *one_jvm(const char *t, size_t len, int head, int raw,
   while (!scrape_step(&one))
     ;
   prom_scrape_end(&one.s, &body);
-  r = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, head,
-               0);
+  r = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, head, 0);
   buf_free(&body);
   return r;
 }
@@ -401,7 +400,8 @@ int serve_main(int argc, char **argv)
     return usage_error("bad --advertise '%s': want HOST:PORT", sdc.advertise);
   if (parse_listen(sdc.listen, &ss, &sslen))
     return usage_error("bad --listen '%s': want ADDR:PORT, :PORT or "
-                       "[V6]:PORT", sdc.listen);
+                       "[V6]:PORT",
+                       sdc.listen);
   if ((lfd = listen_on(sdc.listen, &ss, sslen)) < 0) return 1;
   signal(SIGPIPE, SIG_IGN);
   sa.sa_handler = on_signal;

@@ -156,8 +156,11 @@ static int which(struct conn *c, const char *t, size_t len, int head,
       !(rc = jvm_check_jvm(j, err, sizeof(err))))
     return 0;
   jvm_close(j);
-  fail(c, rc == -ESRCH || rc == -EPERM ? 404 : rc == -E2BIG ? 409 : 400, err,
-       0, head);
+  fail(c,
+       rc == -ESRCH || rc == -EPERM ? 404
+       : rc == -E2BIG               ? 409
+                                    : 400,
+       err, 0, head);
   return -1;
 }
 
@@ -239,8 +242,7 @@ static int start(struct pull *p, char *err, size_t n)
   int rc = jfr_rec_start_line(&p->r, p->event, p->interval,
                               p->secs * 1000000000LL, &line, err, n);
 
-  if (!rc && (rc = ask(p, P_START, line.p)))
-    snprintf(err, n, "%s", p->x.err);
+  if (!rc && (rc = ask(p, P_START, line.p))) snprintf(err, n, "%s", p->x.err);
   buf_free(&line);
   return rc;
 }
@@ -279,8 +281,8 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
   }
   p->j = j; /* the slot holds it from here */
   /* timeout 0: no attach request here, the loop makes them */
-  rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(),
-                    0, err, sizeof(err));
+  rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(), 0,
+                    err, sizeof(err));
   memset(&p->x, 0, sizeof(p->x));
   p->x.state = ATTACH_DONE;
   p->r.timeout_ms = BUDGET_MS; /* duration= is seconds + this */
@@ -290,7 +292,8 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
   p->due = now_ms() + (uint64_t)secs * 1000; /* again once started */
   p->deadline = p->due + BUDGET_MS;
   if (!rc) {
-    if (p->r.jdk) rc = start(p, err, sizeof(err));
+    if (p->r.jdk)
+      rc = start(p, err, sizeof(err));
     else if ((rc = ask(p, P_VERSION, "VM.version")))
       snprintf(err, sizeof(err), "%s", p->x.err);
   }
@@ -432,8 +435,10 @@ static void orphan(struct pull *p)
   if (p->phase == P_REC) {
     stop(p, 0);
   } else if (p->x.state <= ATTACH_CONNECT) {
-    if (p->phase == P_STOP) stop(p, 1);
-    else release(p);
+    if (p->phase == P_STOP)
+      stop(p, 1);
+    else
+      release(p);
   }
 }
 
@@ -461,7 +466,8 @@ void pull_step(void)
       stop(p, 0);
     }
     if (p->c && p->deadline <= now) {
-      snprintf(line, sizeof(line), "pid %d did not answer within %ld s "
+      snprintf(line, sizeof(line),
+               "pid %d did not answer within %ld s "
                "(stopped, or stuck?): its recording ends when it answers",
                p->j.pid, p->secs + BUDGET_MS / 1000);
       tell(p, 504, line);

@@ -120,9 +120,10 @@ static int open_targets(struct run *r)
                   : rc == -EINVAL || vm_over_budget(rc) ? t->pd.err
                                                         : strerror(-rc));
       else
-        error_msg("'%s': %s", t->name, *why           ? why
-                                       : rc == -EINVAL ? t->pd.err
-                                                       : strerror(-rc));
+        error_msg("'%s': %s", t->name,
+                  *why            ? why
+                  : rc == -EINVAL ? t->pd.err
+                                  : strerror(-rc));
       t->gone = 1;
       continue;
     }

@@ -79,7 +79,7 @@ struct top_thread {
 struct top_jvm {
   struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
-  struct jvm vm;          /* opened once, when names are first wanted */
+  struct jvm vm; /* opened once, when names are first wanted */
   int opened;
   int stacks;             /* --stacks N */
   struct proc_task *prev; /* the last walk of its threads */

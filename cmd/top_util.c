@@ -64,8 +64,7 @@ void top_json_num(struct buf *b, const char *key, double v, int last)
 {
   if (v < 0)
     buf_printf(b, "\"%s\": null", key);
-  else
-  {
+  else {
     /* three decimals, in the fewest digits that read back */
     buf_printf(b, "\"%s\": ", key);
     out_num(b, round(v * 1000) / 1000);

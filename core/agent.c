@@ -49,8 +49,8 @@ void agent_recording_name(const char *hex, char *path, size_t n)
   snprintf(path, n, "/tmp/jvmtool-%s.jfr", hex);
 }
 
-int agent_samples_open(const struct jvm *t, const char *path, int take,
-                       int *fd, struct stat *sb)
+int agent_samples_open(const struct jvm *t, const char *path, int take, int *fd,
+                       struct stat *sb)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   int rc = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
@@ -132,8 +132,8 @@ int agent_load(const struct jvm *t, const char *lib, int absolute,
 
 /* Is the file name in the target's /tmp exactly so[0..len), the JVM's
  * user's, one link, inode ino? */
-static int same_agent(const struct jvm *t, const char *name,
-                      uint64_t ino, const void *so, size_t len)
+static int same_agent(const struct jvm *t, const char *name, uint64_t ino,
+                      const void *so, size_t len)
 {
   char b[8192];
   struct stat sb;

@@ -57,8 +57,8 @@ void agent_samples_name(const struct jvm *t, char *path, size_t n);
  * *fd and *sb (its size: what is read, the JVM's side may still write),
  * or -errno (root_check_msg says it). With take, the name is removed at
  * once if it still leads to that file (the open fd keeps the data). */
-int agent_samples_open(const struct jvm *t, const char *path, int take,
-                       int *fd, struct stat *sb);
+int agent_samples_open(const struct jvm *t, const char *path, int take, int *fd,
+                       struct stat *sb);
 
 /* Files of jvmtool a /tmp may hold, by name. */
 enum agent_file {

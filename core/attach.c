@@ -147,8 +147,8 @@ static int trigger(const struct jvm *t, int cwdfd, int tmpfd,
 
 /* The socket /tmp/.java_pid<N> inside the root as an O_PATH fd: returns
  * the fd, 0 while it does not exist, or an attach_error. */
-static int find_socket(const struct jvm *t, const struct root *r,
-                       char *err, size_t errlen)
+static int find_socket(const struct jvm *t, const struct root *r, char *err,
+                       size_t errlen)
 {
   char path[40];
   int fd, rc;
@@ -185,7 +185,7 @@ static int done(struct attach_xchg *x, int rc)
 }
 
 static int done_err(struct attach_xchg *x, int rc, const char *fmt, ...)
-  PRINTF(3, 4);
+    PRINTF(3, 4);
 static int done_err(struct attach_xchg *x, int rc, const char *fmt, ...)
 {
   va_list ap;
@@ -218,8 +218,8 @@ static int try_connect(struct attach_xchg *x, uint64_t now)
 
   root_fd_path(x->path, sa.sun_path, sizeof(sa.sun_path));
   if (x->sock < 0 &&
-      (x->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                        0)) < 0)
+      (x->sock =
+           socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
     return done_err(x, ATTACH_IO, "socket: %s", strerror(errno));
   if (connect(x->sock, (struct sockaddr *)&sa, sizeof(sa))) {
     /* A full backlog says EAGAIN to a non-blocking connect: try again. */
@@ -234,10 +234,11 @@ static int try_connect(struct attach_xchg *x, uint64_t now)
   }
   if (getsockopt(x->sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
       cred.pid != t->pid || cred.uid != t->st.euid)
-    return done_err(x, ATTACH_UNSAFE, "the socket '/tmp/.java_pid%d' of "
+    return done_err(x, ATTACH_UNSAFE,
+                    "the socket '/tmp/.java_pid%d' of "
                     "pid %d is served by pid %d uid %d, not by the JVM: "
-                    "refused", t->nspid, t->pid, (int)cred.pid,
-                    (int)cred.uid);
+                    "refused",
+                    t->nspid, t->pid, (int)cred.pid, (int)cred.uid);
   close(x->path);
   x->path = -1;
   x->state = ATTACH_SEND;
@@ -264,24 +265,28 @@ static int find(struct attach_xchg *x, uint64_t now)
   if (x->tr.dirfd < 0) {
     /* SIGQUIT's default action kills: only a JVM that catches it (its
      * status read now: a JVM still starting catches it later) */
-    if (proc_status_at(t->procfd, &st) ||
-        !(st.sigcgt & (1u << (SIGQUIT - 1))))
-      return done_err(x, ATTACH_NOTJVM, "pid %d does not handle SIGQUIT: not "
-                      "a HotSpot JVM, or still starting", t->pid);
+    if (proc_status_at(t->procfd, &st) || !(st.sigcgt & (1u << (SIGQUIT - 1))))
+      return done_err(x, ATTACH_NOTJVM,
+                      "pid %d does not handle SIGQUIT: not "
+                      "a HotSpot JVM, or still starting",
+                      t->pid);
     if (x->tmpfd < 0 && root_tmp(&t->root, &x->tmpfd, &sb)) x->tmpfd = -1;
     if ((rc = trigger(t, x->cwdfd, x->tmpfd, &x->tr)))
-      return done_err(x, ATTACH_PERM, "cannot create the trigger file of pid "
-                      "%d: %s", t->pid, strerror(-rc));
+      return done_err(x, ATTACH_PERM,
+                      "cannot create the trigger file of pid "
+                      "%d: %s",
+                      t->pid, strerror(-rc));
     if ((rc = jvm_signal(t, SIGQUIT)))
       return done_err(x, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
                       "cannot signal pid %d: %s", t->pid, strerror(-rc));
   }
-  if (!jvm_alive(t))
-    return done_err(x, ATTACH_NOPROC, "pid %d exited", t->pid);
+  if (!jvm_alive(t)) return done_err(x, ATTACH_NOPROC, "pid %d exited", t->pid);
   if (now >= x->end)
-    return done_err(x, ATTACH_TIMEOUT, "pid %d started no attach listener in "
-                    "%d ms (not a HotSpot JVM, or -XX:+DisableAttachMechanism?)",
-                    t->pid, x->timeout_ms);
+    return done_err(
+        x, ATTACH_TIMEOUT,
+        "pid %d started no attach listener in "
+        "%d ms (not a HotSpot JVM, or -XX:+DisableAttachMechanism?)",
+        t->pid, x->timeout_ms);
   later(x, now);
   return 0;
 }
@@ -329,8 +334,10 @@ static int transfer(struct attach_xchg *x)
       return done_err(x, ATTACH_IO, "pid %d: %s", x->t->pid, strerror(errno));
     /* The JVM closes silently on a credential mismatch or bad request. */
     if (!n && !x->rep.len)
-      return done_err(x, ATTACH_IO, "pid %d closed the connection without "
-                      "a reply", x->t->pid);
+      return done_err(x, ATTACH_IO,
+                      "pid %d closed the connection without "
+                      "a reply",
+                      x->t->pid);
     if (!n) return done(x, 0);
     if (x->rep.len + (size_t)n > ATTACH_REPLY_MAX) {
       buf_add(&x->rep, chunk, ATTACH_REPLY_MAX - x->rep.len);
@@ -342,8 +349,8 @@ static int transfer(struct attach_xchg *x)
   return 0;
 }
 
-int attach_begin(struct attach_xchg *x, const struct jvm *t,
-                 const char *cmd, const char *const args[3], int timeout_ms)
+int attach_begin(struct attach_xchg *x, const struct jvm *t, const char *cmd,
+                 const char *const args[3], int timeout_ms)
 {
   int rc;
 
@@ -363,7 +370,8 @@ int attach_begin(struct attach_xchg *x, const struct jvm *t,
                         "command '%s' too long", cmd);
   for (int i = 0; i < 3; i++)
     if (args && args[i] && strlen(args[i]) > 1024)
-      return x->rc = fail(x->err, sizeof(x->err), ATTACH_TOOLONG, "argument "
+      return x->rc = fail(x->err, sizeof(x->err), ATTACH_TOOLONG,
+                          "argument "
                           "longer than the 1024 bytes the JVM reads");
   /* Opened with our own rights at jvm_open; what they lead to is checked
    * later. */
@@ -390,16 +398,18 @@ int attach_step(struct attach_xchg *x)
   if (x->state == ATTACH_SEND || x->state == ATTACH_READ) {
     if (transfer(x)) return 1;
     if (now_ms() < x->end) return 0;
-    return done_err(x, ATTACH_TIMEOUT, x->rep.len ? "pid %d: reply not "
-                    "complete within %d ms" : "pid %d sent no reply within %d "
-                    "ms", x->t->pid, x->timeout_ms);
+    return done_err(x, ATTACH_TIMEOUT,
+                    x->rep.len ? "pid %d: reply not "
+                                 "complete within %d ms"
+                               : "pid %d sent no reply within %d "
+                                 "ms",
+                    x->t->pid, x->timeout_ms);
   }
   if (now < x->wake) return 0;
   return as_target(x, now);
 }
 
-void attach_want(const struct attach_xchg *x, struct pollfd *p,
-                 uint64_t *next)
+void attach_want(const struct attach_xchg *x, struct pollfd *p, uint64_t *next)
 {
   uint64_t at = x->end;
 
@@ -416,8 +426,7 @@ void attach_want(const struct attach_xchg *x, struct pollfd *p,
   if (at < *next) *next = at;
 }
 
-int attach_result(struct attach_xchg *x, char **reply, char *err,
-                  size_t errlen)
+int attach_result(struct attach_xchg *x, char **reply, char *err, size_t errlen)
 {
   int rc = x->rc;
 
@@ -438,9 +447,8 @@ void attach_end(struct attach_xchg *x)
   buf_free(&x->rep);
 }
 
-int attach_send(const struct jvm *t, const char *cmd,
-                const char *const args[3], int timeout_ms, char **reply,
-                char *err, size_t errlen)
+int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen)
 {
   struct attach_xchg x;
   struct pollfd p;

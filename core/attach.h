@@ -46,22 +46,26 @@ int attach_check(const struct jvm *j, char *err, size_t errlen);
  * (a full backlog: again soon), ATTACH_SEND, ATTACH_READ (to EOF),
  * ATTACH_DONE. No step blocks. */
 enum attach_state {
-  ATTACH_FIND, ATTACH_CONNECT, ATTACH_SEND, ATTACH_READ, ATTACH_DONE
+  ATTACH_FIND,
+  ATTACH_CONNECT,
+  ATTACH_SEND,
+  ATTACH_READ,
+  ATTACH_DONE
 };
 
 /* The trigger file .attach_pid<N> made, for its removal. */
 struct attach_trigger {
-  int dirfd;       /* the folder it was made in, or -1 */
-  struct stat sb;  /* what was made */
+  int dirfd;      /* the folder it was made in, or -1 */
+  struct stat sb; /* what was made */
   char name[32];
 };
 
 struct attach_xchg {
-  const struct jvm *t;           /* not copied: outlives the exchange */
-  int state;                     /* enum attach_state */
-  int rc;                        /* ATTACH_DONE: 0 or an attach_error */
-  uint64_t end;                  /* the deadline (now_ms()); may be moved */
-  uint64_t wake;                 /* FIND, CONNECT: the next try */
+  const struct jvm *t; /* not copied: outlives the exchange */
+  int state;           /* enum attach_state */
+  int rc;              /* ATTACH_DONE: 0 or an attach_error */
+  uint64_t end;        /* the deadline (now_ms()); may be moved */
+  uint64_t wake;       /* FIND, CONNECT: the next try */
   int timeout_ms, delay;
   int cwdfd, tmpfd, path, sock; /* -1: none */
   struct attach_trigger tr;
@@ -74,16 +78,15 @@ struct attach_xchg {
  * outlive x, all within timeout_ms from now: the preconditions are
  * checked (attach_check; a refusal creates and signals nothing). 0, or an
  * attach_error (x is ATTACH_DONE; attach_result says why). */
-int attach_begin(struct attach_xchg *x, const struct jvm *t,
-                 const char *cmd, const char *const args[3], int timeout_ms);
+int attach_begin(struct attach_xchg *x, const struct jvm *t, const char *cmd,
+                 const char *const args[3], int timeout_ms);
 /* Move x on as far as it goes without blocking: 1 when ATTACH_DONE (also
  * when x->end passed: ATTACH_TIMEOUT), else 0. */
 int attach_step(struct attach_xchg *x);
 /* What x waits for: *p its socket and events (fd -1: only a time), *next
  * lowered to when attach_step must run again at the latest. */
 struct pollfd;
-void attach_want(const struct attach_xchg *x, struct pollfd *p,
-                 uint64_t *next);
+void attach_want(const struct attach_xchg *x, struct pollfd *p, uint64_t *next);
 /* The outcome of a done x, which is ended: 0 and *reply (malloc'd,
  * NUL-terminated; caller frees), or an enum attach_error with err filled
  * (one line); on ATTACH_CUT *reply is set too. */
@@ -95,9 +98,8 @@ void attach_end(struct attach_xchg *x);
 /* attach_begin, attach_step until done (polling in between), and
  * attach_result: the blocking exchange, timeout_ms bounding everything
  * (the wait for the listener, connect, send and the reply). */
-int attach_send(const struct jvm *j, const char *cmd,
-                const char *const args[3], int timeout_ms, char **reply,
-                char *err, size_t errlen);
+int attach_send(const struct jvm *j, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen);
 
 /* attach_send, with *reply NULL on every failure (ATTACH_CUT's too). */
 int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],

@@ -160,8 +160,8 @@ int jfr_start_jdk_of(const char *reply);
 /* Put s's .jfc into j's /tmp as a new file with a name nobody can guess,
  * owned as core/jvm's jvm_file_owner says; its name into name (n bytes).
  * Returns 0 or -errno (nothing left). */
-int jfr_start_put_jfc(const struct jvm *j,
-                      const struct jfr_start *s, char *name, size_t n);
+int jfr_start_put_jfc(const struct jvm *j, const struct jfr_start *s,
+                      char *name, size_t n);
 /* Remove that file again (once JFR.start has answered: it was read). */
 void jfr_start_drop_jfc(const struct jvm *j, const char *name);
 /* Append the JFR.start command line of s: settings=none and the rows'

@@ -59,7 +59,8 @@ static int body_of(const struct jfr_rec *r, int rc, char *reply, char **body,
     snprintf(err, n,
              "pid %d: JFR is not available (JDK 8 before 8u262, or a JVM "
              "without Flight Recorder): %.*s",
-             r->j->pid, (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
+             r->j->pid, (int)strcspn(reply, "\n"),
+             *reply ? reply : "no answer");
     free(reply);
     return JFR_REC_NOJFR;
   }

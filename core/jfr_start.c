@@ -46,8 +46,8 @@ int jfr_start_put_jfc(const struct jvm *j, const struct jfr_start *s,
 
   jvm_file_owner(j, &uid, &gid);
   jfr_start_jfc(&text, s->event, s->interval, s->jdk);
-  rc = root_put(j->tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644, uid,
-                gid, name, n);
+  rc = root_put(j->tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644, uid, gid,
+                name, n);
   buf_free(&text);
   return rc;
 }
@@ -58,8 +58,8 @@ void jfr_start_drop_jfc(const struct jvm *j, const char *name)
   int fd;
 
   jvm_file_owner(j, &uid, &gid);
-  if (!root_take_at(j->tmpfd, name, uid < 0 ? (long long)geteuid() : uid, -1,
-                    0, NULL, &fd))
+  if (!root_take_at(j->tmpfd, name, uid < 0 ? (long long)geteuid() : uid, -1, 0,
+                    NULL, &fd))
     close(fd);
 }
 

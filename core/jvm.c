@@ -124,8 +124,8 @@ static void find_perfdata(struct jvm *j)
     j->vm.user = user;
     j->vm.file = xasprintf("/tmp/hsperfdata_%s/%d", user, name);
   }
-  mapped = proc_maps_file(j->procfd, user ? sb.st_dev : 0,
-                          user ? sb.st_ino : 0, j->vm.file, &libjvm);
+  mapped = proc_maps_file(j->procfd, user ? sb.st_dev : 0, user ? sb.st_ino : 0,
+                          j->vm.file, &libjvm);
   if (mapped < 0) {
     j->is_jvm = JVM_UNKNOWN;
     mapped = 1; /* the file stays, as jps shows it; nothing is aimed */
@@ -138,8 +138,8 @@ static void find_perfdata(struct jvm *j)
     return;
   }
   j->vm.root_pid = j->other_ns ? j->root.pid : 0;
-  j->vm.path = j->other_ns ? root_name(&j->root, j->vm.file)
-                           : xstrdup(j->vm.file);
+  j->vm.path =
+      j->other_ns ? root_name(&j->root, j->vm.file) : xstrdup(j->vm.file);
   j->vm.uid = sb.st_uid;
   j->vm.alive = 1;
   j->vm.other_ns = j->other_ns;
@@ -232,8 +232,7 @@ static int open_class(struct jvm *j, const char *target, char *err, size_t n)
   return rc;
 }
 
-int jvm_open(struct jvm *j, const char *target, int flags, char *err,
-             size_t n)
+int jvm_open(struct jvm *j, const char *target, int flags, char *err, size_t n)
 {
   char *path;
   int pid, rc, owner;
@@ -310,8 +309,7 @@ int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
   int fd, rc;
 
   if (j->procfd < 0) return -ESRCH;
-  if ((fd = openat(j->procfd, "maps", O_RDONLY | O_CLOEXEC)) < 0)
-    return -errno;
+  if ((fd = openat(j->procfd, "maps", O_RDONLY | O_CLOEXEC)) < 0) return -errno;
   rc = proc_maps_fd(fd, cb, arg);
   close(fd);
   return rc;
@@ -327,7 +325,8 @@ int jvm_perfdata(const struct jvm *j, struct perfdata *pd)
   if (!j->vm.file) {
     snprintf(pd->err, sizeof(pd->err),
              "no PerfData file for pid %d (not a JVM, started with "
-             "-XX:-UsePerfData, or another user's JVM?)", j->pid);
+             "-XX:-UsePerfData, or another user's JVM?)",
+             j->pid);
     return -ENOENT;
   }
   if (!j->pid) return pd_open(pd, j->vm.file, 0);
@@ -352,8 +351,8 @@ int jvm_same_path(const struct jvm *j, const char *host_path)
 
   if (j->root.fd < 0) return 0;
   if (host_path[0] == '/' || !getcwd(cwd, sizeof(cwd))) *cwd = 0;
-  dir = xasprintf("%s%s%s", cwd, *cwd && strcmp(cwd, "/") ? "/" : "",
-                  host_path);
+  dir =
+      xasprintf("%s%s%s", cwd, *cwd && strcmp(cwd, "/") ? "/" : "", host_path);
   slash = strrchr(dir, '/');
   slash[slash == dir] = 0; /* "/x" -> "/" */
   if (!stat(dir, &here) && !root_stat(&j->root, dir, &there))

@@ -386,8 +386,7 @@ static int maps_line(char *line, struct proc_map *m)
   return 0;
 }
 
-int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *),
-                 void *arg)
+int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg)
 {
   char b[16384];
   size_t have = 0;
@@ -447,9 +446,8 @@ static int owner_line(void *arg, const struct proc_map *m)
   const char *base;
 
   if (!m->path) return 0;
-  if (m->ino == (uint64_t)o->ino &&
-      ((makedev(m->maj, m->min) == o->dev) ||
-       (o->path && same_name(m->path, o->path))))
+  if (m->ino == (uint64_t)o->ino && ((makedev(m->maj, m->min) == o->dev) ||
+                                     (o->path && same_name(m->path, o->path))))
     o->mapped = 1;
   base = strrchr(m->path, '/') + 1;
   if (!strcmp(base, "libjvm.so")) o->libjvm = 1;

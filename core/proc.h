@@ -138,8 +138,7 @@ struct proc_map {
  * fixed buffer: memory does not follow the process's mappings, and a line
  * longer than the buffer is skipped. cb returns nonzero to stop; that value
  * is returned, else 0. */
-int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *),
-                 void *arg);
+int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg);
 
 /* proc_maps_fd over /proc/<pid>/maps: -errno when it cannot be opened
  * (-EACCES: another user's, when we are not root). */

@@ -67,6 +67,22 @@ testing() {
 
 testcmd() { testing "$1" "$2" "\"\$JT\" $3" "$4"; }
 
+# same ID NAME CMD REF: CMD's output equals REF's (both run by eval), and
+# REF printed something: two outputs that are both empty (a missing input,
+# a command that failed) prove nothing. The way to compare with an output
+# of $JT (lint refuses $JT's output as testing's expected).
+same() {
+  _should_skip "$1" "$2" && return 0
+  _ref=$(eval "$4" 2> "$T/ref.err")
+  if [ -z "$_ref" ]; then
+    fail "$1 $2"
+    echo "  the reference printed nothing: $4"
+    head -5 "$T/ref.err" | sed 's/^/  stderr: /'
+    return 0
+  fi
+  testing "$1" "$2" "$3" "$_ref"
+}
+
 check() {
   _id=$1 _name=$2
   shift 2

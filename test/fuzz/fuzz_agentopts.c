@@ -38,7 +38,7 @@ static int parse(struct config *c, const char *s, size_t n, char sep,
               (c->lifetime == 0 || c->lifetime == 1) &&
               (c->record_size == 0 || c->record_size == 1) &&
               (c->weight == W_ESTIMATE || c->weight == W_SIZE) &&
-              c->depth >= 1 && c->depth <= MAX_DEPTH &&
+              c->depth >= 1 && c->depth <= 1024 &&
               c->interval_bytes >= 0 && c->interval_bytes <= 0x7fffffff &&
               c->interval_ms >= 1 && c->interval_ms <= 86400000 &&
               c->rate >= 1 && c->rate <= 1000000000 &&
