@@ -9,6 +9,8 @@
  * -J options ignored, only the local host.
  */
 #include "core/jvmtool.h"
+#include "core/out.h"
+#include <math.h>
 #include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
@@ -186,9 +188,17 @@ static void json_vm(const struct vm *v, int first)
     const struct pd_counter *hz =
       ok ? pd_find(&pd, "sun.os.hrt.frequency") : NULL;
 
-    if (t && hz && pd_long(&pd, hz) > 0)
-      printf("\"uptime_s\": %.3f}", (double)pd_long(&pd, t) / pd_long(&pd, hz));
-    else fputs("\"uptime_s\": null}", stdout);
+    if (t && hz && pd_long(&pd, hz) > 0) {
+      struct buf num = {0};
+
+      /* milliseconds, in the fewest digits that read back */
+      out_num(&num,
+              round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000);
+      printf("\"uptime_s\": %s}", num.p);
+      buf_free(&num);
+    } else {
+      fputs("\"uptime_s\": null}", stdout);
+    }
   }
   if (ok) pd_close(&pd);
   buf_free(&cmd);

@@ -32,6 +32,10 @@
 #define OPTS_FILE "specs/serve.opts"
 #include "core/opt_table.h"
 
+/* At exit, the recordings of pulls under way are stopped within this (a
+ * JVM that does not answer in time is left to its duration=). */
+enum { DRAIN_MS = 5000 };
+
 static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
@@ -98,19 +102,28 @@ struct scrape {
   struct prom_scrape s;
 };
 
-/* Every JVM the scrape shows: alive, and ours unless all_users. */
+/* Every JVM a scrape shows (alive, and ours unless all_users; only pid
+ * when pid > 0) into *v: how many. */
+static size_t shown(const struct scrape *s, int pid, struct vm **v)
+{
+  size_t n, k = 0;
+
+  if (vm_list(v, &n)) n = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(*v)[i].alive || (!s->all_users && (*v)[i].uid != geteuid()) ||
+        (pid > 0 && (*v)[i].pid != pid))
+      vm_free(&(*v)[i]);
+    else
+      (*v)[k++] = (*v)[i];
+  }
+  return k;
+}
+
 static void scrape_start(struct scrape *s, int raw)
 {
   struct vm *v;
-  size_t n, k = 0;
+  size_t k = shown(s, 0, &v);
 
-  if (vm_list(&v, &n)) n = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!v[i].alive || (!s->all_users && v[i].uid != geteuid()))
-      vm_free(&v[i]);
-    else
-      v[k++] = v[i];
-  }
   prom_scrape_begin(&s->s, v, k,
                     PROM_SCRAPE_SELF | s->names | (raw ? PROM_RAW : 0));
   s->on = 1;
@@ -134,6 +147,39 @@ static struct resp *error_resp(int status)
 
 static struct scrape scr;
 static struct sd_conf sdc;
+
+/* /metrics?pid=P: that one JVM, rendered now (one JVM is what a step of
+ * the node's scrape reads, under core/vm's budget), or 404 when it is no
+ * JVM this serve shows; 400 for a pid that is no number. */
+static struct resp *one_jvm(const char *t, size_t len, int head, int raw,
+                            int *close_after)
+{
+  struct scrape one = scr;
+  struct buf body = {0};
+  char v[32], line[96];
+  struct resp *r;
+  struct vm *vms;
+  long long pid;
+  long n = http_query(t, len, "pid", v, sizeof(v));
+
+  if (n <= 0 || parse_long(v, 1, INT_MAX, &pid))
+    return *close_after = 1,
+           resp_line(400, "pid: want the pid of one JVM (see /sd)", NULL, head);
+  if (!(n = (long)shown(&scr, (int)pid, &vms))) {
+    free(vms);
+    snprintf(line, sizeof(line), "no JVM with pid %lld here", pid);
+    *close_after = 1;
+    return resp_line(404, line, NULL, head);
+  }
+  prom_scrape_begin(&one.s, vms, (size_t)n,
+                    PROM_SCRAPE_SELF | scr.names | (raw ? PROM_RAW : 0));
+  while (!scrape_step(&one))
+    ;
+  prom_scrape_end(&one.s, &body);
+  r = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, head, 0);
+  buf_free(&body);
+  return r;
+}
 
 /* /metrics: c waits for the scrape under way (one is begun if none is),
  * unless MAX_RESP distinct responses are being written, when a GET shares
@@ -195,6 +241,7 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   struct http_req r;
   int st = http_parse(c->in, c->inlen, &r), head;
   size_t qlen;
+  char pid[32];
   static const char index_body[] =
       "jvmtool serve: metrics at /metrics\n";
 
@@ -215,7 +262,10 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   /* the path, without a query string */
   qlen = r.target_len;
   r.target_len = strcspn(r.target, "? \r");
-  if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
+  if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8) &&
+      http_query(r.target, qlen, "pid", pid, sizeof(pid)) != -1)
+    c->out = one_jvm(r.target, qlen, head, raw, &c->close_after);
+  else if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
     metrics(conns, c, head, raw);
   else if (r.target_len > 13 && !memcmp(r.target, "/debug/pprof/", 13))
     pull_request(c, r.target, qlen, head);
@@ -301,23 +351,19 @@ static void timed_out(int fd)
   buf_free(&b);
 }
 
-static int listen_on(const char *addr)
+/* A listening socket on ss (parse_listen's), or -1 said. */
+static int listen_on(const char *addr, const struct sockaddr_storage *ss,
+                     socklen_t len)
 {
-  struct sockaddr_storage ss;
-  socklen_t len;
   int fd, one = 1;
 
-  if (parse_listen(addr, &ss, &len)) {
-    error_msg("bad --listen '%s': want ADDR:PORT, :PORT or [V6]:PORT", addr);
-    return -1;
-  }
-  fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     errno_msg(-errno, "cannot open a socket for '%s'", addr);
     return -1;
   }
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+  if (bind(fd, (const struct sockaddr *)ss, len) || listen(fd, 128)) {
     errno_msg(-errno, "cannot listen on '%s'", addr);
     close(fd);
     return -1;
@@ -330,9 +376,11 @@ int serve_main(int argc, char **argv)
   struct args a;
   struct pull_conf pc;
   static struct conn conns[MAX_CONN];
-  static struct pollfd pfd[MAX_CONN + 1];
+  static struct pollfd pfd[MAX_CONN + 1 + PULLS_MAX];
   static int who[MAX_CONN + 1];  /* pfd index -> conns index */
   struct sigaction sa = {0};
+  struct sockaddr_storage ss;
+  socklen_t sslen;
   sigset_t block, orig;
   int rc, lfd, raw;
 
@@ -350,7 +398,11 @@ int serve_main(int argc, char **argv)
   sdc.all_users = scr.all_users;
   if (sdc.advertise && sd_bad_addr(sdc.advertise, strlen(sdc.advertise)))
     return usage_error("bad --advertise '%s': want HOST:PORT", sdc.advertise);
-  if ((lfd = listen_on(sdc.listen)) < 0) return 1;
+  if (parse_listen(sdc.listen, &ss, &sslen))
+    return usage_error("bad --listen '%s': want ADDR:PORT, :PORT or "
+                       "[V6]:PORT",
+                       sdc.listen);
+  if ((lfd = listen_on(sdc.listen, &ss, sslen)) < 0) return 1;
   signal(SIGPIPE, SIG_IGN);
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);
@@ -364,7 +416,7 @@ int serve_main(int argc, char **argv)
   while (!stopping) {
     uint64_t now = now_ms(), next = now + IDLE_MS;
     struct timespec ts;
-    int np = 1;
+    int np = 1, nc;
 
     pfd[0].fd = lfd;
     pfd[0].events = POLLIN;
@@ -391,13 +443,14 @@ int serve_main(int argc, char **argv)
       pfd[np].revents = 0;
       who[np++] = i;
     }
-    next = pull_next(next);
+    nc = np;
+    np += pull_poll(pfd + np, &next);
     if (next < now) next = now;
     if (scr.on) next = now; /* a JVM a step, requests in between */
     ts.tv_sec = (time_t)((next - now) / 1000);
     ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
     if (ppoll(pfd, (nfds_t)np, &ts, &orig) < 0) continue;
-    for (int k = 1; k < np; k++) {
+    for (int k = 1; k < nc; k++) {
       struct conn *c = &conns[who[k]];
 
       if (!pfd[k].revents || c->fd != pfd[k].fd) continue;
@@ -433,6 +486,7 @@ int serve_main(int argc, char **argv)
   }
   for (int i = 0; i < MAX_CONN; i++)
     if (conns[i].fd >= 0) conn_close(&conns[i]);
+  pull_drain(DRAIN_MS);
   if (scr.on) scrape_done(conns);
   close(lfd);
   return 0;

@@ -17,6 +17,7 @@ enum {
   MAX_RESP = 4,     /* responses being written at once, distinct */
   IDLE_MS = 10000,  /* a request head must arrive within this */
   WRITE_MS = 30000, /* a response must be taken within this */
+  PULLS_MAX = 64,   /* --max-pulls' ceiling */
 };
 
 struct resp {
@@ -62,13 +63,18 @@ void pull_setup(const struct pull_conf *pc);
 /* GET or HEAD of a /debug/pprof/ path (target: the request target, query
  * included): c->out is set, or c waits (WAIT_PULL). */
 void pull_request(struct conn *c, const char *target, size_t len, int head);
-/* The earliest deadline of a pull under way, if before next. */
-uint64_t pull_next(uint64_t next);
-/* Finish every pull whose time is up: its connection gets the answer. */
+/* What the pulls wait for: their sockets into pfd (room for PULLS_MAX;
+ * returns how many), and *next lowered to their earliest time. */
+struct pollfd;
+int pull_poll(struct pollfd *pfd, uint64_t *next);
+/* Move every pull on, none blocking: exchanges, recordings due to stop,
+ * deadlines (504); a connection whose answer is ready gets it. */
 void pull_step(void);
-/* c goes away (closed) while its pull runs: the recording is stopped and
- * its file removed. */
+/* c goes away (closed) while its pull runs: its recording is stopped and
+ * its file removed, as the loop goes on. */
 void pull_abandon(struct conn *c);
+/* serve ends: the pulls are moved on for at most ms, then let go. */
+void pull_drain(int ms);
 
 /* /sd (serve_sd.c): the JSON of every JVM serve shows. */
 struct sd_conf {

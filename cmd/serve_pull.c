@@ -8,38 +8,50 @@
  * status with one line of text (X-Go-Pprof: 1, so go tool pprof shows it).
  *
  * No thread: a pull is state the poll loop holds (the JVM's recording, its
- * deadline, the waiting connection). JFR.start and JFR.stop are attach
- * requests that block the loop, each for at most ATTACH_MS (15 s); the recording
- * itself runs in the JVM while every other request is answered, and ends
- * itself (duration=) should serve die. One recording per JVM and at most
- * --max-pulls on the node: more get 429 with Retry-After. A client that
- * goes away takes its recording with it: stopped, file removed.
+ * attach exchange as core/attach state, its deadline, the waiting
+ * connection); no attach request blocks the loop. One deadline a pull:
+ * seconds + BUDGET_MS, then 504. A request sent is waited for until the
+ * JVM answers (it would run it later, unwatched): the pull then stops its
+ * recording and removes its file, holding its slot until then. The
+ * recording ends itself (duration=) should serve die. One recording per
+ * JVM and at most --max-pulls on the node: more get 429 with Retry-After.
+ * A client that goes away leaves its pull to clean up the same way.
  */
 #include "core/jvmtool.h"
 #include "cmd/serve.h"
 #include "core/attach.h"
+#include "core/jfr.h"
 #include "core/jfr_rec.h"
-#include "core/vm.h"
+#include "core/jvm.h"
+#include <poll.h>
 
 enum {
   SECONDS_DEF = 10,
   SECONDS_MAX = 60,
-  MAX_PULLS = 64,    /* --max-pulls' ceiling */
-  ATTACH_MS = 15000, /* each JFR.start / JFR.stop blocks at most this
-                        (a JVM's first JFR.start loads JFR: seconds) */
+  BUDGET_MS = 30000, /* a pull's start and stop together (a JVM's first
+                        JFR.start loads JFR: seconds); its deadline is
+                        seconds + this */
 };
+
+/* What a pull is doing: its exchange (x) asks VM.version, JFR.start,
+ * JFR.stop into its file, or only JFR.stop (ending it after a failure);
+ * or the recording runs (P_REC, no exchange). */
+enum { P_VERSION, P_START, P_REC, P_STOP, P_END };
 
 struct pull {
-  int on;
-  struct conn *c;
-  struct jvm j; /* the JVM recorded, opened once (core/jvm) */
+  int on, phase;
+  struct conn *c; /* NULL once answered or gone: only cleaning up */
+  struct jvm j;   /* the JVM recorded, opened once (core/jvm) */
   struct jfr_rec r;
+  struct attach_xchg x; /* the exchange, but in P_REC */
   const char *event;
   int64_t interval;
-  uint64_t due; /* now_ms() when it stops */
+  long secs;
+  uint64_t due;      /* now_ms() when the recording is stopped */
+  uint64_t deadline; /* the answer's, seconds + BUDGET_MS from the start */
 };
 
-static struct pull pulls[MAX_PULLS];
+static struct pull pulls[PULLS_MAX];
 static struct pull_conf conf;
 
 static const struct {
@@ -49,7 +61,7 @@ static const struct {
 void pull_setup(const struct pull_conf *pc)
 {
   conf = *pc;
-  if (conf.max > MAX_PULLS) conf.max = MAX_PULLS;
+  if (conf.max > PULLS_MAX) conf.max = PULLS_MAX;
   if (conf.max < 1) conf.max = 1;
 }
 
@@ -161,7 +173,7 @@ static struct pull *room(struct conn *c, int pid, int head)
   char line[128];
   int busy = 0;
 
-  for (int i = 0; i < MAX_PULLS; i++) {
+  for (int i = 0; i < PULLS_MAX; i++) {
     struct pull *p = &pulls[i];
 
     if (!p->on) {
@@ -185,11 +197,61 @@ static struct pull *room(struct conn *c, int pid, int head)
   return free_slot;
 }
 
+/* An exchange of p as the JVM's user's jcmd: line; x->end is the pull's
+ * business (a request sent is waited for until the JVM answers, never
+ * dropped unanswered: the JVM would still run it). 0, or an attach error
+ * (the exchange is done, attach_result says why). */
+static int ask(struct pull *p, int phase, const char *line)
+{
+  const char *args[3] = {line, NULL, NULL};
+  uint64_t now = now_ms();
+  int rc;
+
+  verbose_msg("pid %d: %s", p->j.pid, line);
+  p->phase = phase;
+  rc = attach_begin(&p->x, &p->j, "jcmd", args,
+                    p->deadline > now ? (int)(p->deadline - now) : 1);
+  p->x.end = UINT64_MAX;
+  return rc;
+}
+
+/* p is over: its file removed, its slot free. */
+static void release(struct pull *p)
+{
+  attach_end(&p->x);
+  jfr_rec_drop(&p->r);
+  jfr_rec_close(&p->r);
+  jvm_close(&p->j);
+  p->on = 0;
+}
+
+/* Stop p's recording: into its file (plain 0) or only ending it. */
+static void stop(struct pull *p, int plain)
+{
+  struct buf line = {0};
+
+  jfr_rec_stop_line(&p->r, plain, &line);
+  ask(p, plain ? P_END : P_STOP, line.p);
+  buf_free(&line);
+}
+
+/* Begin p's JFR.start: 0, or an error (err). */
+static int start(struct pull *p, char *err, size_t n)
+{
+  struct buf line = {0};
+  int rc = jfr_rec_start_line(&p->r, p->event, p->interval,
+                              p->secs * 1000000000LL, &line, err, n);
+
+  if (!rc && (rc = ask(p, P_START, line.p))) snprintf(err, n, "%s", p->x.err);
+  buf_free(&line);
+  return rc;
+}
+
 void pull_request(struct conn *c, const char *t, size_t len, int head)
 {
   size_t plen = strcspn(t, "? \r") - 13;
   const char *path = t + 13, *event = NULL;
-  char err[512], *warn;
+  char err[512];
   int64_t interval;
   struct pull *p;
   struct jvm j;
@@ -218,93 +280,228 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     return;
   }
   p->j = j; /* the slot holds it from here */
-  rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(),
-                    ATTACH_MS, err, sizeof(err));
-  if (!rc)
-    rc = jfr_rec_start(&p->r, event, interval, secs * 1000000000LL, &warn, err,
-                       sizeof(err));
-  if (rc) { /* a start that timed out may yet begin: stopped too */
-    fail(c, status_of(rc), err, 0, head);
-    jfr_rec_abandon(&p->r, rc == ATTACH_TIMEOUT);
-    jfr_rec_close(&p->r);
-    jvm_close(&p->j);
-    return;
-  }
-  free(warn);
-  p->on = 1;
-  p->c = c;
+  /* timeout 0: no attach request here, the loop makes them */
+  rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(), 0,
+                    err, sizeof(err));
+  memset(&p->x, 0, sizeof(p->x));
+  p->x.state = ATTACH_DONE;
+  p->r.timeout_ms = BUDGET_MS; /* duration= is seconds + this */
   p->event = event;
   p->interval = interval;
-  p->due = now_ms() + (uint64_t)secs * 1000;
+  p->secs = secs;
+  p->due = now_ms() + (uint64_t)secs * 1000; /* again once started */
+  p->deadline = p->due + BUDGET_MS;
+  if (!rc) {
+    if (p->r.jdk)
+      rc = start(p, err, sizeof(err));
+    else if ((rc = ask(p, P_VERSION, "VM.version")))
+      snprintf(err, sizeof(err), "%s", p->x.err);
+  }
+  if (rc) {
+    fail(c, status_of(rc), err, 0, head);
+    release(p);
+    return;
+  }
+  p->on = 1;
+  p->c = c;
   c->waiting = WAIT_PULL;
-  c->deadline = p->due + 2 * ATTACH_MS + WRITE_MS;
+  c->deadline = p->deadline + WRITE_MS;
 }
 
-uint64_t pull_next(uint64_t next)
+int pull_poll(struct pollfd *pfd, uint64_t *next)
 {
-  for (int i = 0; i < MAX_PULLS; i++)
-    if (pulls[i].on && pulls[i].due < next) next = pulls[i].due;
-  return next;
+  int n = 0;
+
+  for (int i = 0; i < PULLS_MAX; i++) {
+    struct pull *p = &pulls[i];
+
+    if (!p->on) continue;
+    if (p->c && p->deadline < *next) *next = p->deadline;
+    if (p->phase == P_REC) {
+      if (p->due < *next) *next = p->due;
+      continue;
+    }
+    attach_want(&p->x, &pfd[n], next);
+    if (pfd[n].fd >= 0) n++;
+  }
+  return n;
 }
 
-/* The profile of p, stopped now, as the answer to its connection. */
-static void finish(struct pull *p)
+/* The profile of p, stopped into its file, as the answer to its
+ * connection. */
+static void answer(struct pull *p)
 {
   struct conn *c = p->c;
-  char err[512], *data = NULL, line[64];
+  char err[512], *data = NULL;
   size_t size = 0;
   FILE *mem;
   int fd, rc;
 
+  if ((rc = jfr_rec_take(&p->r, &fd, err, sizeof(err)))) {
+    fail(c, status_of(rc), err, 0, 0);
+    return;
+  }
+  if (!(mem = open_memstream(&data, &size))) {
+    fail(c, 500, "out of memory", 0, 0);
+  } else {
+    rc = jfr_rec_pprof(fd, p->r.file, p->event, p->interval, mem, err,
+                       sizeof(err));
+    fclose(mem);
+    if (rc)
+      fail(c, 502, err, 0, 0);
+    else
+      c->out = resp_new(200, "application/octet-stream", data, size, 0,
+                        c->close_after);
+  }
+  free(data);
+  close(fd);
+}
+
+/* c gets its answer (set by the caller) and p goes on alone. */
+static void detach(struct pull *p)
+{
+  struct conn *c = p->c;
+
+  if (!c) return;
   c->waiting = WAIT_NONE;
   c->deadline = now_ms() + WRITE_MS;
-  if (!jvm_alive(&p->j)) {
-    snprintf(line, sizeof(line), "pid %d exited during the profile", p->j.pid);
-    fail(c, 410, line, 0, 0);
-    jfr_rec_drop(&p->r);
-  } else if ((rc = jfr_rec_stop(&p->r, err, sizeof(err))) ||
-             (rc = jfr_rec_take(&p->r, &fd, err, sizeof(err)))) {
-    fail(c, status_of(rc), err, 0, 0);
-    jfr_rec_drop(&p->r);
-  } else {
-    if (!(mem = open_memstream(&data, &size))) {
-      fail(c, 500, "out of memory", 0, 0);
-    } else {
-      rc = jfr_rec_pprof(fd, p->r.file, p->event, p->interval, mem, err,
-                         sizeof(err));
-      fclose(mem);
-      if (rc)
-        fail(c, 502, err, 0, 0);
-      else
-        c->out = resp_new(200, "application/octet-stream", data, size, 0,
-                          c->close_after);
+  p->c = NULL;
+}
+
+/* An error for p's client, if it is still there. */
+static void tell(struct pull *p, int status, const char *line)
+{
+  if (!p->c) return;
+  fail(p->c, status, line, 0, 0);
+  detach(p);
+}
+
+/* p's exchange is done: the next phase. */
+static void next_phase(struct pull *p)
+{
+  char err[512], *reply, *warn;
+  int rc = attach_result(&p->x, &reply, err, sizeof(err));
+
+  switch (p->phase) {
+  case P_VERSION:
+    p->r.jdk = rc ? 0 : jfr_start_jdk_of(reply);
+    free(reply);
+    if (!p->c || (rc = start(p, err, sizeof(err)))) {
+      if (p->c) tell(p, status_of(rc), err);
+      release(p);
+    } else if (p->x.state == ATTACH_DONE) {
+      next_phase(p); /* refused at once: the start's outcome */
     }
-    free(data);
-    close(fd);
+    return;
+  case P_START:
+    if ((rc = jfr_rec_started(&p->r, rc, reply, &warn, err, sizeof(err)))) {
+      tell(p, status_of(rc), err);
+      release(p);
+      return;
+    }
+    free(warn);
+    p->phase = P_REC;
+    /* seconds from now, leaving the stop a quarter of the budget */
+    p->due = now_ms() + (uint64_t)p->secs * 1000;
+    if (p->due > p->deadline - BUDGET_MS / 4)
+      p->due = p->deadline - BUDGET_MS / 4;
+    if (!p->c) stop(p, 0); /* gone meanwhile: ended at once */
+    return;
+  case P_STOP:
+    if ((rc = jfr_rec_stopped(&p->r, rc, reply, err, sizeof(err)))) {
+      tell(p, status_of(rc), err);
+      if (jvm_alive(&p->j)) {
+        stop(p, 1); /* whatever happened, end it */
+        return;
+      }
+    } else if (p->c) {
+      answer(p);
+      detach(p);
+    }
+    release(p);
+    return;
+  default: /* P_END */
+    free(reply);
+    release(p);
   }
-  jfr_rec_close(&p->r);
-  jvm_close(&p->j);
-  p->on = 0;
+}
+
+/* p's client is gone or answered: what p does still is only cleaning up.
+ * An exchange that sent nothing yet is dropped (nothing started); one
+ * that did waits for the JVM to answer (else it would run the request
+ * later, unwatched); a running recording is stopped. */
+static void orphan(struct pull *p)
+{
+  if (p->phase == P_REC) {
+    stop(p, 0);
+  } else if (p->x.state <= ATTACH_CONNECT) {
+    if (p->phase == P_STOP)
+      stop(p, 1);
+    else
+      release(p);
+  }
 }
 
 void pull_step(void)
 {
+  char line[160];
   uint64_t now = now_ms();
 
-  for (int i = 0; i < MAX_PULLS; i++)
-    if (pulls[i].on && pulls[i].due <= now) finish(&pulls[i]);
+  for (int i = 0; i < PULLS_MAX; i++) {
+    struct pull *p = &pulls[i];
+
+    if (!p->on) continue;
+    if (p->phase != P_REC && attach_step(&p->x)) {
+      next_phase(p);
+      if (!p->on) continue;
+    }
+    if (p->phase == P_REC && p->due <= now) {
+      if (!jvm_alive(&p->j)) {
+        snprintf(line, sizeof(line), "pid %d exited during the profile",
+                 p->j.pid);
+        tell(p, 410, line);
+        release(p);
+        continue;
+      }
+      stop(p, 0);
+    }
+    if (p->c && p->deadline <= now) {
+      snprintf(line, sizeof(line),
+               "pid %d did not answer within %ld s "
+               "(stopped, or stuck?): its recording ends when it answers",
+               p->j.pid, p->secs + BUDGET_MS / 1000);
+      tell(p, 504, line);
+      orphan(p);
+    }
+  }
 }
 
 void pull_abandon(struct conn *c)
 {
-  for (int i = 0; i < MAX_PULLS; i++) {
+  for (int i = 0; i < PULLS_MAX; i++) {
     struct pull *p = &pulls[i];
 
     if (!p->on || p->c != c) continue;
-    jfr_rec_abandon(&p->r, 1);
-    jfr_rec_close(&p->r);
-    jvm_close(&p->j);
-    p->on = 0;
+    p->c = NULL;
+    orphan(p);
   }
   c->waiting = WAIT_NONE;
+}
+
+void pull_drain(int ms)
+{
+  static struct pollfd pfd[PULLS_MAX];
+  uint64_t end = now_ms() + (uint64_t)ms, now, next;
+  int n, left = 1;
+
+  while (left && (now = now_ms()) < end) {
+    next = end;
+    n = pull_poll(pfd, &next);
+    if (next > now) poll(pfd, (nfds_t)n, (int)(next - now));
+    pull_step();
+    left = 0;
+    for (int i = 0; i < PULLS_MAX; i++) left |= pulls[i].on;
+  }
+  for (int i = 0; i < PULLS_MAX; i++)
+    if (pulls[i].on) release(&pulls[i]);
 }

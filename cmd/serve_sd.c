@@ -6,12 +6,16 @@
  * else the socket's own address) or --advertise; "labels" are pid,
  * main_class, container_id and pod_uid (those /metrics puts on every
  * series; empty ones left out) and __param_pid, which a scraper turns into
- * ?pid= of its profile pulls. Every value is a JSON string (core/out's
+ * ?pid= of its profile pulls and of /metrics. A main class is read under
+ * the budgets /metrics has (core/vm's per JVM, PROM_SCRAPE_BUDGET_MS for
+ * the answer; a JVM past them has no main_class label). Every value is a JSON string (core/out's
  * escaper: a main class is the target's text).
  */
 #include "core/jvmtool.h"
 #include "cmd/serve.h"
 #include "core/out.h"
+#include "core/perfdata.h"
+#include "core/prom.h"
 #include "core/proc.h"
 #include "core/vm.h"
 #include <arpa/inet.h>
@@ -62,6 +66,22 @@ static void sock_addr(int fd, const char *listen, struct buf *b)
   }
 }
 
+/* v's main class (its java command) into cmd, read as /metrics reads a
+ * JVM: under core/vm's per-JVM budget, and not at all once the answer has
+ * spent the scrape's (start: when it began); "" then. */
+static void java_command(const struct vm *v, uint64_t start, struct buf *cmd)
+{
+  struct perfdata pd;
+
+  if (!v->path || now_ms() - start > PROM_SCRAPE_BUDGET_MS ||
+      vm_open_budget(v, &pd)) {
+    vm_text(NULL, NULL, "", cmd);
+    return;
+  }
+  vm_text(&pd, "sun.rt.javaCommand", "", cmd);
+  pd_close(&pd);
+}
+
 static void label(struct buf *b, const char *name, const char *v, size_t n)
 {
   if (!n) return;
@@ -78,6 +98,7 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
   struct vm *v;
   size_t n;
   struct resp *out;
+  uint64_t start = now_ms();
 
   if (sc->advertise)
     buf_adds(&target, sc->advertise);
@@ -92,7 +113,7 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
 
     if (!v[i].alive || (!sc->all_users && v[i].uid != geteuid())) continue;
     snprintf(pid, sizeof(pid), "%d", v[i].pid);
-    vm_java_command(&v[i], &cmd);
+    java_command(&v[i], start, &cmd);
     if (proc_container(v[i].pid, id, pod)) id[0] = pod[0] = 0;
     buf_adds(&body, k++ ? ",\n" : "\n");
     buf_adds(&body, "{\"targets\":[");

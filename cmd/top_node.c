@@ -387,8 +387,10 @@ void top_node_json(const struct top_node *node, const char *view, struct buf *b)
     cpu += node->vm[i].cpu > 0 ? node->vm[i].cpu : 0;
   buf_printf(b,
              "{\"time_ms\": %" PRIu64 ", \"view\": \"%s\", "
-             "\"cores\": %ld, \"cpu_pct\": %.3f, \"jvms\": [",
-             wall_ms(), view, sysconf(_SC_NPROCESSORS_ONLN), cpu);
+             "\"cores\": %ld, ",
+             wall_ms(), view, sysconf(_SC_NPROCESSORS_ONLN));
+  top_json_num(b, "cpu_pct", cpu, 0);
+  buf_adds(b, "\"jvms\": [");
   for (size_t i = 0; i < node->n; i++) {
     buf_adds(b, i ? ", " : "");
     vm_json(&node->vm[i], b);

@@ -6,6 +6,7 @@
 #include "core/jvmtool.h"
 #include "cmd/top.h"
 #include "core/out.h"
+#include <math.h>
 #include <poll.h>
 
 uint64_t top_now_ns(void)
@@ -93,13 +94,16 @@ void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
   buf_printf(b, " %s", last);
 }
 
-/* A number, or null when unknown (< 0). */
+/* A number (to 3 decimals), or null when unknown (< 0). */
 void top_json_num(struct buf *b, const char *key, double v, int last)
 {
   if (v < 0)
     buf_printf(b, "\"%s\": null", key);
-  else
-    buf_printf(b, "\"%s\": %.3f", key, v);
+  else {
+    /* three decimals, in the fewest digits that read back */
+    buf_printf(b, "\"%s\": ", key);
+    out_num(b, round(v * 1000) / 1000);
+  }
   buf_adds(b, last ? "" : ", ");
 }
 

@@ -101,15 +101,9 @@ static int restore_ids(struct saved_ids *s)
 
 /* ---- the trigger file -------------------------------------------------- */
 
-struct trigger {
-  int dirfd;               /* the folder it was made in, or -1 */
-  struct stat sb;          /* what was made, for its removal */
-  char name[32];
-};
-
 /* Make .attach_pid<N> in dirfd (O_EXCL, never through a link or into a
  * FIFO) owned by us. Returns 0, or -errno. */
-static int make_trigger(struct trigger *tr, int dirfd)
+static int make_trigger(struct attach_trigger *tr, int dirfd)
 {
   struct stat sb = {0};
   int fd, rc = root_openat(NULL, dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL,
@@ -129,7 +123,7 @@ static int make_trigger(struct trigger *tr, int dirfd)
 }
 
 /* Remove the trigger if the name still leads to the file we made. */
-static void drop_trigger(struct trigger *tr)
+static void drop_trigger(struct attach_trigger *tr)
 {
   if (tr->dirfd < 0) return;
   root_unlink(NULL, tr->dirfd, tr->name, &tr->sb, 0);
@@ -138,7 +132,7 @@ static void drop_trigger(struct trigger *tr)
 
 /* The trigger in the JVM's cwd, else in its /tmp. Returns 0 or -errno. */
 static int trigger(const struct jvm *t, int cwdfd, int tmpfd,
-                   struct trigger *tr)
+                   struct attach_trigger *tr)
 {
   int err = -ENOENT;
 
@@ -172,209 +166,305 @@ static int find_socket(const struct jvm *t, const struct root *r, char *err,
   return fd;
 }
 
-/* Connect to the socket inode behind pathfd (through /proc/self/fd, so the
- * name is not looked up again) and check that the listener is the target
- * process. Returns the connected non-blocking socket or an attach_error. */
-static int connect_inode(const struct jvm *t, int pathfd, uint64_t end,
-                         char *err, size_t errlen)
+/* ---- the exchange as state --------------------------------------------- */
+
+/* Everything x holds is let go; x is ATTACH_DONE with rc (err set by the
+ * caller when rc is an error). */
+static int done(struct attach_xchg *x, int rc)
 {
+  drop_trigger(&x->tr);
+  if (x->tmpfd >= 0) close(x->tmpfd);
+  if (x->cwdfd >= 0) close(x->cwdfd);
+  if (x->path >= 0) close(x->path);
+  if (x->sock >= 0) close(x->sock);
+  x->tmpfd = x->cwdfd = x->path = x->sock = -1;
+  buf_free(&x->req);
+  x->state = ATTACH_DONE;
+  x->rc = rc;
+  return 1;
+}
+
+static int done_err(struct attach_xchg *x, int rc, const char *fmt, ...)
+    PRINTF(3, 4);
+static int done_err(struct attach_xchg *x, int rc, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(x->err, sizeof(x->err), fmt, ap);
+  va_end(ap);
+  return done(x, rc);
+}
+
+/* The step after now, growing from 10 to 200 ms, never past the end. */
+static void later(struct attach_xchg *x, uint64_t now)
+{
+  x->wake = now + (uint64_t)x->delay;
+  if (x->delay < 200) x->delay *= 2;
+  if (x->wake > x->end) x->wake = x->end;
+}
+
+/* One try at connecting the socket inode behind x->path (through
+ * /proc/self/fd, so the name is not looked up again), then the check that
+ * the listener is the target process. Runs as the target's user (the JVM
+ * checks the credentials of connect). 1 when done (failed), 0 otherwise:
+ * ATTACH_SEND when connected, or still ATTACH_CONNECT (a full backlog). */
+static int try_connect(struct attach_xchg *x, uint64_t now)
+{
+  const struct jvm *t = x->t;
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   struct ucred cred;
   socklen_t len = sizeof(cred);
-  int fd, rc;
 
-  root_fd_path(pathfd, sa.sun_path, sizeof(sa.sun_path));
-  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0)
-    return fail(err, errlen, ATTACH_IO, "socket: %s", strerror(errno));
-  /* A full backlog says EAGAIN to a non-blocking connect: try again. */
-  while ((rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa))) &&
-         (errno == EAGAIN || errno == EINTR) && now_ms() < end)
-    usleep(10000);
-  if (rc) {
-    rc = fail(err, errlen, errno == EACCES ? ATTACH_PERM : ATTACH_IO,
-              "cannot connect to pid %d: %s", t->pid, strerror(errno));
-    close(fd);
-    return rc;
-  }
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-      cred.pid != t->pid || cred.uid != t->st.euid) {
-    rc = fail(err, errlen, ATTACH_UNSAFE, "the socket '/tmp/.java_pid%d' of "
-              "pid %d is served by pid %d uid %d, not by the JVM: refused",
-              t->nspid, t->pid, (int)cred.pid, (int)cred.uid);
-    close(fd);
-    return rc;
-  }
-  return fd;
-}
-
-/* Wait for the listener, starting it if needed; connect. Runs as the
- * target's user. Returns the socket or an attach_error. */
-static int connect_jvm(const struct jvm *t, const struct root *r, int cwdfd,
-                       uint64_t end, int timeout_ms, char *err, size_t errlen)
-{
-  struct trigger tr = {.dirfd = -1};
-  struct proc_status st;
-  struct stat sb;
-  int tmpfd = -1, sock, fd, delay = 10;
-
-  while (!(sock = find_socket(t, r, err, errlen))) {
-    if (tr.dirfd < 0) {
-      /* SIGQUIT's default action kills: only a JVM that catches it (its
-       * status read now: a JVM still starting catches it later) */
-      if (proc_status_at(t->procfd, &st) ||
-          !(st.sigcgt & (1u << (SIGQUIT - 1)))) {
-        sock = fail(err, errlen, ATTACH_NOTJVM,
-                    "pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
-                    "still starting", t->pid);
-        break;
-      }
-      if (root_tmp(r, &tmpfd, &sb)) tmpfd = -1;
-      if ((fd = trigger(t, cwdfd, tmpfd, &tr))) {
-        sock = fail(err, errlen, ATTACH_PERM, "cannot create the trigger "
-                    "file of pid %d: %s", t->pid, strerror(-fd));
-        break;
-      }
-      if ((fd = jvm_signal(t, SIGQUIT))) {
-        sock = fail(err, errlen, fd == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
-                    "cannot signal pid %d: %s", t->pid, strerror(-fd));
-        break;
-      }
+  root_fd_path(x->path, sa.sun_path, sizeof(sa.sun_path));
+  if (x->sock < 0 &&
+      (x->sock =
+           socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+    return done_err(x, ATTACH_IO, "socket: %s", strerror(errno));
+  if (connect(x->sock, (struct sockaddr *)&sa, sizeof(sa))) {
+    /* A full backlog says EAGAIN to a non-blocking connect: try again. */
+    if ((errno == EAGAIN || errno == EINTR) && now < x->end) {
+      x->state = ATTACH_CONNECT;
+      x->delay = 10;
+      later(x, now);
+      return 0;
     }
-    if (!jvm_alive(t)) {
-      sock = fail(err, errlen, ATTACH_NOPROC, "pid %d exited", t->pid);
-      break;
-    }
-    if (now_ms() >= end) {
-      sock = fail(err, errlen, ATTACH_TIMEOUT, "pid %d started no attach "
-                  "listener in %d ms (not a HotSpot JVM, or "
-                  "-XX:+DisableAttachMechanism?)", t->pid, timeout_ms);
-      break;
-    }
-    usleep(delay * 1000);
-    if (delay < 200) delay *= 2;
+    return done_err(x, errno == EACCES ? ATTACH_PERM : ATTACH_IO,
+                    "cannot connect to pid %d: %s", t->pid, strerror(errno));
   }
-  drop_trigger(&tr);
-  if (tmpfd >= 0) close(tmpfd);
-  if (sock < 0) return sock;
-  fd = connect_inode(t, sock, end, err, errlen);
-  close(sock);
-  return fd;
-}
-
-/* ---- the exchange ------------------------------------------------------ */
-
-/* Wait until fd is ready for events or end passes: 1 ready, 0 timed out. */
-static int wait_fd(int fd, short events, uint64_t end)
-{
-  struct pollfd p = {.fd = fd, .events = events};
-  uint64_t now;
-  int rc;
-
-  while ((now = now_ms()) < end) {
-    rc = poll(&p, 1, (int)(end - now > 1000 ? 1000 : end - now));
-    if (rc > 0) return 1;
-    if (rc < 0 && errno != EINTR) return 1;  /* the read/write says why */
-  }
+  if (getsockopt(x->sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+      cred.pid != t->pid || cred.uid != t->st.euid)
+    return done_err(x, ATTACH_UNSAFE,
+                    "the socket '/tmp/.java_pid%d' of "
+                    "pid %d is served by pid %d uid %d, not by the JVM: "
+                    "refused",
+                    t->nspid, t->pid, (int)cred.pid, (int)cred.uid);
+  close(x->path);
+  x->path = -1;
+  x->state = ATTACH_SEND;
   return 0;
 }
 
-/* Send req, read the reply to EOF into rep, all before end. Returns 0,
- * ATTACH_CUT, ATTACH_TIMEOUT or ATTACH_IO (errno kept). */
-static int exchange(int fd, const struct buf *req, uint64_t end,
-                    struct buf *rep)
+/* Look for the listener once, starting it (trigger file, SIGQUIT) the
+ * first time it is not there; connect when it is. Runs as the target's
+ * user. 1 when done (failed), else 0. */
+static int find(struct attach_xchg *x, uint64_t now)
+{
+  const struct jvm *t = x->t;
+  struct proc_status st;
+  struct stat sb;
+  int sock, rc;
+
+  if ((sock = find_socket(t, &t->root, x->err, sizeof(x->err))) < 0)
+    return done(x, sock);
+  if (sock) {
+    x->path = sock;
+    drop_trigger(&x->tr);
+    return try_connect(x, now);
+  }
+  if (x->tr.dirfd < 0) {
+    /* SIGQUIT's default action kills: only a JVM that catches it (its
+     * status read now: a JVM still starting catches it later) */
+    if (proc_status_at(t->procfd, &st) || !(st.sigcgt & (1u << (SIGQUIT - 1))))
+      return done_err(x, ATTACH_NOTJVM,
+                      "pid %d does not handle SIGQUIT: not "
+                      "a HotSpot JVM, or still starting",
+                      t->pid);
+    if (x->tmpfd < 0 && root_tmp(&t->root, &x->tmpfd, &sb)) x->tmpfd = -1;
+    if ((rc = trigger(t, x->cwdfd, x->tmpfd, &x->tr)))
+      return done_err(x, ATTACH_PERM,
+                      "cannot create the trigger file of pid "
+                      "%d: %s",
+                      t->pid, strerror(-rc));
+    if ((rc = jvm_signal(t, SIGQUIT)))
+      return done_err(x, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
+                      "cannot signal pid %d: %s", t->pid, strerror(-rc));
+  }
+  if (!jvm_alive(t)) return done_err(x, ATTACH_NOPROC, "pid %d exited", t->pid);
+  if (now >= x->end)
+    return done_err(
+        x, ATTACH_TIMEOUT,
+        "pid %d started no attach listener in "
+        "%d ms (not a HotSpot JVM, or -XX:+DisableAttachMechanism?)",
+        t->pid, x->timeout_ms);
+  later(x, now);
+  return 0;
+}
+
+/* ATTACH_FIND and ATTACH_CONNECT, as the target's user. 1 when done. */
+static int as_target(struct attach_xchg *x, uint64_t now)
+{
+  struct saved_ids ids;
+  int rc, fin;
+
+  if ((rc = become(x->t, &ids)))
+    return done_err(x, ATTACH_PERM, "cannot become uid %d gid %d: %s",
+                    (int)x->t->st.euid, (int)x->t->st.egid, strerror(-rc));
+  fin = x->state == ATTACH_FIND ? find(x, now) : try_connect(x, now);
+  if (restore_ids(&ids))
+    return done_err(x, ATTACH_PERM, "cannot switch back to root");
+  return fin;
+}
+
+/* Send what is left of the request; read what the JVM sent (at most 16
+ * chunks a step: a loop serving many moves on). 1 when done. */
+static int transfer(struct attach_xchg *x)
 {
   char chunk[65536];
   ssize_t n;
 
-  for (size_t off = 0; off < req->len; off += (size_t)n) {
-    if (!wait_fd(fd, POLLOUT, end)) return ATTACH_TIMEOUT;
-    n = send(fd, req->p + off, req->len - off, MSG_NOSIGNAL);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) n = 0;
-    else if (n < 0) return ATTACH_IO;
-  }
-  shutdown(fd, SHUT_WR);  /* the request is complete */
-  for (;;) {
-    if (!wait_fd(fd, POLLIN, end)) return ATTACH_TIMEOUT;
-    n = read(fd, chunk, sizeof(chunk));
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n < 0) return ATTACH_IO;
-    if (!n) return 0;
-    if (rep->len + (size_t)n > ATTACH_REPLY_MAX) {
-      buf_add(rep, chunk, ATTACH_REPLY_MAX - rep->len);
-      return ATTACH_CUT;
+  while (x->state == ATTACH_SEND) {
+    if (x->off == x->req.len) {
+      shutdown(x->sock, SHUT_WR); /* the request is complete */
+      x->state = ATTACH_READ;
+      break;
     }
-    buf_add(rep, chunk, (size_t)n);
+    n = send(x->sock, x->req.p + x->off, x->req.len - x->off,
+             MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+    if (n < 0)
+      return done_err(x, ATTACH_IO, "pid %d: %s", x->t->pid, strerror(errno));
+    x->off += (size_t)n;
   }
+  for (int i = 0; i < 16; i++) {
+    n = read(x->sock, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return 0;
+    if (n < 0)
+      return done_err(x, ATTACH_IO, "pid %d: %s", x->t->pid, strerror(errno));
+    /* The JVM closes silently on a credential mismatch or bad request. */
+    if (!n && !x->rep.len)
+      return done_err(x, ATTACH_IO,
+                      "pid %d closed the connection without "
+                      "a reply",
+                      x->t->pid);
+    if (!n) return done(x, 0);
+    if (x->rep.len + (size_t)n > ATTACH_REPLY_MAX) {
+      buf_add(&x->rep, chunk, ATTACH_REPLY_MAX - x->rep.len);
+      return done_err(x, ATTACH_CUT, "pid %d: reply cut at %d MiB", x->t->pid,
+                      ATTACH_REPLY_MAX >> 20);
+    }
+    buf_add(&x->rep, chunk, (size_t)n);
+  }
+  return 0;
+}
+
+int attach_begin(struct attach_xchg *x, const struct jvm *t, const char *cmd,
+                 const char *const args[3], int timeout_ms)
+{
+  int rc;
+
+  memset(x, 0, sizeof(*x));
+  x->t = t;
+  x->cwdfd = x->tmpfd = x->path = x->sock = x->tr.dirfd = -1;
+  x->timeout_ms = timeout_ms;
+  x->wake = now_ms();
+  x->end = x->wake + (uint64_t)timeout_ms;
+  x->delay = 10;
+  x->state = ATTACH_DONE;
+  if ((rc = attach_check(t, x->err, sizeof(x->err)))) return x->rc = rc;
+  /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
+   * command exceeds 16 bytes or an argument 1024, without a reply. */
+  if (strlen(cmd) > 16)
+    return x->rc = fail(x->err, sizeof(x->err), ATTACH_TOOLONG,
+                        "command '%s' too long", cmd);
+  for (int i = 0; i < 3; i++)
+    if (args && args[i] && strlen(args[i]) > 1024)
+      return x->rc = fail(x->err, sizeof(x->err), ATTACH_TOOLONG,
+                          "argument "
+                          "longer than the 1024 bytes the JVM reads");
+  /* Opened with our own rights at jvm_open; what they lead to is checked
+   * later. */
+  if (t->root.fd < 0)
+    return x->rc = fail(x->err, sizeof(x->err), ATTACH_PERM,
+                        "cannot open the root of pid %d", t->pid);
+  x->cwdfd = openat(t->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  buf_add(&x->req, "1", 2);
+  buf_add(&x->req, cmd, strlen(cmd) + 1);
+  for (int i = 0; i < 3; i++) {
+    const char *a = args && args[i] ? args[i] : "";
+
+    buf_add(&x->req, a, strlen(a) + 1);
+  }
+  x->state = ATTACH_FIND;
+  return 0;
+}
+
+int attach_step(struct attach_xchg *x)
+{
+  uint64_t now = now_ms();
+
+  if (x->state == ATTACH_DONE) return 1;
+  if (x->state == ATTACH_SEND || x->state == ATTACH_READ) {
+    if (transfer(x)) return 1;
+    if (now_ms() < x->end) return 0;
+    return done_err(x, ATTACH_TIMEOUT,
+                    x->rep.len ? "pid %d: reply not "
+                                 "complete within %d ms"
+                               : "pid %d sent no reply within %d "
+                                 "ms",
+                    x->t->pid, x->timeout_ms);
+  }
+  if (now < x->wake) return 0;
+  return as_target(x, now);
+}
+
+void attach_want(const struct attach_xchg *x, struct pollfd *p, uint64_t *next)
+{
+  uint64_t at = x->end;
+
+  p->fd = -1;
+  p->events = 0;
+  p->revents = 0;
+  if (x->state == ATTACH_DONE) return;
+  if (x->state == ATTACH_SEND || x->state == ATTACH_READ) {
+    p->fd = x->sock;
+    p->events = x->state == ATTACH_SEND ? POLLOUT : POLLIN;
+  } else if (x->wake < at) {
+    at = x->wake;
+  }
+  if (at < *next) *next = at;
+}
+
+int attach_result(struct attach_xchg *x, char **reply, char *err, size_t errlen)
+{
+  int rc = x->rc;
+
+  *reply = NULL;
+  if (rc) snprintf(err, errlen, "%s", x->err);
+  if (!rc || rc == ATTACH_CUT) {
+    *reply = x->rep.p;
+    x->rep = (struct buf){0};
+  }
+  attach_end(x);
+  return rc;
+}
+
+void attach_end(struct attach_xchg *x)
+{
+  if (x->state != ATTACH_DONE) done(x, ATTACH_IO);
+  buf_free(&x->req);
+  buf_free(&x->rep);
 }
 
 int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
                 int timeout_ms, char **reply, char *err, size_t errlen)
 {
-  struct buf req = {0}, rep = {0};
-  struct saved_ids ids;
-  uint64_t end = now_ms() + (uint64_t)timeout_ms;
-  int fd, rc, cwdfd;
+  struct attach_xchg x;
+  struct pollfd p;
+  uint64_t next, now;
+  int rc;
 
-  *reply = NULL;
-  if ((rc = attach_check(t, err, errlen))) return rc;
-  /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
-   * command exceeds 16 bytes or an argument 1024, without a reply. */
-  if (strlen(cmd) > 16)
-    return fail(err, errlen, ATTACH_TOOLONG, "command '%s' too long", cmd);
-  for (int i = 0; i < 3; i++)
-    if (args && args[i] && strlen(args[i]) > 1024)
-      return fail(err, errlen, ATTACH_TOOLONG,
-                  "argument longer than the 1024 bytes the JVM reads");
-  /* Opened with our own rights at jvm_open; what they lead to is checked
-   * later. */
-  if (t->root.fd < 0)
-    return fail(err, errlen, ATTACH_PERM, "cannot open the root of pid %d",
-                t->pid);
-  cwdfd = openat(t->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if ((rc = become(t, &ids))) {
-    if (cwdfd >= 0) close(cwdfd);
-    return fail(err, errlen, ATTACH_PERM, "cannot become uid %d gid %d: %s",
-                (int)t->st.euid, (int)t->st.egid, strerror(-rc));
+  if ((rc = attach_begin(&x, t, cmd, args, timeout_ms)))
+    return attach_result(&x, reply, err, errlen);
+  while (!attach_step(&x)) {
+    next = x.end;
+    attach_want(&x, &p, &next);
+    now = now_ms();
+    if (next <= now) continue;
+    poll(&p, p.fd >= 0, (int)(next - now > 1000 ? 1000 : next - now));
   }
-  fd = connect_jvm(t, &t->root, cwdfd, end, timeout_ms, err, errlen);
-  if (cwdfd >= 0) close(cwdfd);
-  if (restore_ids(&ids)) {
-    if (fd >= 0) close(fd);
-    return fail(err, errlen, ATTACH_PERM, "cannot switch back to root");
-  }
-  if (fd < 0) return fd;
-  buf_add(&req, "1", 2);
-  buf_add(&req, cmd, strlen(cmd) + 1);
-  for (int i = 0; i < 3; i++) {
-    const char *a = args && args[i] ? args[i] : "";
-
-    buf_add(&req, a, strlen(a) + 1);
-  }
-  rc = exchange(fd, &req, end, &rep);
-  if (rc == ATTACH_IO) rc = fail(err, errlen, ATTACH_IO, "pid %d: %s",
-                                 t->pid, strerror(errno));
-  close(fd);
-  buf_free(&req);
-  if (rc == ATTACH_CUT) {
-    *reply = rep.p;
-    return fail(err, errlen, ATTACH_CUT, "pid %d: reply cut at %d MiB",
-                t->pid, ATTACH_REPLY_MAX >> 20);
-  }
-  if (rc == ATTACH_TIMEOUT)
-    rc = fail(err, errlen, ATTACH_TIMEOUT, rep.len ? "pid %d: reply not "
-              "complete within %d ms" : "pid %d sent no reply within %d ms",
-              t->pid, timeout_ms);
-  else if (!rc && !rep.len)
-    /* The JVM closes silently on a credential mismatch or bad request. */
-    rc = fail(err, errlen, ATTACH_IO, "pid %d closed the connection "
-              "without a reply", t->pid);
-  if (rc) {
-    buf_free(&rep);
-    return rc;
-  }
-  *reply = rep.p;
-  return 0;
+  return attach_result(&x, reply, err, errlen);
 }
 
 int attach_status(const char *reply, const char **body)

@@ -11,7 +11,10 @@
 #ifndef ATTACH_H
 #define ATTACH_H
 
+#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include "core/lib.h"
 
 enum attach_error {
   ATTACH_NOPROC = -1,  /* no such process */
@@ -37,12 +40,64 @@ enum { ATTACH_REPLY_MAX = 64 << 20 };
 struct jvm;
 int attach_check(const struct jvm *j, char *err, size_t errlen);
 
-/* Send cmd with up to three args (NULL = empty), unless attach_check
- * refuses (then nothing is created or signalled), and read the whole reply
- * into *reply (malloc'd, NUL-terminated; caller frees): the status line
- * and the body. timeout_ms bounds everything: the wait for the listener,
- * connect, send and the reply. Returns 0, or an enum attach_error with err
- * filled (one line); on ATTACH_CUT *reply is set too. */
+/* One exchange as state, for a loop that serves many (serve) and for
+ * attach_send alike: ATTACH_FIND (start the listener: trigger file and
+ * SIGQUIT, then look for its socket until it is there), ATTACH_CONNECT
+ * (a full backlog: again soon), ATTACH_SEND, ATTACH_READ (to EOF),
+ * ATTACH_DONE. No step blocks. */
+enum attach_state {
+  ATTACH_FIND,
+  ATTACH_CONNECT,
+  ATTACH_SEND,
+  ATTACH_READ,
+  ATTACH_DONE
+};
+
+/* The trigger file .attach_pid<N> made, for its removal. */
+struct attach_trigger {
+  int dirfd;      /* the folder it was made in, or -1 */
+  struct stat sb; /* what was made */
+  char name[32];
+};
+
+struct attach_xchg {
+  const struct jvm *t; /* not copied: outlives the exchange */
+  int state;           /* enum attach_state */
+  int rc;              /* ATTACH_DONE: 0 or an attach_error */
+  uint64_t end;        /* the deadline (now_ms()); may be moved */
+  uint64_t wake;       /* FIND, CONNECT: the next try */
+  int timeout_ms, delay;
+  int cwdfd, tmpfd, path, sock; /* -1: none */
+  struct attach_trigger tr;
+  struct buf req, rep;
+  size_t off;
+  char err[256];
+};
+
+/* Begin sending cmd with up to three args (NULL = empty) to t, which must
+ * outlive x, all within timeout_ms from now: the preconditions are
+ * checked (attach_check; a refusal creates and signals nothing). 0, or an
+ * attach_error (x is ATTACH_DONE; attach_result says why). */
+int attach_begin(struct attach_xchg *x, const struct jvm *t, const char *cmd,
+                 const char *const args[3], int timeout_ms);
+/* Move x on as far as it goes without blocking: 1 when ATTACH_DONE (also
+ * when x->end passed: ATTACH_TIMEOUT), else 0. */
+int attach_step(struct attach_xchg *x);
+/* What x waits for: *p its socket and events (fd -1: only a time), *next
+ * lowered to when attach_step must run again at the latest. */
+struct pollfd;
+void attach_want(const struct attach_xchg *x, struct pollfd *p, uint64_t *next);
+/* The outcome of a done x, which is ended: 0 and *reply (malloc'd,
+ * NUL-terminated; caller frees), or an enum attach_error with err filled
+ * (one line); on ATTACH_CUT *reply is set too. */
+int attach_result(struct attach_xchg *x, char **reply, char *err,
+                  size_t errlen);
+/* Let x go, done or not: trigger file removed, every fd closed. */
+void attach_end(struct attach_xchg *x);
+
+/* attach_begin, attach_step until done (polling in between), and
+ * attach_result: the blocking exchange, timeout_ms bounding everything
+ * (the wait for the listener, connect, send and the reply). */
 int attach_send(const struct jvm *j, const char *cmd, const char *const args[3],
                 int timeout_ms, char **reply, char *err, size_t errlen);
 

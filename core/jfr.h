@@ -153,6 +153,10 @@ void jfr_start_jfc(struct buf *b, const char *event, int64_t interval, int jdk);
  * says. */
 struct jvm;
 int jfr_start_jdk(const struct jvm *j, int timeout_ms);
+/* The feature version in a VM.version reply ("JDK 17.0.2" line), 0: none.
+ * (jfr_start_jdk with timeout_ms 0 asks nothing: the caller sends
+ * VM.version itself when it got 0.) */
+int jfr_start_jdk_of(const char *reply);
 /* Put s's .jfc into j's /tmp as a new file with a name nobody can guess,
  * owned as core/jvm's jvm_file_owner says; its name into name (n bytes).
  * Returns 0 or -errno (nothing left). */

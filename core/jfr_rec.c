@@ -6,6 +6,7 @@
 #include "core/jfr_rec.h"
 #include "core/pprof.h"
 #include "core/root.h"
+#include "core/jvm.h"
 
 /* A recording's size bound: MIN_MB, else MB_PER_S (twice the densest
  * recording measured, every profile.jfc event: 1.2 MB/s) up to MAX_MB. */
@@ -37,19 +38,18 @@ int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
   return 0;
 }
 
-/* One JFR command: 0 and *body (caller frees), or an error. Replies have
+/* A JFR command's outcome (rc and reply as attach_result gives them;
+ * reply is taken): 0 and *body (caller frees), or an error. Replies have
  * status 0 even on failure (docs/jfr.md §9): the caller reads the text. */
-static int command(struct jfr_rec *r, const char *line, char **body, char *err,
-                   size_t n)
+static int body_of(const struct jfr_rec *r, int rc, char *reply, char **body,
+                   char *err, size_t n)
 {
-  const char *args[3] = {line, NULL, NULL}, *b;
-  char *reply;
-  int rc, status;
+  const char *b;
+  int status;
 
-  verbose_msg("pid %d: %s", r->j->pid, line);
   *body = NULL;
-  if ((rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n))) {
-    if (rc == ATTACH_CUT) free(reply);
+  if (rc) {
+    free(reply);
     return rc;
   }
   status = attach_status(reply, &b);
@@ -68,33 +68,55 @@ static int command(struct jfr_rec *r, const char *line, char **body, char *err,
   return 0;
 }
 
-int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
-                  int64_t ns, char **warn, char *err, size_t n)
+/* One JFR command, blocking: 0 and *body (caller frees), or an error. */
+static int command(struct jfr_rec *r, const char *line, char **body, char *err,
+                   size_t n)
+{
+  const char *args[3] = {line, NULL, NULL};
+  char *reply;
+  int rc;
+
+  verbose_msg("pid %d: %s", r->j->pid, line);
+  rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n);
+  return body_of(r, rc, reply, body, err, n);
+}
+
+int jfr_rec_start_line(struct jfr_rec *r, const char *event, int64_t interval,
+                       int64_t ns, struct buf *line, char *err, size_t n)
 {
   long long ms = ns / 1000000 + r->timeout_ms, mb = ms / 1000 * MB_PER_S;
   struct jfr_start s = {r->name, r->file, 0, 0, event, interval, r->jdk, NULL};
-  char jfc[64], path[80], *reply;
-  struct buf line = {0}, w = {0};
-  int ok, rc;
+  char path[80];
+  int rc;
 
-  *warn = NULL;
   s.ms = ms;
   s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
+  r->jfc[0] = 0;
   if (jfr_start_needs_jfc(r->jdk)) {
-    if ((rc = jfr_start_put_jfc(r->j, &s, jfc, sizeof(jfc)))) {
+    if ((rc = jfr_start_put_jfc(r->j, &s, r->jfc, sizeof(r->jfc)))) {
+      r->jfc[0] = 0;
       snprintf(err, n,
                "pid %d: cannot put the event settings into its /tmp: %s",
                r->j->pid, strerror(-rc));
       return rc;
     }
-    snprintf(path, sizeof(path), "/tmp/%s", jfc);
+    snprintf(path, sizeof(path), "/tmp/%s", r->jfc);
     s.jfc = path;
   }
-  jfr_start_line(&line, &s);
-  rc = command(r, line.p, &reply, err, n);
-  buf_free(&line);
-  if (s.jfc) jfr_start_drop_jfc(r->j, jfc);
-  if (rc) return rc;
+  jfr_start_line(line, &s);
+  return 0;
+}
+
+int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
+                    char *err, size_t n)
+{
+  struct buf w = {0};
+  int ok;
+
+  *warn = NULL;
+  if (r->jfc[0]) jfr_start_drop_jfc(r->j, r->jfc);
+  r->jfc[0] = 0;
+  if ((rc = body_of(r, rc, reply, &reply, err, n))) return rc;
   ok = strstr(reply, "Started recording") != NULL;
   for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
     if (*l != '\n' && starts_with(l, "Warning"))
@@ -113,23 +135,58 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   return 0;
 }
 
-int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
+int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
+                  int64_t ns, char **warn, char *err, size_t n)
 {
+  const char *args[3] = {NULL, NULL, NULL};
   struct buf line = {0};
-  char *reply, e2[64];
+  char *reply;
   int rc;
 
-  buf_printf(&line, "JFR.stop name=%s filename=%s", r->name, r->file);
-  rc = command(r, line.p, &reply, err, n);
-  if (!rc && !strstr(reply, "written to")) {
+  *warn = NULL;
+  if ((rc = jfr_rec_start_line(r, event, interval, ns, &line, err, n)))
+    return rc;
+  verbose_msg("pid %d: %s", r->j->pid, line.p);
+  args[0] = line.p;
+  rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n);
+  buf_free(&line);
+  return jfr_rec_started(r, rc, reply, warn, err, n);
+}
+
+void jfr_rec_stop_line(const struct jfr_rec *r, int plain, struct buf *line)
+{
+  buf_printf(line, "JFR.stop name=%s", r->name);
+  if (!plain) buf_printf(line, " filename=%s", r->file);
+}
+
+int jfr_rec_stopped(const struct jfr_rec *r, int rc, char *reply, char *err,
+                    size_t n)
+{
+  if ((rc = body_of(r, rc, reply, &reply, err, n))) return rc;
+  if (!strstr(reply, "written to")) {
     snprintf(err, n, "pid %d: JFR.stop: %.*s", r->j->pid,
              (int)strcspn(reply, "\n"), reply);
     rc = JFR_REC_REFUSED;
   }
   free(reply);
+  return rc;
+}
+
+int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
+{
+  const char *args[3] = {NULL, NULL, NULL};
+  struct buf line = {0};
+  char *reply, e2[64];
+  int rc;
+
+  jfr_rec_stop_line(r, 0, &line);
+  verbose_msg("pid %d: %s", r->j->pid, line.p);
+  args[0] = line.p;
+  rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n);
+  rc = jfr_rec_stopped(r, rc, reply, err, n);
   if (rc && jvm_alive(r->j)) { /* whatever happened, end it */
     line.len = 0;
-    buf_printf(&line, "JFR.stop name=%s", r->name);
+    jfr_rec_stop_line(r, 1, &line);
     if (!command(r, line.p, &reply, e2, sizeof(e2))) free(reply);
   }
   buf_free(&line);
@@ -153,6 +210,8 @@ void jfr_rec_drop(struct jfr_rec *r)
   int fd;
 
   if (r->open && !jfr_rec_take(r, &fd, err, sizeof(err))) close(fd);
+  if (r->open && r->jfc[0]) jfr_start_drop_jfc(r->j, r->jfc);
+  r->jfc[0] = 0;
 }
 
 void jfr_rec_abandon(struct jfr_rec *r, int stop)

@@ -34,13 +34,16 @@ struct jfr_rec {
   int open;      /* made ready by jfr_rec_open */
   char name[64]; /* the recording's */
   char file[64]; /* its file, "/tmp/jvmtool-<hex>.jfr" in the target */
+  char jfc[64];  /* the .jfc put for JFR.start (JDK 11-16), "": none */
 };
 
 /* Make ready to record j (core/jvm's, held by the caller until
  * jfr_rec_close): checks that it runs as uid (-1: any user; else
  * JFR_REC_USER), is a verified JVM and takes attach requests (attach_check),
  * names the recording and its file, asks its JDK version when its PerfData
- * did not say. 0, or an error. jfr_rec_close always. */
+ * did not say (over attach unless timeout_ms is 0: a caller driving its
+ * own exchanges asks VM.version when r->jdk is 0, and sets r->timeout_ms,
+ * the margin of duration=). 0, or an error. jfr_rec_close always. */
 struct jvm;
 int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
                  int timeout_ms, char *err, size_t n);
@@ -52,6 +55,22 @@ int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
 int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
                   int64_t ns, char **warn, char *err, size_t n);
 
+/* jfr_rec_start in two halves, for a caller that drives the exchange
+ * itself (core/attach's state): the JFR.start line appended to line (the
+ * .jfc put first, JDK 11-16), 0 or an error; then the exchange's outcome
+ * (rc and reply as attach_result gives them; reply is taken): the .jfc
+ * removed, 0 and *warn, or an error. */
+#include "core/lib.h"
+int jfr_rec_start_line(struct jfr_rec *r, const char *event, int64_t interval,
+                       int64_t ns, struct buf *line, char *err, size_t n);
+int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
+                    char *err, size_t n);
+/* JFR.stop's line (into r->file, or plain: only ending it) appended to
+ * line; its outcome (reply taken): 0 when written, or an error. */
+void jfr_rec_stop_line(const struct jfr_rec *r, int plain, struct buf *line);
+int jfr_rec_stopped(const struct jfr_rec *r, int rc, char *reply, char *err,
+                    size_t n);
+
 /* Stop it into r->file. 0, or an error (then, if the JVM lives, it was
  * stopped all the same with a plain JFR.stop). */
 int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n);
@@ -60,7 +79,8 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n);
  * name is gone already), or -errno (-ENOENT: not there). */
 int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n);
 
-/* Remove r->file if it is there (a failed or abandoned recording). */
+/* Remove r->file if it is there (a failed or abandoned recording), and
+ * the .jfc of a JFR.start whose outcome never came. */
 void jfr_rec_drop(struct jfr_rec *r);
 
 /* Stop (if asked: a JVM that may still record) and drop, quietly: what a

@@ -14,16 +14,25 @@
 #include "core/root.h"
 #include "core/jvm.h"
 
+int jfr_start_jdk_of(const char *reply)
+{
+  const char *body, *l;
+
+  attach_status(reply, &body);
+  if ((l = strstr(body, "\nJDK "))) return java_feature(l + 5, strlen(l + 5));
+  return 0;
+}
+
 int jfr_start_jdk(const struct jvm *j, int timeout_ms)
 {
-  const char *args[3] = {"VM.version", NULL, NULL}, *body, *l;
+  const char *args[3] = {"VM.version", NULL, NULL};
   int jdk = j->jdk;
   char *reply, err[256];
 
-  if (jdk || attach_send(j, "jcmd", args, timeout_ms, &reply, err, sizeof(err)))
+  if (jdk || !timeout_ms ||
+      attach_send(j, "jcmd", args, timeout_ms, &reply, err, sizeof(err)))
     return jdk;
-  attach_status(reply, &body);
-  if ((l = strstr(body, "\nJDK "))) jdk = java_feature(l + 5, strlen(l + 5));
+  jdk = jfr_start_jdk_of(reply);
   free(reply);
   return jdk;
 }

@@ -1,5 +1,6 @@
 /* out.c - output escaping shared by commands */
 #include "core/jvmtool.h"
+#include <math.h>
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -162,4 +163,28 @@ void prom_label_buf(struct buf *b, const char *s, size_t n)
 void prom_help_buf(struct buf *b, const char *s, size_t n)
 {
   prom_escape(b, s, n, 0);
+}
+
+void out_num(struct buf *b, double v)
+{
+  char t[32];
+
+  if (isnan(v)) {
+    buf_adds(b, "NaN");
+    return;
+  }
+  if (isinf(v)) {
+    buf_adds(b, v > 0 ? "+Inf" : "-Inf");
+    return;
+  }
+  if (v == floor(v) && fabs(v) < 1e16) {
+    buf_printf(b, "%.0f", v == 0 ? 0.0 : v); /* no "-0" */
+    return;
+  }
+  /* 17 significant digits always read back; the first fewer that do */
+  for (int p = 1; p <= 17; p++) {
+    snprintf(t, sizeof(t), "%.*g", p, v);
+    if (strtod(t, NULL) == v) break;
+  }
+  buf_adds(b, t);
 }

@@ -41,4 +41,10 @@ void prom_label_buf(struct buf *b, const char *s, size_t n);
  * quote kept, other control characters and invalid UTF-8 as U+FFFD. */
 void prom_help_buf(struct buf *b, const char *s, size_t n);
 
+/* Append v as the shortest decimal text that reads back as the same
+ * double (Python's repr, Go's FormatFloat 'g' -1): 0.1, 2.14, 1e-05,
+ * 1.5e+20; a whole number below 1e16 without ".0" (201138176); NaN and
+ * infinities as Prometheus writes them (NaN, +Inf, -Inf). */
+void out_num(struct buf *b, double v);
+
 #endif

@@ -1,6 +1,7 @@
 /* prom_store.c - an exposition being built (core/prom.h): families with
  * one TYPE each, series kept once, comments, written grouped and sorted */
 #include "core/jvmtool.h"
+#include "core/out.h"
 #include "core/prom.h"
 #include "core/strset.h"
 #include <math.h>
@@ -63,10 +64,9 @@ void prom_sample(struct prom *p, const char *fam, const char *type,
     p->drops.collision++;
     return;
   }
-  if (v == floor(v) && fabs(v) < 1e15)
-    buf_printf(&p->lines, " %.0f\n", v);
-  else
-    buf_printf(&p->lines, " %.17g\n", v);
+  buf_addc(&p->lines, ' ');
+  out_num(&p->lines, v);
+  buf_addc(&p->lines, '\n');
   if (f->n == f->cap) {
     f->cap = f->cap ? 2 * f->cap : 16;
     f->off = xrealloc(f->off, f->cap * sizeof(*f->off));

@@ -9,6 +9,16 @@
                              per PID (no other), targets [HOST], labels pid,
                              main_class (CLASS), __param_pid; extra groups
                              (other JVMs) are ignored. Prints "ok".
+  stuck HOST PORT S BUDGET PID...
+                             pulls of the (frozen) JVMs PID at once, seconds=S,
+                             while /metrics is scraped every 0.5 s; before,
+                             6 scrapes set the usual time. Prints per pull
+                             "504 in time" (within S + BUDGET + 5 s), and
+                             "scrapes ok" when there were 10 or more, each
+                             within 1 s of the slowest usual one.
+  value                      the one value of a prometheus query on stdin.
+  series FILE PID...         prometheus' jvm_threads_current in FILE: one
+                             series per PID, no exported_* labels.
   targets FILE PID=CLASS...  prometheus' /api/v1/targets answer in FILE:
                              one active target per PID with labels pid and
                              main_class, its scrape URL with pid=PID.
@@ -17,6 +27,8 @@ import json
 import os
 import sys
 import threading
+import time
+import urllib.error
 import urllib.request
 
 
@@ -38,6 +50,74 @@ def scrapes(host, port, n, done):
         t.join()
     ok = [g for g in got if g[0] == 200]
     print(len(ok), len([g for g in ok if not g[1]]))
+
+
+def get(url):
+    """(status, seconds) of one GET; status 0 when none came"""
+    t0 = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=180) as r:
+            r.read()
+            st = r.status
+    except urllib.error.HTTPError as e:
+        e.read()
+        st = e.code
+    except Exception:  # no answer at all
+        st = 0
+    return st, time.monotonic() - t0
+
+
+def stuck(host, port, secs, budget, *pids):
+    base = 'http://%s:%s' % (host, port)
+    usual = max(get(base + '/metrics')[1] for _ in range(6))
+    got = {}
+
+    def pull(pid):
+        got[pid] = get('%s/debug/pprof/profile?pid=%s&seconds=%s' %
+                       (base, pid, secs))
+    ts = [threading.Thread(target=pull, args=(p,)) for p in pids]
+    for t in ts:
+        t.start()
+    during = []
+    while any(t.is_alive() for t in ts):
+        during.append(get(base + '/metrics'))
+        time.sleep(0.5)
+    for t in ts:
+        t.join()
+    limit = int(secs) + int(budget) + 5
+    for p in pids:
+        st, s = got[p]
+        print('504 in time' if st == 504 and s <= limit else
+              'pid %s: %s after %.1f s (limit %d s)' % (p, st, s, limit))
+    bad = [d for d in during if d[0] != 200 or d[1] > usual + 1]
+    if len(during) >= 10 and not bad:
+        print('scrapes ok')
+    else:
+        print('%d scrapes, usual %.3f s, slow or failed: %s' %
+              (len(during), usual, bad[:5]))
+
+
+def series(path, *pids):
+    """prometheus' /api/v1/query answer for jvm_threads_current: one series
+    per PID, its pid label that PID, no exported_* label on any series, and
+    as many series as distinct pids (no JVM stored twice)"""
+    r = json.load(open(path, encoding='utf-8'))['data']['result']
+    labels = [x['metric'] for x in r]
+    bad = [m for m in labels if any(k.startswith('exported_') for k in m)]
+    if bad:
+        raise SystemExit('exported labels: %r' % bad[:3])
+    if len(labels) != len({m.get('pid') for m in labels}):
+        raise SystemExit('a pid twice: %r' % labels)
+    for p in pids:
+        if [m.get('pid') for m in labels].count(p) != 1:
+            raise SystemExit('pid %s: %r' % (p, labels))
+    print('ok')
+
+
+def value():
+    """the value of a one-sample prometheus query answer on stdin, or -"""
+    r = json.load(sys.stdin)['data']['result']
+    print(r[0]['value'][1] if r else '-')
 
 
 def want(args):
@@ -77,5 +157,6 @@ def targets(path, *args):
 
 
 if __name__ == '__main__':
-    {'scrapes': scrapes, 'sd': sd, 'targets': targets}[sys.argv[1]](
+    {'scrapes': scrapes, 'sd': sd, 'series': series, 'stuck': stuck,
+     'targets': targets, 'value': value}[sys.argv[1]](
         *sys.argv[2:])

@@ -7,7 +7,8 @@
 # seconds 20-27 against that of seconds 5-14 and 34-43 (no pull, before
 # and after): a load that drifts moves both burners. Then 10 JVMs pulled at once (serve --max-pulls 10, 5 s each): the
 # statuses, the wall time until the last answer, serve's peak RSS, and a
-# /metrics scrape's time while they run.
+# /metrics scrape's time while they run. Then a scrape's time while 4 pulls
+# of stopped JVMs are stuck (they answer 504 after seconds + 30 s).
 if ! [ -f "$JT_TMP/classes/JfrWork.class" ]; then
   echo "pull: no JDK, skipped"
 else
@@ -54,6 +55,28 @@ wait_pulls() {
 wait_pulls
 t1=$(date +%s%N)
 echo "pull of 10 JVMs at once (5 s each): $(sort "$JT_TMP/pull.codes" | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }'), last answer after $(( (t1 - t0) / 1000000 )) ms, a /metrics scrape meanwhile ${sc} s, serve peak RSS $(awk '/^VmHWM/ { print $2, $3 }' /proc/$PULL_SERVE/status)"
+
+# 4 pulls stuck: 4 of those JVMs (their attach listeners up) stopped and
+# pulled; /metrics' median of 10 scrapes before and while they are stuck
+scrapes() {
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$PULL_PORT/metrics"
+  done | sort -n | awk '{ v[NR] = $1 } END { print (v[5] + v[6]) / 2 }'
+}
+PULL_STUCK=$(echo $PULL_JVMS | cut -d' ' -f1-4)
+before=$(scrapes)
+kill -STOP $PULL_STUCK
+: > "$JT_TMP/pull.stuck"
+for p in $PULL_STUCK; do
+  curl -s -o /dev/null -w '%{http_code}\n' \
+    "http://127.0.0.1:$PULL_PORT/debug/pprof/profile?pid=$p&seconds=1" \
+    >> "$JT_TMP/pull.stuck" &
+done
+sleep 2
+during=$(scrapes)
+while [ "$(wc -l < "$JT_TMP/pull.stuck")" -lt 4 ]; do sleep 0.1; done
+kill -CONT $PULL_STUCK
+echo "a /metrics scrape while 4 pulls are stuck (stopped JVMs): median of 10 ${during} s, ${before} s before; the pulls: $(sort "$JT_TMP/pull.stuck" | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')"
 kill $PULL_SERVE
 for p in $PULL_JVMS; do kill $p 2>/dev/null; done
 fi
