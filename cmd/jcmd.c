@@ -266,10 +266,7 @@ static int run_all(const struct request *r)
     char err[256];
     int e = jvm_open_row(&j, &v[i], err, sizeof(err));
 
-    if (e == -ESRCH)
-      error_msg("no process %d", v[i].pid);
-    else if (e)
-      error_msg("%s", err);
+    if (e) error_msg("%s", err);
     rc |= e ? 1 : run(&j, r);
     jvm_close(&j);
   }

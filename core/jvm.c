@@ -160,7 +160,7 @@ int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
   if (pid <= 0 ||
       (j->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
       proc_status_at(j->procfd, &j->st))
-    return fail(j, -ESRCH, err, n, "no such process");
+    return fail(j, -ESRCH, err, n, "no process %d", pid);
   if ((rc = proc_foreign_user(pid, err, n))) {
     jvm_close(j);
     return rc;

@@ -59,7 +59,7 @@ enum jvm_flags {
  * "local://4242"), a file: URI or a path to a PerfData file (a file
  * alone: pid 0), or a part of a main class as jps -l shows it that names
  * exactly one JVM taking attach requests (as jcmd matches). Returns 0, or
- * -errno with one line in err: -ESRCH "no such process" or "no JVM
+ * -errno with one line in err: -ESRCH "no process 42" or "no JVM
  * matches 'x'", -E2BIG "'x' names 3 JVMs: give one pid", -ENOENT, -EPERM
  * (another user's, not root), -EINVAL (grammar). j is closed on failure;
  * jvm_close after success. */
