@@ -434,10 +434,12 @@ static int install(struct args *a)
   if (a->val[OPT_output] && !collects)
     return usage_error("-o goes with --duration or --stop (a started sampler "
                        "is collected by --stop -o FILE)");
-  if (target_open(&t, a->argv[0])) return 1;
   if (collects && (err = wfile_open(&out, name))) {
     errno_msg(err, "cannot write '%s'", name);
-    jvm_close(&t);
+    return 1;
+  }
+  if (target_open(&t, a->argv[0])) {
+    wfile_abort(&out);
     return 1;
   }
   if (a->val[OPT_agent])

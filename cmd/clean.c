@@ -414,42 +414,32 @@ static void clean_place(struct place *pl)
 
 /* Every container /tmp once, by device and inode, skipping ours: resolved
  * inside the container's root, never through our own. */
-static void clean_namespaces(const struct stat *ours)
+/* Every container /tmp once (core/vm's walk), resolved inside the
+ * container's root, never through our own. */
+static int clean_namespace(void *arg, int pid, const struct root *r, int tmpfd,
+                           const struct stat *sb, int first)
 {
-  struct stat *seen = NULL;
-  size_t n = 0;
+  struct place pl = {.fd = -1};
+  int rc;
 
-  for (size_t k = 0; k < nview; k++) {
-    const struct proc_view *p = &view[k];
-    struct place pl = {.fd = -1};
-    int dup = 0, rc;
-
-    if (!p->has_tmp || (p->tdev == ours->st_dev && p->tino == ours->st_ino))
-      continue;
-    for (size_t i = 0; i < n; i++)
-      dup |= seen[i].st_dev == p->tdev && seen[i].st_ino == p->tino;
-    if (dup || root_open(p->pid, &pl.root)) continue;
-    seen = xrealloc(seen, (n + 1) * sizeof(*seen));
-    seen[n].st_dev = p->tdev;
-    seen[n++].st_ino = p->tino;
-    pl.name = root_name(&pl.root, "/tmp");
-    /* Only a /tmp that is the container's own folder: removing through a
-     * link, or in a host folder mounted there, would use our rights where
-     * the container has none (core/root: root_theirs). */
-    rc = root_tmp_own(&pl.root, &pl.fd, &pl.st);
-    if (rc == -ELOOP)
-      report(CLEAN_KEPT, "skipped", pl.name, NULL,
-             "a link: a container's /tmp is cleaned only where it is");
-    else if (rc == -EXDEV)
-      report(CLEAN_KEPT, "skipped", pl.name, NULL, "uid %d's: %s",
-             (int)pl.st.st_uid, "none of the container's users own it");
-    else if (!rc && pl.st.st_dev == p->tdev && pl.st.st_ino == p->tino)
-      clean_place(&pl);
-    free(pl.name);
-    if (pl.fd >= 0) close(pl.fd);
-    root_close(&pl.root);
-  }
-  free(seen);
+  if (!first) return 0;
+  pl.root = *r; /* the walk's: closed by it */
+  pl.name = root_name(&pl.root, "/tmp");
+  /* Only a /tmp that is the container's own folder: removing through a
+   * link, or in a host folder mounted there, would use our rights where
+   * the container has none (core/root: root_theirs). */
+  rc = root_tmp_own(&pl.root, &pl.fd, &pl.st);
+  if (rc == -ELOOP)
+    report(CLEAN_KEPT, "skipped", pl.name, NULL,
+           "a link: a container's /tmp is cleaned only where it is");
+  else if (rc == -EXDEV)
+    report(CLEAN_KEPT, "skipped", pl.name, NULL, "uid %d's: %s",
+           (int)pl.st.st_uid, "none of the container's users own it");
+  else if (!rc && pl.st.st_dev == sb->st_dev && pl.st.st_ino == sb->st_ino)
+    clean_place(&pl);
+  free(pl.name);
+  if (pl.fd >= 0) close(pl.fd);
+  return 0;
 }
 
 int clean_main(int argc, char **argv)
@@ -477,15 +467,7 @@ int clean_main(int argc, char **argv)
   if (rc)
     report(CLEAN_FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
   else clean_place(&host);
-  if (a.count[OPT_all_namespaces]) {
-    struct stat tmp;
-    int fd;
-
-    if (!root_tmp(&host.root, &fd, &tmp)) {
-      close(fd);
-      clean_namespaces(&tmp);
-    }
-  }
+  if (a.count[OPT_all_namespaces]) vm_each_tmp(clean_namespace, NULL);
   if (host.fd >= 0) close(host.fd);
   root_close(&host.root);
   free(view);

@@ -492,8 +492,10 @@ void pull_drain(int ms)
 {
   static struct pollfd pfd[PULLS_MAX];
   uint64_t end = now_ms() + (uint64_t)ms, now, next;
-  int n, left = 1;
+  int n, left = 0;
 
+  /* none under way: nothing to wait for (a stop is at once) */
+  for (int i = 0; i < PULLS_MAX; i++) left |= pulls[i].on;
   while (left && (now = now_ms()) < end) {
     next = end;
     n = pull_poll(pfd, &next);

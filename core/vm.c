@@ -309,12 +309,12 @@ static void sort_unique(struct list *l)
   l->n = k;
 }
 
-int vm_list(struct vm **out, size_t *n)
+int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
+                          const struct stat *sb, int first),
+                void *arg)
 {
-  struct list l = {0};
   struct root ours;
-  struct tmpdir host = {0}, *seen = NULL;
-  struct stat tsb;
+  struct stat tsb, *seen = NULL;
   size_t nseen = 0, npids = 0;
   int *pids = NULL, tmpfd, rc;
 
@@ -322,17 +322,13 @@ int vm_list(struct vm **out, size_t *n)
     root_close(&ours);
     return rc;
   }
-  scan_tmp(&ours, tmpfd, &host);
   close(tmpfd);
-  for (size_t i = 0; i < host.n; i++)
-    add_from(&l, &host, &ours, host.e[i].name, host.e[i].name, 0);
   root_close(&ours);
-  proc_pids(&pids, &npids);
+  if ((rc = proc_pids(&pids, &npids))) return rc;
   for (size_t i = 0; i < npids; i++) {
     struct root r;
     struct stat sb;
-    struct tmpdir *t = NULL;
-    int nspid;
+    int first = 1;
 
     if (root_open(pids[i], &r)) continue;
     if (root_tmp(&r, &tmpfd, &sb) ||
@@ -341,30 +337,78 @@ int vm_list(struct vm **out, size_t *n)
       root_close(&r);
       continue;
     }
-    for (size_t k = 0; k < nseen && !t; k++)
-      if (seen[k].dev == sb.st_dev && seen[k].ino == sb.st_ino) t = &seen[k];
-    if (!t) {
+    for (size_t k = 0; k < nseen && first; k++)
+      first = seen[k].st_dev != sb.st_dev || seen[k].st_ino != sb.st_ino;
+    if (first) {
       seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
-      t = &seen[nseen++];
-      memset(t, 0, sizeof(*t));
-      t->dev = sb.st_dev;
-      t->ino = sb.st_ino;
-      scan_tmp(&r, tmpfd, t);
+      seen[nseen++] = sb;
     }
+    cb(arg, pids[i], &r, tmpfd, &sb, first);
     close(tmpfd);
-    if (t->n) {
-      if ((nspid = proc_nspid(pids[i])) < 0) nspid = pids[i];
-      add_from(&l, t, &r, pids[i], nspid, 1);
-    }
     root_close(&r);
   }
-  for (size_t k = 0; k < nseen; k++) free_tmp(&seen[k]);
-  free_tmp(&host);
   free(seen);
   free(pids);
-  sort_unique(&l);
-  *out = l.v;
-  *n = l.n;
+  return 0;
+}
+
+/* vm_list's walk: each container /tmp read once, its files matched
+ * against every pid living in it. */
+struct walk {
+  struct list l;
+  struct tmpdir *seen;
+  size_t nseen;
+};
+
+static int list_tmp(void *arg, int pid, const struct root *r, int tmpfd,
+                    const struct stat *sb, int first)
+{
+  struct walk *w = arg;
+  struct tmpdir *t = NULL;
+  int nspid;
+
+  for (size_t k = 0; k < w->nseen && !t && !first; k++)
+    if (w->seen[k].dev == sb->st_dev && w->seen[k].ino == sb->st_ino)
+      t = &w->seen[k];
+  if (!t) {
+    w->seen = xrealloc(w->seen, (w->nseen + 1) * sizeof(*w->seen));
+    t = &w->seen[w->nseen++];
+    memset(t, 0, sizeof(*t));
+    t->dev = sb->st_dev;
+    t->ino = sb->st_ino;
+    scan_tmp(r, tmpfd, t);
+  }
+  if (t->n) {
+    if ((nspid = proc_nspid(pid)) < 0) nspid = pid;
+    add_from(&w->l, t, r, pid, nspid, 1);
+  }
+  return 0;
+}
+
+int vm_list(struct vm **out, size_t *n)
+{
+  struct walk w = {0};
+  struct root ours;
+  struct tmpdir host = {0};
+  struct stat tsb;
+  int tmpfd, rc;
+
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
+    root_close(&ours);
+    return rc;
+  }
+  scan_tmp(&ours, tmpfd, &host);
+  close(tmpfd);
+  for (size_t i = 0; i < host.n; i++)
+    add_from(&w.l, &host, &ours, host.e[i].name, host.e[i].name, 0);
+  root_close(&ours);
+  vm_each_tmp(list_tmp, &w);
+  for (size_t k = 0; k < w.nseen; k++) free_tmp(&w.seen[k]);
+  free_tmp(&host);
+  free(w.seen);
+  sort_unique(&w.l);
+  *out = w.l.v;
+  *n = w.l.n;
   return 0;
 }
 

@@ -41,6 +41,18 @@ struct vm {
 int vm_list(struct vm **out, size_t *n);
 void vm_list_free(struct vm *v, size_t n);
 
+/* The one walk over every other mount namespace's /tmp (docs/jvmstat.md
+ * §2.1; vm_list and clean take it): each live process whose /tmp, opened
+ * inside its root, is not ours, in pid order: cb(arg, pid, r, tmpfd, sb,
+ * first), first set for the first process that sees that /tmp (by device
+ * and inode). r and tmpfd are closed after cb returns. Returns 0 or
+ * -errno when /proc or our own /tmp cannot be read. */
+struct root;
+struct stat;
+int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
+                          const struct stat *sb, int first),
+                void *arg);
+
 /* The one target grammar of every command: a host pid ("4242"; jstat's
  * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
  * "file:/x": absolute, no authority, query or fragment, %XX decoded), or a
