@@ -1,5 +1,19 @@
 # container.sh - hostile containers for the security tests (sourced)
 #
+# ct_child PID ROOT: wait (20 s at most) for the child of PID (an unshare)
+# whose root is ROOT; sets CPID, tracked; 1 if none came
+ct_child() {
+  CPID=
+  for _i in $(seq 200); do
+    CPID=$(pgrep -P "$1" | head -1)
+    [ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/root" 2>/dev/null)" = "$2" ] &&
+      break
+    CPID=
+    sleep 0.1
+  done
+  [ -n "$CPID" ] && track "$CPID"
+  [ -n "$CPID" ]
+}
 # ct_run DIR CHROOT-ARGS...: `chroot CHROOT-ARGS` (options, DIR, command)
 # in a new pid + mount namespace, with the host's /usr read-only, /dev and
 # a /proc of its own under DIR; sets CPID, the command's host pid.
@@ -17,16 +31,7 @@ ct_run() {
   _u=$!
   track $_u
   cleanup_cmd "rm -f '$_d.log'" # beside DIR, out of the container's reach
-  CPID=
-  for _i in $(seq 200); do
-    CPID=$(pgrep -P $_u | head -1)
-    [ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/root" 2>/dev/null)" = "$_d" ] &&
-      break
-    CPID=
-    sleep 0.1
-  done
-  [ -n "$CPID" ] && track "$CPID"
-  [ -n "$CPID" ]
+  ct_child $_u "$_d"
 }
 # ct DIR CMD...: CMD as root in a container at DIR
 ct() { ct_run "$1" "$@"; }
@@ -57,16 +62,7 @@ ct_userns() {
   echo '0 100000 65536' > /proc/$_u/uid_map &&
     echo '0 100000 65536' > /proc/$_u/gid_map && echo go > "$_d.gate" ||
     return 1
-  CPID=
-  for _i in $(seq 200); do
-    CPID=$(pgrep -P $_u | head -1)
-    [ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/root" 2>/dev/null)" = "$_r" ] &&
-      break
-    CPID=
-    sleep 0.05
-  done
-  [ -n "$CPID" ] && track "$CPID"
-  [ -n "$CPID" ]
+  ct_child $_u "$_r"
 }
 # ct_hold DIR FOLDER [SECONDS]: a container at DIR whose first process
 # (pid 1 inside, CPID outside) maps FOLDER/1 as a JVM maps its PerfData
