@@ -269,19 +269,16 @@ static int fd_ino(int pid, int dfd, const char *fd, struct inodes *s)
   char link[PATH_MAX], path[64], text[1024], *ino;
   const char *base;
   ssize_t n = readlinkat(dfd, fd, link, sizeof(link) - 1);
+  size_t len;
   uint64_t v;
-  int info;
 
   if (n <= 0 || link[0] != '/') return 0; /* gone, a socket or a pipe */
   link[n] = 0;
   base = strrchr(link, '/') + 1;
   if (agent_file_kind(base) == AGENT_FILE_NONE) return 0; /* or deleted */
   snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
-  if ((info = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-  n = read(info, text, sizeof(text) - 1);
-  close(info);
-  if (n <= 0) return 0;
-  text[n] = 0;
+  if (proc_read_small(AT_FDCWD, path, text, sizeof(text), &len) || !len)
+    return 0;
   if (!(ino = strstr(text, "\nino:")) ||
       sscanf(ino + 5, "%" SCNu64, &v) != 1)
     return -1;

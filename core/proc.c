@@ -171,8 +171,8 @@ int proc_stat_parse(const char *s, size_t n, struct proc_stat *st)
 }
 
 /* Read a small /proc file into buf (max bytes), NUL-terminated. */
-static int read_small(int dirfd, const char *path, char *buf, size_t max,
-                      size_t *len)
+int proc_read_small(int dirfd, const char *path, char *buf, size_t max,
+                    size_t *len)
 {
   int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   ssize_t r;
@@ -200,7 +200,7 @@ int proc_stat(int pid, int tid, struct proc_stat *st)
     snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
   else
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  if ((rc = read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
   return proc_stat_parse(buf, len, st);
 }
 
@@ -245,7 +245,7 @@ int proc_max_fds(int pid, uint64_t *soft)
   int rc;
 
   snprintf(path, sizeof(path), "/proc/%d/limits", pid);
-  if ((rc = read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
   if (!(line = strstr(buf, "\nMax open files "))) return -EINVAL;
   line += strlen("\nMax open files ");
   line += strspn(line, " ");
@@ -283,7 +283,7 @@ int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped)
     if (parse_pid(e->d_name, &tid)) continue;
     snprintf(name, sizeof(name), "%d/stat", tid);
     /* a thread that ended since readdir: left out */
-    if (read_small(dirfd(d), name, buf, sizeof(buf), &len)) continue;
+    if (proc_read_small(dirfd(d), name, buf, sizeof(buf), &len)) continue;
     if (proc_stat_parse(buf, len, &t.st)) continue;
     if (*n == PROC_MAX_TASKS) {
       over++;
@@ -326,7 +326,7 @@ int proc_uptime(double *secs)
   size_t len;
   int rc;
 
-  if ((rc = read_small(AT_FDCWD, "/proc/uptime", buf, sizeof(buf), &len)))
+  if ((rc = proc_read_small(AT_FDCWD, "/proc/uptime", buf, sizeof(buf), &len)))
     return rc;
   *secs = strtod(buf, NULL);
   return 0;

@@ -158,6 +158,12 @@ int proc_maps(int pid, int (*cb)(void *, const struct proc_map *), void *arg);
 int proc_maps_file(int procfd, dev_t dev, ino_t ino, const char *path,
                    int *libjvm);
 
+/* One read of a small /proc file (path at dirfd, never through a link)
+ * into buf, at most max - 1 bytes, NUL-terminated; *len its length.
+ * Returns 0 or -errno. */
+int proc_read_small(int dirfd, const char *path, char *buf, size_t max,
+                    size_t *len);
+
 /* proc_status of the process whose /proc/<pid> folder procfd is. */
 int proc_status_at(int procfd, struct proc_status *st);
 

@@ -53,15 +53,12 @@ enum root_method root_method(enum root_method force)
 static int read_idmap(int pid, const char *file, struct root_idmap *map)
 {
   char path[64], text[512];
-  int fd, n = 0;
-  ssize_t len;
+  size_t len;
+  int n = 0;
 
   snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-  len = read(fd, text, sizeof(text) - 1);
-  close(fd);
-  if (len <= 0) return 0;
-  text[len] = 0;
+  if (proc_read_small(AT_FDCWD, path, text, sizeof(text), &len) || !len)
+    return 0;
   for (char *line = text, *next; *line && n < ROOT_IDMAP_MAX; line = next) {
     unsigned long long in, out, count;
 
