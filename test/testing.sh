@@ -100,6 +100,21 @@ check() {
   return 0
 }
 
+# split3 H L [PCT]: JfrWork's heavy():light() samples H and L read 3:1.
+# Within PCT % (15 unless given) of 3, or, when the samples are too few for
+# PCT % to be sure (a sampler that gets a core late on a loaded machine
+# takes fewer), heavy's share within 4 binomial deviations of 3/4: 1:1 and
+# 1:3 stay outside from 100 samples on. Prints what it read.
+split3() {
+  awk -v h="$1" -v l="$2" -v pct="${3:-15}" 'BEGIN {
+    n = h + l
+    if (n < 100 || !l) { printf "heavy/light %d/%d: too few samples\n", h, l; exit 1 }
+    r = h / l; p = h / n; d = 4 * sqrt(0.75 * 0.25 / n)
+    printf "heavy/light = %.2f (%d/%d samples; share %.3f, 4 deviations %.3f)\n", r, h, l, p, d
+    exit !((r >= 3 * (1 - pct / 100) && r <= 3 * (1 + pct / 100)) ||
+           (p >= 0.75 - d && p <= 0.75 + d)) }'
+}
+
 # The test tree's PerfData writer, built by test/run.sh.
 mkperf() { "${MKPERF:?mkperf: run through ./build.sh test}" "$@"; }
 
