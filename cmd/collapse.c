@@ -103,7 +103,7 @@ static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
 {
   *jo = (struct jfr_fold_opts){a->val[OPT_event], a->val[OPT_value],
                                a->count[OPT_lines], a->count[OPT_thread_frames],
-                               a->count[OPT_samples], -1, -1};
+                               a->count[OPT_samples], -1, -1, NULL, 0, 0};
   if (jo->event && !jfr_event_valid(jo->event))
     return jfr_event_error(jo->event);
   if (a->val[OPT_from]) jo->from_ns = a->num[OPT_from];
@@ -275,7 +275,8 @@ static int write_pprof(const struct args *a, struct fold *f,
                           0,
                           0,
                           a->count[OPT_thread_frames],
-                          NULL};
+                          NULL,
+                          0};
   const char *path = a->val[OPT_output];
   struct wfile w = {.f = stdout};
   int err;

@@ -209,6 +209,19 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
   return rc;
 }
 
+/* JFR's own code left out of the profile, said. */
+static void say_own(int pid, const struct jfr_fold_stats *js)
+{
+  if (!js->own) return;
+  if (js->accounted)
+    info_msg("pid %d: left out: %" PRIu64 " samples in JFR's own code "
+             "(jdk.jfr.internal), %.3f s of CPU", pid, js->own,
+             js->own_ns / 1e9);
+  else
+    info_msg("pid %d: left out: %" PRIu64 " events in JFR's own code "
+             "(jdk.jfr.internal)", pid, js->own);
+}
+
 /* Read the recording back and write what was asked for. */
 static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                    const char *event)
@@ -220,7 +233,11 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                              a->count[OPT_thread_frames] || pp,
                              0,
                              -1,
-                             -1};
+                             -1,
+                             p->cpu,
+                             p->ncpu,
+                             p->cpu_ns};
+  const struct jfr_fold_stats *js;
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
@@ -244,6 +261,13 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
       chosen = event;
     }
     buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
+    js = jfr_fold_stats(jf);
+    say_own(p->t.pid, js);
+    if (js->accounted)
+      info_msg("pid %d: cpu: %.3f s of CPU accounted from /proc (the "
+               "process used %.3f s), %.3f s in threads JFR does not sample",
+               p->t.pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
+               js->unsampled_ns / 1e9);
     if (pp) jfr_fold_pprof(jf, &o->pprof);
     o->pprof.period = pp ? a->num[OPT_interval] : 0;
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,

@@ -260,7 +260,7 @@ static void finish(struct pull *p)
     if (!(mem = open_memstream(&data, &size))) {
       fail(c, 500, "out of memory", 0, 0);
     } else {
-      rc = jfr_rec_pprof(fd, p->r.file, p->event, p->interval, mem, err,
+      rc = jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err,
                          sizeof(err));
       fclose(mem);
       if (rc)

@@ -28,6 +28,7 @@ enum {
 };
 
 struct jfr;
+struct proc_cpu;
 
 /* One frame of a stack trace in the stack-trace pool (jfr_stack). */
 struct jfr_frame {
@@ -98,6 +99,10 @@ int jfr_method_name(struct jfr *j, uint64_t method, struct buf *out);
 int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out);
 /* Append a thread's Java name (else its OS name). 0, or -1 + "[unknown]". */
 int jfr_thread_name(struct jfr *j, uint64_t thread, struct buf *out);
+
+/* A thread's osThreadId (its tid inside the JVM's pid namespace), or -1
+ * when the pools do not say. */
+int64_t jfr_thread_os_id(struct jfr *j, uint64_t thread);
 
 /* Ticks of the current chunk as ns since the epoch; a span of ticks as ns. */
 int64_t jfr_time_ns(const struct jfr *j, uint64_t ticks);
@@ -174,6 +179,12 @@ struct jfr_fold_opts {
   int thread_frames;       /* the thread's name as the root frame */
   int samples;             /* one a sample, whatever the value */
   int64_t from_ns, to_ns;  /* since the recording's start; -1: open */
+  /* cpu and wall's on-CPU samples: each thread's CPU over the recording
+   * (core/proc's window), the process's in cpu_ns; cpu NULL: samples
+   * count as recorded. Not owned. */
+  const struct proc_cpu *cpu;
+  size_t ncpu;
+  int64_t cpu_ns;
 };
 
 struct jfr_fold_stats {
@@ -184,6 +195,12 @@ struct jfr_fold_stats {
   uint64_t end;            /* the last recording's bytes read (chunks whole) */
   int64_t start_ns, end_ns; /* the recordings' span, ns since the epoch */
   int truncated, live;     /* some recording was cut short / being written */
+  uint64_t own;            /* events in JFR's own code (jdk.jfr.internal),
+                              left out */
+  int64_t own_ns;          /* their CPU, when accounted */
+  int accounted;           /* values are CPU ns from the kernel */
+  int64_t cpu_ns, process_ns; /* the profile's total and the process's */
+  int64_t unsampled_ns;    /* of threads JFR does not sample */
 };
 
 struct jfr_fold;

@@ -33,6 +33,7 @@ struct sel {
   int group, leaf;         /* group: index into pending[] */
   const char *scale;       /* the row's scale, when it applies */
   const char *word;        /* the row's word; NULL: an event type */
+  int acct;                /* on-CPU samples weighted to /proc's CPU */
 };
 
 struct bound {             /* where a selected event keeps its fields */
@@ -59,6 +60,8 @@ struct jfr_fold {
   size_t nagg, agg_cap;
   struct jfr_est *est; /* the scaled group's samples */
   int est_group, est_leaf;
+  struct jfr_cpu *cpu; /* the accounted group's samples */
+  int cpu_group;
   struct jfr_fold_stats st;
   const char *word, *unit; /* what finish chose */
 };
@@ -106,7 +109,12 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     last = r->group;
     jf->sel[jf->nsel++] = (struct sel){
         r->name,      o->value ? o->value : r->value,           jf->ngroups - 1,
-        r->type_leaf, o->value || o->samples ? NULL : r->scale, r->word};
+        r->type_leaf, o->value || o->samples ? NULL : r->scale, r->word,
+        o->cpu && !o->value && !o->samples && !strcmp(r->word, "cpu")};
+    if (jf->sel[jf->nsel - 1].acct && !jf->cpu) {
+      jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns);
+      jf->cpu_group = jf->ngroups - 1;
+    }
     if (r->scale && !o->value && !o->samples && !jf->est) {
       jf->est = jfr_est_new();
       jf->est_group = jf->ngroups - 1;
@@ -114,7 +122,8 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     }
   }
   if (!jf->nsel) {  /* an event type by name */
-    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0, NULL, NULL};
+    jf->sel[jf->nsel++] =
+        (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0};
     jf->ngroups = 1;
   }
   jf->pending[0] = f;
@@ -209,9 +218,15 @@ static void clean(struct buf *b, size_t from)
     if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
 }
 
+/* JFR's own code: its start-up in the thread that took JFR.start, its
+ * periodic tasks. A profile leaves these stacks out (counted). */
+static const char own_prefix[] = "jdk.jfr.internal.";
+enum { OWN = 1u << 31 }; /* in a cached length: a stack of JFR's own */
+
 /* Append the frames of stack key, root first (cached): nothing for an
- * empty stack, "[no stack]" for one the chunk does not hold. */
-static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
+ * empty stack, "[no stack]" for one the chunk does not hold. Returns 1
+ * when a frame is JFR's own code, else 0. */
+static int stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
 {
   uint32_t at = jmap_get(&jf->stacks, key), len;
   const struct jfr_frame *fr;
@@ -220,6 +235,7 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
 
   if (at == UINT32_MAX) {
     size_t start = c->len;
+    uint32_t own = 0;
 
     buf_add(c, "\0\0\0\0", 4);
     if ((n = jfr_stack(jf->j, key, &fr, &truncated)) < 0) {
@@ -231,18 +247,22 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
         size_t from = c->len;
 
         if (jfr_method_name(jf->j, fr[i].method, c)) jf->st.unknown_frames++;
+        if (c->len - from > sizeof(own_prefix) - 1 &&
+            !memcmp(c->p + from, own_prefix, sizeof(own_prefix) - 1))
+          own = OWN;
         if (jf->o.lines && fr[i].line >= 0) buf_printf(c, ":%d", fr[i].line);
         clean(c, from);
         if (i) buf_addc(c, ';');
       }
     }
-    len = (uint32_t)(c->len - start - 4);
+    len = (uint32_t)(c->len - start - 4) | own;
     memcpy(c->p + start, &len, 4);
     jmap_put(&jf->stacks, key, at = (uint32_t)start);
   }
   memcpy(&len, c->p + at, 4);
-  if (len && out->len) buf_addc(out, ';');
-  buf_add(out, c->p + at + 4, len);
+  if ((len & ~OWN) && out->len) buf_addc(out, ';');
+  buf_add(out, c->p + at + 4, len & ~OWN);
+  return (len & OWN) != 0;
 }
 
 /* Events of a chunk that fold to the same stack are summed first (a
@@ -314,6 +334,10 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.has |= 8;
     jfr_est_seen(jf->est, a.thread);
   }
+  if (s->acct) { /* weighted by its thread's CPU: keyed by thread */
+    a.thread = b->thread >= 0 ? v[b->thread] : 0;
+    a.has |= 16;
+  }
   if (b->time >= 0 && (jf->o.from_ns >= 0 || jf->o.to_ns >= 0)) {
     int64_t rel = jfr_time_ns(jf->j, v[b->time]) - jfr_start_ns(jf->j);
 
@@ -348,6 +372,7 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
 {
   const struct sel *s = &jf->sel[a->sel];
   struct buf *k = &jf->key;
+  int own = 0;
 
   k->len = 0;
   buf_add(k, "", 0);
@@ -357,7 +382,7 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
     clean(k, 0);
   }
   if (a->has & 1) {
-    stack_frames(jf, a->stack, k);
+    own = stack_frames(jf, a->stack, k);
   } else {
     buf_adds(k, k->len ? ";[no stack]" : "[no stack]");
     jf->st.no_stack++;
@@ -374,6 +399,16 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
   if (!k->len) {
     buf_adds(k, "[no stack]");
     jf->st.no_stack++;
+  }
+  if (a->has & 16) {
+    jfr_cpu_add(jf->cpu, (a->has & 16) && a->thread
+                             ? jfr_thread_os_id(jf->j, a->thread) : -1,
+                k->p, k->len, a->count, own);
+    return;
+  }
+  if (own) {
+    jf->st.own += a->count;
+    return;
   }
   if (a->has & 8)
     jfr_est_add(jf->est, a->thread, k->p, k->len, a->count, a->value);
@@ -413,6 +448,18 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
     jfr_est_flush(jf->est, jf->pending[jf->est_group],
                   jf->counts[jf->est_group], jf->est_leaf, &jf->st.scaled,
                   &jf->st.unscaled);
+  if (jf->cpu) {
+    struct jfr_cpu_stats cs;
+
+    jfr_cpu_flush(jf->cpu, jf->pending[jf->cpu_group],
+                  jf->counts[jf->cpu_group], jf->o.thread_frames, &cs);
+    jf->st.accounted = 1;
+    jf->st.cpu_ns += cs.total_ns;
+    jf->st.process_ns += cs.process_ns;
+    jf->st.unsampled_ns += cs.unsampled_ns;
+    jf->st.own_ns += cs.own_ns;
+    jf->st.own += cs.own_samples;
+  }
   s = jfr_stats(jf->j);
   jf->st.chunks += s->chunks;
   jf->st.events += s->events;
@@ -434,7 +481,10 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
   int g = 0, leaf = 0;
   size_t n;
 
-  while (g < jf->ngroups && !jf->group_events[g]) g++;
+  /* the accounted group holds CPU even when JFR sampled nothing */
+  while (g < jf->ngroups && !jf->group_events[g] &&
+         !(jf->cpu && g == jf->cpu_group && jf->st.cpu_ns))
+    g++;
   *unit = "samples";
   jf->st.used = g < jf->ngroups ? jf->group_events[g] : 0;
   if (g == jf->ngroups) return NULL;
@@ -448,6 +498,7 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
     if (jf->sel[i].value && !jf->o.samples)
       *unit = leaf ? "bytes" : jf->group_ticks[g] ? "ns" : jf->sel[i].value;
   }
+  if (jf->cpu && g == jf->cpu_group) *unit = "ns";
   if (g > 0) {
     n = fold_result(jf->pending[g], &st);
     for (size_t i = 0; i < n; i++)
@@ -471,6 +522,11 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
   o->duration_ns =
       jf->st.end_ns > jf->st.start_ns ? jf->st.end_ns - jf->st.start_ns : 0;
   o->thread_root = jf->o.thread_frames;
+  o->accounted = jf->st.accounted;
+  if (o->accounted)
+    o->comment = "cpu/nanoseconds: each thread's CPU from /proc "
+                 "(utime+stime over the recording) shared among its JFR "
+                 "samples; threads JFR does not sample as frames by kind";
 }
 
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)
@@ -486,6 +542,7 @@ void jfr_fold_free(struct jfr_fold *jf)
     if (jf->counts[0]) fold_free(jf->counts[g]);
   }
   jfr_est_free(jf->est);
+  jfr_cpu_free(jf->cpu);
   free(jf->bind);
   free(jf->want);
   free(jf->agg);

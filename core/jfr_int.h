@@ -158,6 +158,29 @@ void jfr_est_add(struct jfr_est *e, uint64_t thread, const char *key,
 void jfr_est_flush(struct jfr_est *e, struct fold *f, struct fold *counts,
                    int has_type, uint64_t *scaled, uint64_t *unscaled);
 
+/* ---- CPU ns per stack from samples and /proc (core/jfr_cpu.c) ---- */
+struct jfr_cpu;
+struct jfr_cpu_stats {
+  int64_t total_ns, process_ns, unsampled_ns, own_ns;
+  uint64_t own_samples;
+};
+/* Account samples to the threads t[0..n) (not owned; process_ns: the
+ * whole process's CPU over the same window). Never NULL. */
+struct jfr_cpu *jfr_cpu_new(const struct proc_cpu *t, size_t n,
+                            int64_t process_ns);
+void jfr_cpu_free(struct jfr_cpu *c);
+/* count samples of the thread whose osThreadId is ostid (-1: unknown) at
+ * stack key[0..len) (copied); own: JFR's own code, counted for the
+ * thread's share and then left out. */
+void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key,
+                 size_t len, uint64_t count, int own);
+/* Each stack gets count / its thread's samples x the thread's CPU ns into
+ * f (its count into counts, NULL: none); threads without samples become
+ * "[KIND] name" frames (under the name as a root with thread_frames).
+ * The sums go into st. Then empty. */
+void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
+                   int thread_frames, struct jfr_cpu_stats *st);
+
 /* Decode one value of field f (or, f NULL, of type t) at c, capturing it
  * into v (may be NULL). */
 void jfr_dec_field(struct jfr *j, struct cur *c, const struct jfield *f,

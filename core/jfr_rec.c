@@ -118,7 +118,14 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   }
   buf_adds(&w, "");
   *warn = w.p;
+  /* no window (a process gone): the samples count as recorded */
+  if (jfr_rec_accounts(event)) proc_window_start(&r->win, r->t.pid);
   return 0;
+}
+
+int jfr_rec_accounts(const char *event)
+{
+  return !strcmp(event, "cpu") || !strcmp(event, "wall");
 }
 
 int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
@@ -127,6 +134,11 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
   char *reply, e2[64];
   int rc;
 
+  if (r->win.on &&
+      proc_window_end(&r->win, &r->cpu, &r->ncpu, &r->cpu_ns)) {
+    free(r->cpu);
+    r->cpu = NULL;
+  }
   buf_printf(&line, "JFR.stop name=%s filename=%s", r->name, r->file);
   rc = command(r, line.p, &reply, err, n);
   if (!rc && !strstr(reply, "written to")) {
@@ -175,12 +187,16 @@ void jfr_rec_close(struct jfr_rec *r)
 {
   if (r->tmp >= 0) close(r->tmp);
   r->tmp = -1;
+  proc_window_free(&r->win);
+  free(r->cpu);
+  r->cpu = NULL;
 }
 
-int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
-                  FILE *out, char *err, size_t n)
+int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
+                  int64_t interval, FILE *out, char *err, size_t n)
 {
-  struct jfr_fold_opts jo = {event, NULL, 1, 1, 0, -1, -1};
+  struct jfr_fold_opts jo = {event, NULL, 1, 1, 0, -1, -1,
+                             r->cpu, r->ncpu, r->cpu_ns};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
@@ -189,7 +205,7 @@ int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
   int rc;
 
   jfr_fold_counts(jf, counts);
-  rc = jfr_fold_fd(jf, fd, name, err, n) ? -1 : 0;
+  rc = jfr_fold_fd(jf, fd, r->file, err, n) ? -1 : 0;
   if (!rc) {
     jfr_fold_finish(jf, &unit); /* none: an empty profile is an answer */
     jfr_fold_pprof(jf, &po);

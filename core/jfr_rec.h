@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/attach.h"
+#include "core/proc.h"
 
 enum {
   JFR_REC_NOJFR = -100,   /* no JFR in that JVM (JDK 8 before 8u262) */
@@ -33,6 +34,12 @@ struct jfr_rec {
   int tmp;       /* the target's /tmp, held from the open; -1: none */
   char name[64]; /* the recording's */
   char file[64]; /* its file, "/tmp/jvmtool-<hex>.jfr" in the target */
+  /* cpu and wall: the threads' CPU from the start's answer to the stop
+   * (core/proc), what core/jfr_cpu weighs samples by */
+  struct proc_window win;
+  struct proc_cpu *cpu; /* after the stop; NULL: not measured */
+  size_t ncpu;
+  int64_t cpu_ns;       /* the process's CPU over the window */
 };
 
 /* Make ready to record v (core/vm's): looks the process up, checks that
@@ -46,7 +53,8 @@ int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
 
 /* Start recording event (a --event word or type; interval: its period or
  * threshold, ns) for ns nanoseconds plus timeout_ms (so our stop always
- * comes first). 0 and *warn the JVM's "Warning" lines (malloc'd, "" for
+ * comes first); cpu and wall also start the threads' CPU window, which
+ * jfr_rec_stop ends (r->cpu). 0 and *warn the JVM's "Warning" lines (malloc'd, "" for
  * none; caller frees), or an error. */
 int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
                   int64_t ns, char **warn, char *err, size_t n);
@@ -68,11 +76,15 @@ void jfr_rec_abandon(struct jfr_rec *r, int stop);
 
 void jfr_rec_close(struct jfr_rec *r);
 
-/* Fold a taken recording (fd) of event into a gzipped pprof profile
- * (core/pprof: frames with lines, threads as labels, period interval)
- * written to out. 0, or -1 with err (nothing usable in it). */
+/* 1 if event's samples are weighted by the threads' CPU (cpu, wall). */
+int jfr_rec_accounts(const char *event);
+
+/* Fold r's taken recording (fd) of event into a gzipped pprof profile
+ * (core/pprof: frames with lines, threads as labels, period interval; CPU
+ * accounted from r->cpu when measured) written to out. 0, or -1 with err
+ * (nothing usable in it). */
 #include <stdio.h>
-int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
-                  FILE *out, char *err, size_t n);
+int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
+                  int64_t interval, FILE *out, char *err, size_t n);
 
 #endif

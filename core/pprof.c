@@ -222,7 +222,9 @@ void pprof_add(struct pprof *p, const char *key, size_t len, int64_t count,
     }
     s += n + 1;
   }
-  if (p->o.kind == PPROF_CPU &&
+  if (p->o.kind == PPROF_CPU && p->o.accounted)
+    v[1] = value;
+  else if (p->o.kind == PPROF_CPU &&
       __builtin_mul_overflow(count, p->o.period, &v[1]))
     v[1] = INT64_MAX;
   if (p->o.kind == PPROF_VALUE) v[0] = value;

@@ -31,6 +31,8 @@ struct pprof_opts {
   int thread_root;     /* each stack's root frame is its thread's
                               name: it becomes the label "thread" */
   const char *comment; /* NULL: none */
+  int accounted;       /* PPROF_CPU: the values are CPU ns themselves
+                          (core/jfr_cpu), not count x period */
 };
 
 struct fold_stack;

@@ -2,14 +2,17 @@
 #include "core/jvmtool.h"
 #include <sys/syscall.h>
 
-int proc_status(int pid, struct proc_status *st)
+int proc_task_status(int pid, int tid, struct proc_status *st)
 {
   char path[64], *data, *line, *next;
   size_t len;
   int rc, seen = 0;
 
   memset(st, 0, sizeof(*st));
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  if (tid)
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+  else
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
   if ((rc = read_file(AT_FDCWD, path, 0, 1 << 20, &data, &len))) return rc;
   for (line = data; line && *line; line = next) {
     unsigned long long a, b;
@@ -39,6 +42,11 @@ int proc_status(int pid, struct proc_status *st)
   }
   free(data);
   return seen == 3 ? 0 : -EINVAL;
+}
+
+int proc_status(int pid, struct proc_status *st)
+{
+  return proc_task_status(pid, 0, st);
 }
 
 int proc_innermost(const struct proc_status *st, int pid)
@@ -356,4 +364,74 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
     d[i][0] = cur[i].st.utime > u ? cur[i].st.utime - u : 0;
     d[i][1] = cur[i].st.stime > s ? cur[i].st.stime - s : 0;
   }
+}
+
+int proc_window_start(struct proc_window *w, int pid)
+{
+  struct proc_stat ps;
+  int rc;
+
+  memset(w, 0, sizeof(*w));
+  w->pid = pid;
+  if ((rc = proc_stat(pid, 0, &ps))) return rc;
+  if ((rc = proc_tasks(pid, &w->tasks, &w->n, NULL))) return rc;
+  w->ticks = ps.utime + ps.stime;
+  w->on = 1;
+  return 0;
+}
+
+static int64_t ticks_ns(uint64_t t)
+{
+  return (int64_t)(t * (1000000000ULL / (uint64_t)proc_hz()));
+}
+
+int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
+                    int64_t *process_ns)
+{
+  struct proc_task *cur = NULL;
+  struct proc_stat ps;
+  uint64_t (*d)[2];
+  size_t nc = 0;
+  int rc;
+
+  *out = NULL;
+  *n = 0;
+  *process_ns = 0;
+  if (!w->on) return -EINVAL;
+  if ((rc = proc_tasks(w->pid, &cur, &nc, NULL)) ||
+      (rc = proc_stat(w->pid, 0, &ps))) {
+    free(cur);
+    proc_window_free(w);
+    return rc;
+  }
+  d = xmalloc((nc ? nc : 1) * sizeof(*d));
+  proc_tasks_delta(w->tasks, w->n, cur, nc, d);
+  *out = xmalloc((nc ? nc : 1) * sizeof(**out));
+  for (size_t i = 0; i < nc; i++) {
+    struct proc_cpu *c = &(*out)[*n];
+    struct proc_status st;
+
+    if (!d[i][0] && !d[i][1]) continue;
+    c->tid = cur[i].tid;
+    c->nstid = proc_task_status(w->pid, cur[i].tid, &st)
+                   ? cur[i].tid
+                   : proc_innermost(&st, cur[i].tid);
+    memcpy(c->comm, cur[i].st.comm, sizeof(c->comm));
+    c->ns = ticks_ns(d[i][0] + d[i][1]);
+    (*n)++;
+  }
+  if (ps.utime + ps.stime > w->ticks)
+    *process_ns = ticks_ns(ps.utime + ps.stime - w->ticks);
+  free(d);
+  free(cur);
+  proc_window_free(w);
+  return 0;
+}
+
+void proc_window_free(struct proc_window *w)
+{
+  free(w->tasks);
+  w->tasks = NULL;
+  w->n = 0;
+  w->on = 0;
 }

@@ -26,6 +26,9 @@ struct proc_status {
 /* Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
  * -EINVAL: unparsable). */
 int proc_status(int pid, struct proc_status *st);
+/* The same of thread tid of pid (/proc/<pid>/task/<tid>/status; tid 0:
+ * the process's). */
+int proc_task_status(int pid, int tid, struct proc_status *st);
 
 /* The pid of <pid> inside its innermost pid namespace (the last NSpid field),
  * or pid itself where the kernel has no NSpid line. Returns -errno when
@@ -107,6 +110,38 @@ int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
  * started in between and counts all its time. O(np + nc). */
 void proc_tasks_delta(const struct proc_task *prev, size_t np,
                       const struct proc_task *cur, size_t nc, uint64_t (*d)[2]);
+
+/* The CPU a process's threads use over a window: each thread's
+ * utime+stime (proc(5), exact per thread) at its start and end. */
+struct proc_window {
+  int pid;
+  struct proc_task *tasks; /* at the start, ascending by tid */
+  size_t n;
+  uint64_t ticks;          /* the process's utime+stime at the start */
+  int on;                  /* started */
+};
+
+/* One thread's CPU over a window. */
+struct proc_cpu {
+  int tid;        /* host tid */
+  int nstid;      /* its tid in the process's innermost pid namespace (the
+                     osThreadId a JVM reports), tid without NSpid */
+  char comm[16];  /* its name (a Java thread's, cut to 15 bytes) */
+  int64_t ns;     /* utime+stime over the window, ns */
+};
+
+/* Start a window on pid's threads. 0, or -errno (no such process). */
+int proc_window_start(struct proc_window *w, int pid);
+
+/* End it: every thread that used CPU in the window, ascending by tid, into
+ * *out (caller frees) and *n; *process_ns the whole process's CPU over it
+ * (threads that ended inside it included). Reads one status file per
+ * thread that ran. 0, or -errno (the process is gone). Frees w. */
+int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
+                    int64_t *process_ns);
+
+/* Drop a window (started or not). */
+void proc_window_free(struct proc_window *w);
 
 /* Clock ticks per second of the utime/stime fields (sysconf, asked once). */
 long proc_hz(void);
