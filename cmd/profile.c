@@ -352,7 +352,7 @@ int profile_main(int argc, char **argv)
   struct args a;
   struct vm v;
   char err[512];
-  int rc, agent;
+  int rc, agent, since;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
@@ -372,6 +372,11 @@ int profile_main(int argc, char **argv)
     error_msg("%s", err);
     jfr_rec_close(&p);
     return 1;
+  }
+  if ((since = jfr_start_since(event, p.jdk))) { /* before any recording */
+    jfr_rec_close(&p);
+    return usage_error("--event %s: pid %d runs JDK %d, that event needs "
+                       "JDK %d or later", event, p.t.pid, p.jdk, since);
   }
   stop_signals(1);
   rc = record(&p, &a, event, agent);

@@ -147,6 +147,9 @@ struct jfr_start {
   const char *jfc; /* settings=: a .jfc in the target's filesystem
                               (jfr_start_jfc's text), NULL: inline options */
 };
+/* 0 if JDK jdk (0: unknown) can record event (an event type by name is
+ * taken on trust), else the first JDK that can (cputime: 25). */
+int jfr_start_since(const char *event, int jdk);
 /* 1 if JDK jdk takes no event options in JFR.start: its events must come
  * from a .jfc file (JDK 11-16), else 0. */
 int jfr_start_needs_jfc(int jdk);
