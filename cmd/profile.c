@@ -81,6 +81,7 @@ struct outs {
   const char *path[NOUT];
   struct pprof_opts pprof; /* -o is pprof when its period is set */
   struct fold *counts;     /* pprof: the events per stack */
+  char why[600];           /* alloc: why JFR samples, "" when ours does */
 };
 
 static int outs_open(struct outs *o, struct args *a)
@@ -172,7 +173,6 @@ static const char *jfr_only(const struct args *a)
   if (a->val[OPT_interval]) return "--interval sets JFR's sampling rate";
   if (a->val[OPT_jfr]) return "--jfr keeps a JFR recording";
   if (a->count[OPT_thread_frames]) return "--thread-frames needs JFR's threads";
-  if (a->word[OPT_format] == 1) return "pprof takes JFR's threads and counts";
   if (v && strcmp(v, "samples")) return "--value names a field of JFR's events";
   return NULL;
 }
@@ -185,27 +185,44 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
                          int64_t duration)
 {
   int samples = a->val[OPT_value] != NULL; /* jfr_only: "samples" */
+  int pp = a->word[OPT_format] == 1;
   /* type names as JFR's: byte[], java.lang.String[] */
   struct fold_opts fo = {.format = FOLD_STACKS,
                          .samples = samples,
                          .normalize = 1,
                          .gc_lo = -1,
                          .gc_hi = -1};
-  struct fold *f = fold_new(&fo);
+  struct fold *f = fold_new(&fo), *counts = NULL;
   struct buf title = {0};
   int pid = pa->t.pid, rc;
+  int64_t t0 = (int64_t)wall_ms() * 1000000;
 
+  fo.samples = 1;
+  if (pp && !samples) o->counts = counts = fold_new(&fo);
   wait_for(pid, duration);
   if (!proc_alive(pid)) {
     error_msg("pid %d exited during the profile: nothing to collect", pid);
     palloc_abort(pa);
     rc = 1;
-  } else if (!(rc = palloc_collect(pa, f))) {
-    buf_printf(&title, "allocations (jvmti), pid %d", pid);
+  } else if (!(rc = palloc_collect(pa, f, counts))) {
+    buf_printf(&title, "Allocation Flame Graph (jvmti), pid %d", pid);
+    if (pp) {
+      o->pprof = (struct pprof_opts){
+          .kind = samples ? PPROF_VALUE : PPROF_ALLOC,
+          .unit = samples ? "samples" : "bytes",
+          .period = a->num[OPT_interval],
+          .time_ns = t0,
+          .duration_ns = (int64_t)wall_ms() * 1000000 - t0,
+          .comment = "alloc: JVMTI's sampler (jvmtool's agent): samples at "
+                     "random byte offsets, each weighted by the bytes it "
+                     "stands for"};
+    }
     write_result(o, a, f, samples ? "samples" : "bytes", title.p);
   }
   buf_free(&title);
   fold_free(f);
+  if (counts) fold_free(counts);
+  o->counts = NULL;
   return rc;
 }
 
@@ -269,6 +286,7 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                p->t.pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
                js->unsampled_ns / 1e9);
     if (pp) jfr_fold_pprof(jf, &o->pprof);
+    if (pp && o->why[0]) o->pprof.comment = o->why;
     o->pprof.period = pp ? a->num[OPT_interval] : 0;
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,
                 jfr_fold_stats(jf)->used);
@@ -302,14 +320,20 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
   int fd;
 
   if (outs_open(&outs, a)) return 1;
-  if (agent && palloc_start(&pa, p->t.pid, a->count[OPT_lines], p->timeout_ms,
-                            why, sizeof(why))) {
+  if (!strcmp(event, "alloc") && !agent && !a->val[OPT_sampler] && jfr_only(a))
+    snprintf(outs.why, sizeof(outs.why), "alloc: JFR's sampler: %s",
+             jfr_only(a));
+  if (agent && palloc_start(&pa, p->t.pid,
+                            a->count[OPT_lines] || a->word[OPT_format] == 1,
+                            p->timeout_ms, why, sizeof(why))) {
     if (a->val[OPT_sampler]) {
       error_msg("pid %d: %s", p->t.pid, why);
       return outs_close(&outs, 1);
     }
     info_msg("pid %d: sampler jfr: the agent cannot sample there: %s", p->t.pid,
              why);
+    snprintf(outs.why, sizeof(outs.why),
+             "alloc: JFR's sampler, not jvmtool's agent: %s", why);
     agent = 0;
   }
   if (agent) return outs_close(&outs, agent_profile(&pa, a, &outs, duration));

@@ -154,7 +154,9 @@ static uint64_t address(struct pprof *p, const char *s, size_t n, int64_t line)
   }
 }
 
-/* "name:42" -> the line 42 and *n cut to "name"; else 0. */
+/* "name:42" -> the line 42 and *n cut to "name"; else 0. The agent's
+ * "name:-1" (no line table) and "name:-2" (native), Java's numbers for
+ * "unknown", are cut to "name" with no line. */
 static int64_t split_line(const char *s, size_t *n)
 {
   size_t i = *n;
@@ -165,7 +167,12 @@ static int64_t split_line(const char *s, size_t *n)
     mul *= 10;
     i--;
   }
-  if (i == *n || i < 2 || s[i - 1] != ':') return 0;
+  if (i == *n || i < 2) return 0;
+  if (s[i - 1] == '-' && i >= 3 && s[i - 2] == ':') {
+    *n = i - 2;
+    return 0;
+  }
+  if (s[i - 1] != ':') return 0;
   *n = i - 1;
   return line;
 }
