@@ -205,7 +205,7 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
     palloc_abort(pa);
     rc = 1;
   } else if (!(rc = palloc_collect(pa, f, counts))) {
-    buf_printf(&title, "Allocation Flame Graph (jvmti), pid %d", pid);
+    buf_printf(&title, "%s (jvmti), pid %d", flame_title("alloc"), pid);
     if (pp) {
       o->pprof = (struct pprof_opts){
           .kind = samples ? PPROF_VALUE : PPROF_ALLOC,
@@ -277,7 +277,9 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
       warn_msg("pid %d: the recording holds no %s events", p->t.pid, event);
       chosen = event;
     }
-    buf_printf(&title, "%s, pid %d", chosen, p->t.pid);
+    buf_printf(&title, "%s (%s), pid %d",
+               flame_title(jfr_fold_word(jf) ? jfr_fold_word(jf) : event),
+               chosen, p->t.pid);
     js = jfr_fold_stats(jf);
     say_own(p->t.pid, js);
     if (js->accounted)

@@ -122,7 +122,8 @@ struct jfr_event_row {
   int group;
   const char *name;        /* the event type */
   const char *value;       /* the field summed, NULL: one a sample */
-  int type_leaf;           /* the allocated class as the leaf frame */
+  int type_leaf;           /* the leaf frame: 1 the allocated class, 2 the
+                              monitor's (or parked-on object's) class */
   const char *settings;    /* JFR.start settings, NULL: none */
   const char *scale;       /* "type#field": per-thread bytes, NULL: none */
   int from, to;            /* the JDKs profile asks it of (0: unbounded) */
@@ -223,6 +224,9 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
  * "bytes", "ns" or the field's name). */
 const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit);
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf);
+/* After finish: the --event word of the events chosen (cpu, alloc, ...),
+ * NULL for an event type asked for by name or none found. */
+const char *jfr_fold_word(const struct jfr_fold *jf);
 /* After finish: the pprof columns the chosen events give (core/pprof:
  * cpu, alloc, lock; a --value or --samples one column), the recordings'
  * start and length, whether the root frame is the thread. o->period is

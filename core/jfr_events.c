@@ -30,10 +30,12 @@ enum { MAXSEL = 16 };
 
 struct sel {
   const char *name, *value;
-  int group, leaf;         /* group: index into pending[] */
+  int group, leaf;         /* group: index into pending[]; leaf: the
+                              allocated class is the leaf (bytes) */
   const char *scale;       /* the row's scale, when it applies */
   const char *word;        /* the row's word; NULL: an event type */
   int acct;                /* on-CPU samples weighted to /proc's CPU */
+  int cls;                 /* a class leaf: the row's type_leaf */
 };
 
 struct bound {             /* where a selected event keeps its fields */
@@ -109,8 +111,9 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     last = r->group;
     jf->sel[jf->nsel++] = (struct sel){
         r->name,      o->value ? o->value : r->value,           jf->ngroups - 1,
-        r->type_leaf, o->value || o->samples ? NULL : r->scale, r->word,
-        o->cpu && !o->value && !o->samples && !strcmp(r->word, "cpu")};
+        r->type_leaf == 1, o->value || o->samples ? NULL : r->scale, r->word,
+        o->cpu && !o->value && !o->samples && !strcmp(r->word, "cpu"),
+        r->type_leaf};
     if (jf->sel[jf->nsel - 1].acct && !jf->cpu) {
       jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns);
       jf->cpu_group = jf->ngroups - 1;
@@ -118,12 +121,12 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     if (r->scale && !o->value && !o->samples && !jf->est) {
       jf->est = jfr_est_new();
       jf->est_group = jf->ngroups - 1;
-      jf->est_leaf = r->type_leaf;
+      jf->est_leaf = r->type_leaf == 1;
     }
   }
   if (!jf->nsel) {  /* an event type by name */
     jf->sel[jf->nsel++] =
-        (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0};
+        (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0, 0};
     jf->ngroups = 1;
   }
   jf->pending[0] = f;
@@ -187,7 +190,10 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     b->stack = jfr_field(j, t, "stackTrace");
     if ((b->thread = jfr_field(j, t, "sampledThread")) < 0)
       b->thread = jfr_field(j, t, "eventThread");
-    b->cls = s->leaf ? jfr_field(j, t, "objectClass") : -1;
+    b->cls = s->cls == 1   ? jfr_field(j, t, "objectClass")
+             : s->cls == 2 ? jfr_field(j, t, "monitorClass")
+                             : -1;
+    if (s->cls == 2 && b->cls < 0) b->cls = jfr_field(j, t, "parkedClass");
     b->value = s->value ? jfr_field(j, t, s->value) : -1;
     if (s->value && !(num = jfr_field_numeric(j, t, b->value))) {
       /* a table row this JDK lays out else, or a --value that only some
@@ -357,7 +363,7 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.thread = v[b->thread];
     a.has |= 2;
   }
-  if (jf->sel[b->sel].leaf && b->cls >= 0) {
+  if (jf->sel[b->sel].cls && b->cls >= 0) {
     a.cls = v[b->cls];
     a.has |= 4;
   }
@@ -394,6 +400,15 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
     from = k->len;
     if (!(a->has & 4) || jfr_class_name(jf->j, a->cls, k))
       jf->st.unknown_frames++;
+    clean(k, from);
+  } else if (s->cls && (a->has & 4) && a->cls) {
+    /* the monitor's class, when the event names one (a park on no
+     * object has none) */
+    size_t from;
+
+    if (k->len) buf_addc(k, ';');
+    from = k->len;
+    if (jfr_class_name(jf->j, a->cls, k)) jf->st.unknown_frames++;
     clean(k, from);
   }
   if (!k->len) {
@@ -532,6 +547,11 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)
 {
   return &jf->st;
+}
+
+const char *jfr_fold_word(const struct jfr_fold *jf)
+{
+  return jf->word;
 }
 
 void jfr_fold_free(struct jfr_fold *jf)
