@@ -116,7 +116,7 @@ static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
 {
   *jo = (struct jfr_fold_opts){a->val[OPT_event], a->val[OPT_value],
                                a->count[OPT_lines], a->count[OPT_thread_frames],
-                               a->count[OPT_samples], -1, -1, NULL, 0, 0};
+                               a->count[OPT_samples], -1, -1, NULL, 0, 0, 0};
   if (jo->event && !jfr_event_valid(jo->event))
     return jfr_event_error(jo->event);
   if (a->val[OPT_from]) jo->from_ns = a->num[OPT_from];

@@ -253,7 +253,8 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                              -1,
                              p->cpu,
                              p->ncpu,
-                             p->cpu_ns};
+                             p->cpu_ns,
+                             p->span_ns};
   const struct jfr_fold_stats *js;
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);

@@ -127,6 +127,7 @@ struct jfr_event_row {
   const char *settings;    /* JFR.start settings, NULL: none */
   const char *scale;       /* "type#field": per-thread bytes, NULL: none */
   int from, to;            /* the JDKs profile asks it of (0: unbounded) */
+  const char *state;       /* the frame first under the thread, NULL: none */
 };
 extern const struct jfr_event_row jfr_event_rows[];
 extern const int jfr_event_nrows;
@@ -189,6 +190,9 @@ struct jfr_fold_opts {
   const struct proc_cpu *cpu;
   size_t ncpu;
   int64_t cpu_ns;
+  int64_t span_ns;         /* the window's length (wall: a thread's time
+                              waiting for a core is at most what its CPU
+                              and blocking events leave of it) */
 };
 
 struct jfr_fold_stats {

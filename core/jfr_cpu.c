@@ -37,6 +37,9 @@ struct cpu_entry {
 struct jfr_cpu {
   const struct proc_cpu *t;
   size_t nt;
+  int wall;
+  int64_t span_ns;
+  int64_t *blocked; /* per thread, ns in blocking events */
   int64_t process_ns;
   uint64_t *samples; /* per thread */
   struct jmap ids;   /* osThreadId + 1 -> index into t */
@@ -46,10 +49,13 @@ struct jfr_cpu {
 };
 
 struct jfr_cpu *jfr_cpu_new(const struct proc_cpu *t, size_t n,
-                            int64_t process_ns)
+                            int64_t process_ns, int wall, int64_t span_ns)
 {
   struct jfr_cpu *c = xzalloc(sizeof(*c));
 
+  c->wall = wall;
+  c->span_ns = span_ns;
+  c->blocked = xzalloc((n ? n : 1) * sizeof(*c->blocked));
   c->t = t;
   c->nt = n;
   c->process_ns = process_ns;
@@ -76,11 +82,28 @@ void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key,
   buf_add(&c->arena, key, len);
 }
 
+void jfr_cpu_blocked(struct jfr_cpu *c, int64_t ostid, int64_t ns)
+{
+  uint32_t i = ostid > 0 ? jmap_get(&c->ids, (uint64_t)ostid + 1)
+                         : UINT32_MAX;
+
+  if (i != UINT32_MAX && ns > 0) c->blocked[i] += ns;
+}
+
+/* A thread's name as a frame (no ';', no control characters). */
+static void name_frame(struct buf *b, const char *comm)
+{
+  size_t from = b->len;
+
+  buf_adds(b, comm);
+  for (char *p = b->p + from; p < b->p + b->len; p++)
+    if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+}
+
 /* The frame of a thread JFR did not sample: "[GC] G1 Conc#0". */
 static void kind_frame(struct buf *b, const char *comm)
 {
   const char *k = "native";
-  size_t from;
 
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
     if (starts_with(comm, kinds[i].prefix)) {
@@ -88,10 +111,7 @@ static void kind_frame(struct buf *b, const char *comm)
       break;
     }
   buf_printf(b, "[%s] ", k);
-  from = b->len;
-  buf_adds(b, comm);
-  for (char *p = b->p + from; p < b->p + b->len; p++)
-    if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+  name_frame(b, comm);
 }
 
 static int64_t share(uint64_t count, uint64_t of, int64_t ns)
@@ -131,15 +151,48 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
     if (c->samples[i] || !c->t[i].ns) continue;
     c->key.len = 0;
     if (thread_frames) { /* the thread's name as the root, then its kind */
-      buf_adds(&c->key, c->t[i].comm);
-      for (char *p = c->key.p; p < c->key.p + c->key.len; p++)
-        if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+      name_frame(&c->key, c->t[i].comm);
       buf_addc(&c->key, ';');
     }
     kind_frame(&c->key, c->t[i].comm);
     fold_add(f, c->key.p, c->key.len, c->t[i].ns, 0);
     st->unsampled_ns += c->t[i].ns;
     st->total_ns += c->t[i].ns;
+  }
+  /* wall: the time each thread was ready to run and waited for a core */
+  for (size_t i = 0; c->wall && i < c->nt; i++) {
+    int64_t wait = c->t[i].wait_ns,
+            left = c->span_ns - c->t[i].ns - c->blocked[i];
+
+    /* a blocking event's duration holds the wait for a core after it
+     * ended: what the window leaves is the most the thread waited else */
+    if (wait > left) wait = left;
+    /* a Java thread there all along: the rest of the window is time off
+     * CPU that no event recorded (waits under the threshold or in native
+     * code, CPU quota throttling) */
+    if ((c->samples[i] || c->blocked[i]) && c->t[i].whole && left > wait &&
+        left - wait > 0) {
+      c->key.len = 0;
+      if (thread_frames) {
+        name_frame(&c->key, c->t[i].comm);
+        buf_adds(&c->key, ";[unrecorded]");
+      } else {
+        buf_adds(&c->key, "[unrecorded] ");
+        name_frame(&c->key, c->t[i].comm);
+      }
+      fold_add(f, c->key.p, c->key.len, left - wait, 0);
+    }
+    if (wait <= 0) continue;
+    c->key.len = 0;
+    if (thread_frames) {
+      name_frame(&c->key, c->t[i].comm);
+      buf_adds(&c->key, ";[runnable]");
+    } else {
+      buf_adds(&c->key, "[runnable] ");
+      name_frame(&c->key, c->t[i].comm);
+    }
+    fold_add(f, c->key.p, c->key.len, wait, 0);
+    st->wait_ns += wait;
   }
   if (!lost && gone > 0) {
     c->key.len = 0;
@@ -152,12 +205,14 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
   c->n = 0;
   c->arena.len = 0;
   memset(c->samples, 0, (c->nt ? c->nt : 1) * sizeof(*c->samples));
+  memset(c->blocked, 0, (c->nt ? c->nt : 1) * sizeof(*c->blocked));
 }
 
 void jfr_cpu_free(struct jfr_cpu *c)
 {
   if (!c) return;
   free(c->samples);
+  free(c->blocked);
   jmap_free(&c->ids);
   free(c->e);
   buf_free(&c->arena);

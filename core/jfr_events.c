@@ -19,7 +19,7 @@
 #include "core/pprof.h"
 
 const struct jfr_event_row jfr_event_rows[] = {
-#define EVENT(w, g, n, v, l, s, x, f, t) {w, g, n, v, l, s, x, f, t},
+#define EVENT(w, g, n, v, l, s, x, f, t, st) {w, g, n, v, l, s, x, f, t, st},
 #include "specs/jfr_events.def"
 #undef EVENT
 };
@@ -36,6 +36,7 @@ struct sel {
   const char *word;        /* the row's word; NULL: an event type */
   int acct;                /* on-CPU samples weighted to /proc's CPU */
   int cls;                 /* a class leaf: the row's type_leaf */
+  const char *state;       /* the row's state frame, NULL: none */
 };
 
 struct bound {             /* where a selected event keeps its fields */
@@ -87,7 +88,7 @@ int jfr_event_error(const char *e)
       names[n++] = jfr_event_rows[i].word;
   return opt_bad_word("--event", e, names, n,
                       "cpu, cputime, native, alloc, "
-                      "lock or an event type such as jdk.SocketRead");
+                      "lock, wall or an event type such as jdk.SocketRead");
 }
 
 struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
@@ -112,10 +113,12 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     jf->sel[jf->nsel++] = (struct sel){
         r->name,      o->value ? o->value : r->value,           jf->ngroups - 1,
         r->type_leaf == 1, o->value || o->samples ? NULL : r->scale, r->word,
-        o->cpu && !o->value && !o->samples && !strcmp(r->word, "cpu"),
-        r->type_leaf};
+        o->cpu && !o->value && !o->samples && !r->value &&
+            (!strcmp(r->word, "cpu") || !strcmp(r->word, "wall")),
+        r->type_leaf, r->state};
     if (jf->sel[jf->nsel - 1].acct && !jf->cpu) {
-      jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns);
+      jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns,
+                            !strcmp(r->word, "wall"), o->span_ns);
       jf->cpu_group = jf->ngroups - 1;
     }
     if (r->scale && !o->value && !o->samples && !jf->est) {
@@ -126,7 +129,7 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
   }
   if (!jf->nsel) {  /* an event type by name */
     jf->sel[jf->nsel++] =
-        (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0, 0};
+        (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0, 0, NULL};
     jf->ngroups = 1;
   }
   jf->pending[0] = f;
@@ -355,6 +358,9 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.value = (int64_t)v[b->value];
     if (b->ticks) a.value = jfr_span_ns(jf->j, a.value);
   }
+  if (s->state && jf->cpu && b->value >= 0 && b->thread >= 0 && b->ticks)
+    jfr_cpu_blocked(jf->cpu, jfr_thread_os_id(jf->j, v[b->thread]),
+                    jfr_span_ns(jf->j, (int64_t)v[b->value]));
   if (b->stack >= 0) {
     a.stack = v[b->stack];
     a.has |= 1;
@@ -386,6 +392,10 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
     if (!(a->has & 2) || jfr_thread_name(jf->j, a->thread, k))
       jf->st.unknown_frames++;
     clean(k, 0);
+  }
+  if (s->state) {
+    if (k->len) buf_addc(k, ';');
+    buf_adds(k, s->state);
   }
   if (a->has & 1) {
     own = stack_frames(jf, a->stack, k);

@@ -161,13 +161,18 @@ void jfr_est_flush(struct jfr_est *e, struct fold *f, struct fold *counts,
 /* ---- CPU ns per stack from samples and /proc (core/jfr_cpu.c) ---- */
 struct jfr_cpu;
 struct jfr_cpu_stats {
-  int64_t total_ns, process_ns, unsampled_ns, own_ns;
+  int64_t total_ns, process_ns, unsampled_ns, own_ns, wait_ns;
   uint64_t own_samples;
 };
 /* Account samples to the threads t[0..n) (not owned; process_ns: the
- * whole process's CPU over the same window). Never NULL. */
+ * whole process's CPU over the same window; wall: each thread's wait for
+ * a core is a "[runnable]" frame of its own too). Never NULL. */
 struct jfr_cpu *jfr_cpu_new(const struct proc_cpu *t, size_t n,
-                            int64_t process_ns);
+                            int64_t process_ns, int wall, int64_t span_ns);
+/* wall: ns a thread (osThreadId) spent blocked in an event (its duration
+ * also holds the wait for a core after waking up, which is not counted
+ * twice). */
+void jfr_cpu_blocked(struct jfr_cpu *c, int64_t ostid, int64_t ns);
 void jfr_cpu_free(struct jfr_cpu *c);
 /* count samples of the thread whose osThreadId is ostid (-1: unknown) at
  * stack key[0..len) (copied); own: JFR's own code, counted for the
@@ -176,7 +181,8 @@ void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key,
                  size_t len, uint64_t count, int own);
 /* Each stack gets count / its thread's samples x the thread's CPU ns into
  * f (its count into counts, NULL: none); threads without samples become
- * "[KIND] name" frames (under the name as a root with thread_frames).
+ * "[KIND] name" frames (under the name as a root with thread_frames), and
+ * with wall each thread's runqueue wait "[runnable]".
  * The sums go into st. Then empty. */
 void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
                    int thread_frames, struct jfr_cpu_stats *st);

@@ -119,7 +119,8 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   buf_adds(&w, "");
   *warn = w.p;
   /* no window (a process gone): the samples count as recorded */
-  if (jfr_rec_accounts(event)) proc_window_start(&r->win, r->t.pid);
+  if (jfr_rec_accounts(event))
+    proc_window_start(&r->win, r->t.pid, !strcmp(event, "wall"));
   return 0;
 }
 
@@ -135,7 +136,7 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
   int rc;
 
   if (r->win.on &&
-      proc_window_end(&r->win, &r->cpu, &r->ncpu, &r->cpu_ns)) {
+      proc_window_end(&r->win, &r->cpu, &r->ncpu, &r->cpu_ns, &r->span_ns)) {
     free(r->cpu);
     r->cpu = NULL;
   }
@@ -196,7 +197,7 @@ int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
                   int64_t interval, FILE *out, char *err, size_t n)
 {
   struct jfr_fold_opts jo = {event, NULL, 1, 1, 0, -1, -1,
-                             r->cpu, r->ncpu, r->cpu_ns};
+                             r->cpu, r->ncpu, r->cpu_ns, r->span_ns};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);

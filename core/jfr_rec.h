@@ -40,6 +40,7 @@ struct jfr_rec {
   struct proc_cpu *cpu; /* after the stop; NULL: not measured */
   size_t ncpu;
   int64_t cpu_ns;       /* the process's CPU over the window */
+  int64_t span_ns;      /* the window's length */
 };
 
 /* Make ready to record v (core/vm's): looks the process up, checks that

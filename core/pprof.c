@@ -78,7 +78,8 @@ static const struct {
              {"cputime", PPROF_CPU},
              {"native", PPROF_CPU},
              {"alloc", PPROF_ALLOC},
-             {"lock", PPROF_LOCK}};
+             {"lock", PPROF_LOCK},
+             {"wall", PPROF_WALL}};
 
 enum pprof_kind pprof_kind_of(const char *event)
 {
@@ -94,7 +95,9 @@ static void columns(struct pprof *p)
   static const char *const names[][6] = {
       {"samples", "count", "cpu", "nanoseconds", "cpu", "nanoseconds"},
       {"alloc_objects", "count", "alloc_space", "bytes", "space", "bytes"},
-      {"contentions", "count", "delay", "nanoseconds", "contentions", "count"}};
+      {"contentions", "count", "delay", "nanoseconds", "contentions", "count"},
+      {NULL},
+      {"samples", "count", "wall", "nanoseconds", "wall", "nanoseconds"}};
   const char *u = p->o.unit ? p->o.unit : "samples";
 
   if (p->o.kind != PPROF_VALUE) {
@@ -229,7 +232,7 @@ void pprof_add(struct pprof *p, const char *key, size_t len, int64_t count,
     }
     s += n + 1;
   }
-  if (p->o.kind == PPROF_CPU && p->o.accounted)
+  if ((p->o.kind == PPROF_CPU && p->o.accounted) || p->o.kind == PPROF_WALL)
     v[1] = value;
   else if (p->o.kind == PPROF_CPU &&
       __builtin_mul_overflow(count, p->o.period, &v[1]))

@@ -20,6 +20,7 @@ enum pprof_kind {
   PPROF_ALLOC, /* alloc_objects/count, alloc_space/bytes */
   PPROF_LOCK,  /* contentions/count, delay/nanoseconds */
   PPROF_VALUE, /* one column, named after unit */
+  PPROF_WALL,  /* samples/count, wall/nanoseconds (the values) */
 };
 
 struct pprof_opts {
@@ -39,7 +40,7 @@ struct fold_stack;
 struct pprof;
 
 /* The kind of profile a --event word gives (cpu, cputime and native are
- * PPROF_CPU; alloc; lock), PPROF_VALUE for anything else. */
+ * PPROF_CPU; alloc; lock; wall), PPROF_VALUE for anything else. */
 enum pprof_kind pprof_kind_of(const char *event);
 
 /* A new, empty profile (o and its strings are copied). Never NULL. */

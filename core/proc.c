@@ -366,7 +366,22 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
   }
 }
 
-int proc_window_start(struct proc_window *w, int pid)
+int proc_task_wait(int pid, int tid, uint64_t *ns)
+{
+  char path[64], buf[128];
+  unsigned long long run, wait;
+  size_t len;
+  int rc;
+
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+  if ((rc = read_small(AT_FDCWD, path, buf, sizeof(buf) - 1, &len))) return rc;
+  buf[len] = 0;
+  if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
+  *ns = wait;
+  return 0;
+}
+
+int proc_window_start(struct proc_window *w, int pid, int wait)
 {
   struct proc_stat ps;
   int rc;
@@ -376,8 +391,28 @@ int proc_window_start(struct proc_window *w, int pid)
   if ((rc = proc_stat(pid, 0, &ps))) return rc;
   if ((rc = proc_tasks(pid, &w->tasks, &w->n, NULL))) return rc;
   w->ticks = ps.utime + ps.stime;
+  w->start_ms = now_ms();
+  if (wait) {
+    w->wait = xzalloc((w->n ? w->n : 1) * sizeof(*w->wait));
+    for (size_t i = 0; i < w->n; i++)
+      if (proc_task_wait(pid, w->tasks[i].tid, &w->wait[i])) w->wait[i] = 0;
+  }
   w->on = 1;
   return 0;
+}
+
+/* The runqueue wait of cur (a task now) since the window's start. */
+static int64_t waited(const struct proc_window *w, const struct proc_task *cur)
+{
+  struct proc_task key = {.tid = cur->tid};
+  const struct proc_task *was;
+  uint64_t now, then = 0;
+
+  was = bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), by_tid);
+  if (!w->wait || proc_task_wait(w->pid, cur->tid, &now)) return 0;
+  if (was && was->st.starttime == cur->st.starttime)
+    then = w->wait[was - w->tasks];
+  return now > then ? (int64_t)(now - then) : 0;
 }
 
 static int64_t ticks_ns(uint64_t t)
@@ -386,7 +421,7 @@ static int64_t ticks_ns(uint64_t t)
 }
 
 int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
-                    int64_t *process_ns)
+                    int64_t *process_ns, int64_t *span_ns)
 {
   struct proc_task *cur = NULL;
   struct proc_stat ps;
@@ -397,7 +432,9 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
   *out = NULL;
   *n = 0;
   *process_ns = 0;
+  *span_ns = 0;
   if (!w->on) return -EINVAL;
+  *span_ns = (int64_t)(now_ms() - w->start_ms) * 1000000;
   if ((rc = proc_tasks(w->pid, &cur, &nc, NULL)) ||
       (rc = proc_stat(w->pid, 0, &ps))) {
     free(cur);
@@ -411,7 +448,13 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
     struct proc_cpu *c = &(*out)[*n];
     struct proc_status st;
 
-    if (!d[i][0] && !d[i][1]) continue;
+    struct proc_task key = {.tid = cur[i].tid};
+    const struct proc_task *was =
+        bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), by_tid);
+
+    c->whole = was && was->st.starttime == cur[i].st.starttime;
+    c->wait_ns = waited(w, &cur[i]);
+    if (!d[i][0] && !d[i][1] && !c->wait_ns && !w->wait) continue;
     c->tid = cur[i].tid;
     c->nstid = proc_task_status(w->pid, cur[i].tid, &st)
                    ? cur[i].tid
@@ -430,6 +473,8 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
 
 void proc_window_free(struct proc_window *w)
 {
+  free(w->wait);
+  w->wait = NULL;
   free(w->tasks);
   w->tasks = NULL;
   w->n = 0;

@@ -119,6 +119,9 @@ struct proc_window {
   size_t n;
   uint64_t ticks;          /* the process's utime+stime at the start */
   int on;                  /* started */
+  uint64_t *wait;          /* runqueue ns of tasks[i] at the start; NULL:
+                              not asked */
+  uint64_t start_ms;       /* now_ms() at the start */
 };
 
 /* One thread's CPU over a window. */
@@ -128,17 +131,26 @@ struct proc_cpu {
                      osThreadId a JVM reports), tid without NSpid */
   char comm[16];  /* its name (a Java thread's, cut to 15 bytes) */
   int64_t ns;     /* utime+stime over the window, ns */
+  int64_t wait_ns; /* time it was ready to run and waited for a core
+                      (schedstat), when asked, else 0 */
+  int whole;       /* it ran through the whole window */
 };
 
-/* Start a window on pid's threads. 0, or -errno (no such process). */
-int proc_window_start(struct proc_window *w, int pid);
+/* The second field of /proc/<pid>/task/<tid>/schedstat: ns the thread
+ * waited on a runqueue (ready, no core free). 0 and *ns, or -errno (a
+ * kernel without schedstats: -ENOENT). */
+int proc_task_wait(int pid, int tid, uint64_t *ns);
+
+/* Start a window on pid's threads (wait: also the time each waits for a
+ * core: one more read per thread). 0, or -errno (no such process). */
+int proc_window_start(struct proc_window *w, int pid, int wait);
 
 /* End it: every thread that used CPU in the window, ascending by tid, into
  * *out (caller frees) and *n; *process_ns the whole process's CPU over it
- * (threads that ended inside it included). Reads one status file per
+ * (threads that ended inside it included), *span_ns its length. Reads one status file per
  * thread that ran. 0, or -errno (the process is gone). Frees w. */
 int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
-                    int64_t *process_ns);
+                    int64_t *process_ns, int64_t *span_ns);
 
 /* Drop a window (started or not). */
 void proc_window_free(struct proc_window *w);

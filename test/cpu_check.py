@@ -15,6 +15,11 @@
       (20 ms slack: 10 ms ticks); the
       GC threads' CPU (frames "[GC] ...") within 10 % of theirs (20 ms
       slack: 10 ms ticks). Prints what it compared; exit 0 when all hold.
+  cpu_check.py wall CLOCK RAW FOLDED
+      CLOCK: CpuShare's own "T <epoch s> <burn ns> <nap ns>" lines for
+      wall-25. The profile's share of wall-25's time under [sleeping]
+      must be within 10 % of the time it spent in nap75() over the same
+      window, by its own clock.
 """
 import datetime
 import os
@@ -133,7 +138,38 @@ def judge(path, raw, folded, names):
     return 0 if ok else 1
 
 
+def wall(clock, raw, folded):
+    start, duration = when(raw)
+    marks = []
+    with open(clock) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 4 and p[0] == "T":
+                marks.append((float(p[1]), int(p[2]), int(p[3])))
+    a = min(marks, key=lambda m: abs(m[0] - start))
+    b = min(marks, key=lambda m: abs(m[0] - start - duration))
+    burn, nap = b[1] - a[1], b[2] - a[2]
+    truth = nap / (burn + nap) if burn + nap else 0
+    tot, slept = 0, 0
+    with open(folded) as f:
+        for line in f:
+            key, v = line.rstrip("\n").rsplit(" ", 1)
+            if not key.startswith("wall-25;"):
+                continue
+            tot += int(v)
+            if key.startswith("wall-25;[sleeping]"):
+                slept += int(v)
+    share = slept / tot if tot else 0
+    good = truth > 0 and abs(share - truth) <= 0.10 * truth
+    print("wall-25 asleep: profile %.3f of %.3f s, its own clock %.3f of "
+          "%.3f s %s" % (share, tot / 1e9, truth, (burn + nap) / 1e9,
+                         "ok" if good else "FAIL"))
+    return 0 if good else 1
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "wall":
+        sys.exit(wall(sys.argv[2], sys.argv[3], sys.argv[4]))
     if sys.argv[1] == "watch":
         watch(sys.argv[2], sys.argv[3])
         sys.exit(0)

@@ -4,10 +4,12 @@
 //   burn-30  busy 30 % of every 10 ms, in spin30()
 //   churn    allocates 64 KiB arrays into a ring of 1500 (about 96 MiB
 //            live), so every young GC copies: GC threads burn CPU
-//   wall-25  busy 25 % of every 40 ms (in burn25()), asleep the rest (in
-//            Thread.sleep, under nap75())
+//   wall-25  burns 10 ms of its own CPU (in burn25()), then sleeps 30 ms
+//            (Thread.sleep, under nap75()): 25 % on CPU, 75 % asleep,
+//            whatever the load; it times both on its own clock
 // Threads run in methods of their own so a stack names them. Runs args[0]
-// seconds (default 600).
+// seconds (default 600); with args[1], appends "T <epoch s> <burn ns>
+// <nap ns>" (wall-25's totals so far) to that file every 50 ms.
 public class CpuShare {
   static volatile long sink;
   static volatile Object keep;
@@ -34,18 +36,28 @@ public class CpuShare {
     for (long t = System.nanoTime();;) t = cycle(t, 10_000_000L, 30);
   }
 
-  static void burn25(long end) {
-    while (System.nanoTime() < end) sink++;
+  static final java.lang.management.ThreadMXBean MX =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  static void burn25(long cpuEnd) {
+    while (MX.getCurrentThreadCpuTime() < cpuEnd)
+      for (int i = 0; i < 10000; i++) sink++;
   }
 
   static void nap75(long ms) throws InterruptedException {
     Thread.sleep(ms);
   }
 
+  static volatile long burnNs, napNs;
+
   static void wall25() throws InterruptedException {
     for (;;) {
-      burn25(System.nanoTime() + 10_000_000L);
+      long t0 = System.nanoTime();
+      burn25(MX.getCurrentThreadCpuTime() + 10_000_000L);
+      long t1 = System.nanoTime();
       nap75(30);
+      burnNs += t1 - t0;
+      napNs += System.nanoTime() - t1;
     }
   }
 
@@ -74,6 +86,18 @@ public class CpuShare {
     start("churn", CpuShare::churn);
     start("wall-25", CpuShare::wall25);
     System.out.println("ready");
-    Thread.sleep(secs * 1000);
+    long end = System.currentTimeMillis() + secs * 1000;
+    if (args.length < 2) {
+      Thread.sleep(secs * 1000);
+      return;
+    }
+    try (java.io.PrintStream log = new java.io.PrintStream(
+             new java.io.FileOutputStream(args[1], true), true)) {
+      while (System.currentTimeMillis() < end) {
+        log.printf("T %.3f %d %d%n", System.currentTimeMillis() / 1000.0,
+                   burnNs, napNs);
+        Thread.sleep(50);
+      }
+    }
   }
 }
