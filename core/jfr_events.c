@@ -18,14 +18,6 @@
 #include "core/jfr_int.h"
 #include "core/pprof.h"
 
-const struct jfr_event_row jfr_event_rows[] = {
-#define EVENT(w, g, n, v, l, s, x, f, t, st) {w, g, n, v, l, s, x, f, t, st},
-#include "specs/jfr_events.def"
-#undef EVENT
-};
-const int jfr_event_nrows =
-  (int)(sizeof(jfr_event_rows) / sizeof(jfr_event_rows[0]));
-
 enum { MAXSEL = 16 };
 
 struct sel {
@@ -58,9 +50,8 @@ struct jfr_fold {
   uint8_t *want;
   struct jmap stacks;            /* stack key -> offset in cache */
   struct buf cache, key, chosen;
-  struct agg *agg;               /* this chunk's sums */
+  struct jfr_aggs aggs;          /* this chunk's sums */
   uint64_t bound_gen;            /* the metadata bind[] was made for */
-  size_t nagg, agg_cap;
   struct jfr_est *est; /* the scaled group's samples */
   int est_group, est_leaf;
   struct jfr_cpu *cpu; /* the accounted group's samples */
@@ -68,28 +59,6 @@ struct jfr_fold {
   struct jfr_fold_stats st;
   const char *word, *unit; /* what finish chose */
 };
-
-int jfr_event_valid(const char *e)
-{
-  for (int i = 0; i < jfr_event_nrows; i++)
-    if (!strcmp(jfr_event_rows[i].word, e)) return 1;
-  for (const char *c = e; *c; c++)
-    if (!isalnum((unsigned char)*c) && !strchr("._$", *c)) return 0;
-  return strchr(e, '.') != NULL;
-}
-
-int jfr_event_error(const char *e)
-{
-  const char *names[32] = {0};
-  int n = 0;
-
-  for (int i = 0; i < jfr_event_nrows && n < 32; i++)
-    if (!n || strcmp(names[n - 1], jfr_event_rows[i].word))
-      names[n++] = jfr_event_rows[i].word;
-  return opt_bad_word("--event", e, names, n,
-                      "cpu, cputime, native, alloc, "
-                      "lock, wall or an event type such as jdk.SocketRead");
-}
 
 struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
 {
@@ -274,64 +243,12 @@ static int stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
   return (len & OWN) != 0;
 }
 
-/* Events of a chunk that fold to the same stack are summed first (a
- * table keyed by what names the stack), so each distinct stack is named
- * and handed to the fold once per chunk. */
-struct agg {
-  uint64_t stack, thread, cls;
-  int64_t value;
-  uint64_t count;
-  int sel;                 /* -1: empty slot */
-  uint8_t has;             /* 1 stack, 2 thread, 4 class fields */
-};
-
-static uint64_t agg_hash(const struct agg *a)
-{
-  uint64_t h = a->stack * 0x9e3779b97f4a7c15ULL;
-
-  h = (h ^ (h >> 29) ^ a->thread) * 0xbf58476d1ce4e5b9ULL;
-  h = (h ^ (h >> 31) ^ a->cls) * 0x94d049bb133111ebULL;
-  return h ^ (h >> 32) ^ (uint64_t)a->sel ^ (uint64_t)a->has << 40;
-}
-
-static void agg_add(struct jfr_fold *jf, const struct agg *a)
-{
-  size_t i;
-
-  if (jf->nagg * 2 >= jf->agg_cap) {
-    struct agg *old = jf->agg;
-    size_t n = jf->agg_cap;
-
-    jf->agg_cap = n ? n * 2 : 1024;
-    jf->agg = xmalloc(jf->agg_cap * sizeof(*jf->agg));
-    for (i = 0; i < jf->agg_cap; i++) jf->agg[i].sel = -1;
-    jf->nagg = 0;
-    for (i = 0; i < n; i++)
-      if (old[i].sel >= 0) agg_add(jf, &old[i]);
-    free(old);
-  }
-  for (i = agg_hash(a) & (jf->agg_cap - 1); jf->agg[i].sel >= 0;
-       i = (i + 1) & (jf->agg_cap - 1)) {
-    struct agg *e = &jf->agg[i];
-
-    if (e->stack == a->stack && e->thread == a->thread && e->cls == a->cls &&
-        e->sel == a->sel && e->has == a->has) {
-      if (__builtin_add_overflow(e->value, a->value, &e->value))
-        e->value = a->value > 0 ? INT64_MAX : INT64_MIN;
-      e->count += a->count;
-      return;
-    }
-  }
-  jf->agg[i] = *a;
-  jf->nagg++;
-}
-
 static int on_event(void *ctx, int t, const uint64_t *v)
 {
   struct jfr_fold *jf = ctx;
   const struct bound *b = &jf->bind[t];
   const struct sel *s = &jf->sel[b->sel];
-  struct agg a = {0, 0, 0, 1, 1, b->sel, 0};
+  struct jfr_agg a = {0, 0, 0, 1, 1, b->sel, 0};
 
   if (b->scale) {
     jfr_est_tas(jf->est, v[b->thread], (int64_t)v[b->value]);
@@ -373,14 +290,14 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.cls = v[b->cls];
     a.has |= 4;
   }
-  agg_add(jf, &a);
+  jfr_agg_add(&jf->aggs, &a);
   jf->group_events[s->group]++;
   return 0;
 }
 
 /* "thread;frames...;leaf": each part only when there is one; a stack
  * with none of them is "[no stack]". */
-static void fold_agg(struct jfr_fold *jf, const struct agg *a)
+static void fold_agg(struct jfr_fold *jf, const struct jfr_agg *a)
 {
   const struct sel *s = &jf->sel[a->sel];
   struct buf *k = &jf->key;
@@ -446,10 +363,12 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
 /* The chunk's sums go into the folds while its pools name them. */
 static void flush_chunk(struct jfr_fold *jf)
 {
-  for (size_t i = 0; i < jf->agg_cap && jf->nagg; i++)
-    if (jf->agg[i].sel >= 0) fold_agg(jf, &jf->agg[i]);
-  for (size_t i = 0; i < jf->agg_cap; i++) jf->agg[i].sel = -1;
-  jf->nagg = 0;
+  struct jfr_aggs *t = &jf->aggs;
+
+  for (size_t i = 0; i < t->cap && t->n; i++)
+    if (t->e[i].sel >= 0) fold_agg(jf, &t->e[i]);
+  for (size_t i = 0; i < t->cap; i++) t->e[i].sel = -1;
+  t->n = 0;
 }
 
 int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
@@ -575,7 +494,7 @@ void jfr_fold_free(struct jfr_fold *jf)
   jfr_cpu_free(jf->cpu);
   free(jf->bind);
   free(jf->want);
-  free(jf->agg);
+  free(jf->aggs.e);
   jmap_free(&jf->stacks);
   buf_free(&jf->cache);
   buf_free(&jf->key);

@@ -1,8 +1,9 @@
 /* jfr_int.h - what core/jfr.c (chunks, checkpoints, the event walk),
  * jfr_record.c (a chunk's bytes, one record), jfr_meta.c (the type system
  * from the metadata), jfr_wire.c (varints, strings, values), jfr_pool.c
- * (constant pools, names) and jfr_events.c (folding) share; nothing outside
- * core/jfr*.c includes it.
+ * (constant pools, names) and jfr_events.c (folding, with jfr_agg.c's
+ * per-chunk sums, jfr_alloc.c's and jfr_cpu.c's estimators) share; nothing
+ * outside core/jfr*.c includes it.
  *
  * The files call downwards only: jfr_events.c -> jfr.c -> jfr_meta.c,
  * jfr_pool.c -> jfr_record.c, jfr_wire.c (test/lint.test checks that no
@@ -138,6 +139,22 @@ void jmap_clear(struct jmap *m);
 /* The value of key, or UINT32_MAX. */
 uint32_t jmap_get(const struct jmap *m, uint64_t key);
 void jmap_put(struct jmap *m, uint64_t key, uint32_t v);
+
+/* ---- a chunk's events summed per stack (core/jfr_agg.c) ---- */
+struct jfr_agg {
+  uint64_t stack, thread, cls;
+  int64_t value;
+  uint64_t count;
+  int sel;                 /* the selected row; -1: an empty slot */
+  uint8_t has;             /* 1 stack, 2 thread, 4 class fields; 8 a
+                              scaled sample, 16 an accounted one */
+};
+struct jfr_aggs {          /* zeroed: empty */
+  struct jfr_agg *e;
+  size_t n, cap;
+};
+/* Add a (sel >= 0) to its entry in t, or make one: values saturate. */
+void jfr_agg_add(struct jfr_aggs *t, const struct jfr_agg *a);
 
 /* ---- bytes per stack of sampled allocations (core/jfr_alloc.c) ---- */
 struct jfr_est;
