@@ -137,7 +137,7 @@ static int option_string(const struct config *c, char *out, size_t n)
 
 /* ---- what the agent says ------------------------------------------------ */
 
-static void explain(struct agent_target *t, int rc)
+static void explain(struct jvm *t, int rc)
 {
   char version[64];
 
@@ -165,8 +165,8 @@ static void explain(struct agent_target *t, int rc)
 }
 
 /* The mapped agent that says it is sampling: its index, or -1. */
-static int running_agent(struct agent_target *t, char agents[][AGENT_PATH_MAX],
-                         int n, int timeout)
+static int running_agent(struct jvm *t, char agents[][AGENT_PATH_MAX], int n,
+                         int timeout)
 {
   int rc;
 
@@ -180,8 +180,8 @@ static int running_agent(struct agent_target *t, char agents[][AGENT_PATH_MAX],
 /* ---- the actions ---------------------------------------------------------- */
 
 /* Copy the samples file to out (open), remove it, say how many. */
-static int collect(struct agent_target *t, const char *samples,
-                   struct wfile *out, const char *name)
+static int collect(struct jvm *t, const char *samples, struct wfile *out,
+                   const char *name)
 {
   struct samples s;
   int err;
@@ -211,11 +211,11 @@ static int collect(struct agent_target *t, const char *samples,
   return 0;
 }
 
-static int stop_and_collect(struct agent_target *t, struct wfile *out,
-                            const char *name, int timeout)
+static int stop_and_collect(struct jvm *t, struct wfile *out, const char *name,
+                            int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], samples[AGENT_PATH_MAX];
-  int n = agent_mapped(t->pid, agents, NULL, AGENT_MAX_LOADED), rc = AGENT_IDLE;
+  int n = agent_mapped(t, agents, NULL, AGENT_MAX_LOADED), rc = AGENT_IDLE;
   int have = !target_open_samples(t, samples, sizeof(samples));
 
   if (!n) {
@@ -237,10 +237,10 @@ static int stop_and_collect(struct agent_target *t, struct wfile *out,
   return collect(t, samples, out, name);
 }
 
-static int status(struct agent_target *t, int timeout)
+static int status(struct jvm *t, int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], samples[AGENT_PATH_MAX];
-  int n = agent_mapped(t->pid, agents, NULL, AGENT_MAX_LOADED);
+  int n = agent_mapped(t, agents, NULL, AGENT_MAX_LOADED);
   struct samples s = {0};
 
   if (running_agent(t, agents, n, timeout) < 0 ||
@@ -262,23 +262,23 @@ static int status(struct agent_target *t, int timeout)
 /* Wait out the duration (or the JVM's end, or a stop signal: from the
  * load to the written samples, Ctrl-C or SIGTERM only ends the wait, and
  * what was sampled is still stopped, collected and written). */
-static void wait_duration(struct agent_target *t, long long ms)
+static void wait_duration(struct jvm *t, long long ms)
 {
   uint64_t end = now_ms() + (uint64_t)ms;
 
-  while (!jt_stop_signal && now_ms() < end && proc_alive(t->pid))
+  while (!jt_stop_signal && now_ms() < end && jvm_alive(t))
     nanosleep(&(struct timespec){0, 50000000}, NULL);
 }
 
 /* Load a fresh copy of the sampler; with a duration, wait, stop it and
  * collect the samples into out. A running sampler is not restarted: that
  * would end its file, which nobody would collect. */
-static int sample_for(struct agent_target *t, struct config *c, long long ms,
+static int sample_for(struct jvm *t, struct config *c, long long ms,
                       struct wfile *out, const char *name, int timeout)
 {
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], lib[AGENT_PATH_MAX];
   char opts[CONFIG_PATH_MAX + 512], why[512];
-  int n = agent_mapped(t->pid, agents, NULL, AGENT_MAX_LOADED), rc;
+  int n = agent_mapped(t, agents, NULL, AGENT_MAX_LOADED), rc;
   int reused;
 
   if (running_agent(t, agents, n, timeout) >= 0) {
@@ -310,7 +310,7 @@ static int sample_for(struct agent_target *t, struct config *c, long long ms,
     return 0;
   }
   wait_duration(t, ms);
-  if (!proc_alive(t->pid)) {
+  if (!jvm_alive(t)) {
     /* The agent completed the file at VM death; our fd on the target's
      * /tmp outlives the process. */
     info_msg("pid %d ended while sampling", t->pid);
@@ -327,7 +327,7 @@ static int sample_for(struct agent_target *t, struct config *c, long long ms,
 
 /* sample_for, with --duration under stop_signals: a run a signal ended
  * exits 128 + the signal (130 for Ctrl-C), as every command. */
-static int sample(struct agent_target *t, struct config *c, long long ms,
+static int sample(struct jvm *t, struct config *c, long long ms,
                   struct wfile *out, const char *name, int timeout)
 {
   int rc;
@@ -389,13 +389,13 @@ static int extract(const char *path, struct args *a)
 /* Everything after option parsing. */
 static int install(struct args *a)
 {
-  struct agent_target t;
+  struct jvm t;
   struct config c;
   struct wfile out = {.dirfd = -1};
   const char *name = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";
   int timeout = (int)(a->num[OPT_timeout] / 1000000); /* ms */
   long long ms = a->num[OPT_duration] / 1000000;
-  int rc, collects, err, pid;
+  int rc, collects, err;
 
   jt_verbose |= a->count[OPT_verbose] > 0;
   if (a->val[OPT_extract]) {
@@ -416,14 +416,10 @@ static int install(struct args *a)
   if (a->val[OPT_output] && !collects)
     return usage_error("-o goes with --duration or --stop (a started sampler "
                        "is collected by --stop -o FILE)");
-  if ((pid = target_find(a->argv[0])) < 0) return 1;
+  if (target_open(&t, a->argv[0])) return 1;
   if (collects && (err = wfile_open(&out, name))) {
     errno_msg(err, "cannot write '%s'", name);
-    return 1;
-  }
-  if (target_open(&t, pid)) {
-    wfile_abort(&out);
-    target_close(&t);
+    jvm_close(&t);
     return 1;
   }
   if (a->val[OPT_agent])
@@ -436,7 +432,7 @@ static int install(struct args *a)
   else
     rc = sample(&t, &c, ms, &out, name, timeout);
   wfile_abort(&out);
-  target_close(&t);
+  jvm_close(&t);
   return rc;
 }
 

@@ -1,7 +1,7 @@
 /* agent_install.h - what cmd/agent_install.c and cmd/agent_target.c share
  *
- * agent_target.c is agent-install's view of the target (core/agent.h's
- * struct agent_target: its ids, its root and /tmp as fds): the attach
+ * agent_target.c is agent-install's view of the target (core/jvm's
+ * opened JVM: its ids, its root and /tmp as fds): the attach
  * "load" request, files it writes there and the samples file it takes
  * back. It prints its own errors (the error_msg family) and returns -1.
  */
@@ -9,31 +9,29 @@
 #define AGENT_INSTALL_H
 
 #include "core/agent.h"
+#include "core/jvm.h"
 #include "core/wfile.h"
 
-/* The process a target names, in core/vm's one grammar: a pid as it is,
- * a PerfData path or file: URI the JVM whose file it is (vm_owner).
- * Returns the pid, or -1 (reported). */
-int target_find(const char *arg);
-/* Open pid's status, root and /tmp: 0, or -1 (reported). */
-int target_open(struct agent_target *t, int pid);
-void target_close(struct agent_target *t);
+/* Open the JVM a target names, in core/jvm's one grammar (a pid, a main
+ * class, a PerfData path or file: URI of a running JVM): 0, or -1
+ * (reported). jvm_close it. */
+int target_open(struct jvm *t, const char *arg);
 
 /* attach "load" lib with opts: 0 and the agent's return code in *rc, or -1
  * (reported). A JVM still starting is asked again until timeout_ms ends;
  * each answer is awaited that long too. */
-int target_load(struct agent_target *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout_ms);
+int target_load(struct jvm *t, const char *lib, int absolute, const char *opts,
+                int *rc, int timeout_ms);
 
 /* Write data into the target's /tmp under prefix<16 random hex>suffix
  * (O_EXCL, owned by the JVM's user), to be loaded; its path as the target
  * sees it goes to path. 0 or -1 (reported; also a JVM that takes no attach
  * requests, core/attach's check: nothing is put). */
-int target_put(struct agent_target *t, const char *prefix, const char *suffix,
+int target_put(struct jvm *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen);
 
 /* The samples file the target holds open, if any: 0 and its path, or -1. */
-int target_open_samples(struct agent_target *t, char *path, size_t n);
+int target_open_samples(struct jvm *t, char *path, size_t n);
 
 struct samples {
   uint64_t lines;           /* sample lines seen (lifetime: survivors) */
@@ -47,17 +45,17 @@ struct samples {
  * (NULL: only count), through a fixed buffer, after checking it is a
  * regular file of the JVM's user with one link; remove it afterwards when
  * take is set and the name still leads to that file. 0 or -1 (reported). */
-int target_samples(struct agent_target *t, const char *path, struct wfile *out,
-                   int take, struct samples *s);
+int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
+                   struct samples *s);
 
 /* --agent: load any other agent, a .so natively or a .jar through the
  * JDK's instrument agent, copied into the target's /tmp when the target
  * cannot see path (another mount namespace). 0, or -1 (reported, also a
  * non-zero return code of the agent). */
-int target_load_other(struct agent_target *t, const char *path,
-                      const char *args, int timeout_ms);
+int target_load_other(struct jvm *t, const char *path, const char *args,
+                      int timeout_ms);
 
 /* The target's JAVA_VERSION from its JDK's release file, or "?". */
-void target_java_version(struct agent_target *t, char *out, size_t n);
+void target_java_version(struct jvm *t, char *out, size_t n);
 
 #endif

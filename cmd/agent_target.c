@@ -14,47 +14,32 @@
 #include "cmd/agent_install.h"
 #include "core/attach.h"
 
-int target_find(const char *arg)
+int target_open(struct jvm *t, const char *arg)
 {
-  struct vm v;
   char why[256];
-  int pid, rc = vm_resolve(arg, &v, why, sizeof(why));
 
-  /* a pid is taken as it is (attach needs no PerfData file) */
-  if ((pid = v.pid)) {
-    vm_free(&v);
-    return pid;
+  int rc = jvm_open(t, arg, JVM_PROCESS, why, sizeof(why));
+
+  if (rc == -EPERM) { /* another user's: the one wording, core/proc's */
+    error_msg("%s", why);
+    return -1;
   }
   if (rc) {
     error_msg("cannot find '%s': %s", arg, why);
     return -1;
   }
-  if (!(pid = vm_owner(&v)))
-    error_msg("cannot tell which process '%s' belongs to", arg);
-  vm_free(&v);
-  return pid ? pid : -1;
-}
-
-int target_open(struct agent_target *t, int pid)
-{
-  char why[256];
-
-  memset(t, 0, sizeof(*t));
-  t->root.fd = t->tmpfd = -1;
-  if (agent_target_open(t, pid, why, sizeof(why))) {
+  /* whatever is asked (even --status) ends in an attach: none to a
+   * process that is no JVM */
+  if (jvm_check_jvm(t, why, sizeof(why))) {
     error_msg("%s", why);
+    jvm_close(t);
     return -1;
   }
   return 0;
 }
 
-void target_close(struct agent_target *t)
-{
-  agent_target_close(t);
-}
-
-int target_load(struct agent_target *t, const char *lib, int absolute,
-                const char *opts, int *rc, int timeout_ms)
+int target_load(struct jvm *t, const char *lib, int absolute, const char *opts,
+                int *rc, int timeout_ms)
 {
   char why[512];
 
@@ -65,18 +50,17 @@ int target_load(struct agent_target *t, const char *lib, int absolute,
   return 0;
 }
 
-int target_put(struct agent_target *t, const char *prefix, const char *suffix,
+int target_put(struct jvm *t, const char *prefix, const char *suffix,
                const void *data, size_t n, char *path, size_t pathlen)
 {
   char name[AGENT_PATH_MAX], why[256];
-  int uid = geteuid() ? -1 : (int)t->st.euid, gid = uid < 0 ? -1
-                                                   : (int)t->st.egid;
-  struct attach_target at;
+  long long uid, gid;
   int err;
 
-  /* What is put is for a load: none for a JVM that takes no attach
-   * requests (attach_send would refuse the load). */
-  if (!attach_target_pid(&at, t->pid) && attach_check(&at, why, sizeof(why))) {
+  jvm_file_owner(t, &uid, &gid);
+  /* What is put is for a load: none for a JVM that attach would refuse
+   * (not a verified JVM, or one that takes no attach requests). */
+  if (attach_check(t, why, sizeof(why))) {
     error_msg("%s", why);
     return -1;
   }
@@ -91,16 +75,20 @@ int target_put(struct agent_target *t, const char *prefix, const char *suffix,
   return 0;
 }
 
-int target_open_samples(struct agent_target *t, char *path, size_t n)
+int target_open_samples(struct jvm *t, char *path, size_t n)
 {
-  char dir[64], link[AGENT_PATH_MAX + 1];
+  char link[AGENT_PATH_MAX + 1];
   struct dirent *e;
   ssize_t len;
   DIR *d;
   int dfd, found = -1;
 
-  snprintf(dir, sizeof(dir), "/proc/%d/fd", t->pid);
-  if (!(d = opendir(dir))) return -1;
+  if ((dfd = openat(t->procfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return -1;
+  if (!(d = fdopendir(dfd))) {
+    close(dfd);
+    return -1;
+  }
   dfd = dirfd(d);
   while (found < 0 && (e = readdir(d))) {
     len = readlinkat(dfd, e->d_name, link, sizeof(link) - 1);
@@ -154,19 +142,18 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
   }
 }
 
-int target_samples(struct agent_target *t, const char *path, struct wfile *out,
-                   int take, struct samples *s)
+int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
+                   struct samples *s)
 {
   static char chunk[65536];
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   struct scan sc = {.bol = 1};
   struct stat sb;
   ssize_t n;
-  int fd, err;
+  int fd = -1, err;
 
   memset(s, 0, sizeof(*s));
-  err = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
-                          t->st.euid, &fd, &sb);
+  err = agent_samples_open(t, path, 0, &fd, &sb);
   /* up to the size it had when opened (the JVM's side may still write);
    * text only: a NUL is not the agent's (a sparse file, planted) */
   for (off_t left = err ? 0 : sb.st_size; left > 0 && !err;) {
@@ -200,15 +187,14 @@ int target_samples(struct agent_target *t, const char *path, struct wfile *out,
   return 0;
 }
 
-void target_java_version(struct agent_target *t, char *out, size_t n)
+void target_java_version(struct jvm *t, char *out, size_t n)
 {
-  char link[64], exe[PATH_MAX], *data, *p, *e;
+  char exe[PATH_MAX], *data, *p, *e;
   size_t dlen;
   ssize_t len;
 
   snprintf(out, n, "?");
-  snprintf(link, sizeof(link), "/proc/%d/exe", t->pid);
-  if ((len = readlink(link, exe, sizeof(exe) - 1)) <= 0) return;
+  if ((len = readlinkat(t->procfd, "exe", exe, sizeof(exe) - 1)) <= 0) return;
   exe[len] = 0;
   if (root_release(&t->root, exe, &data, &dlen)) return;
   if ((p = strstr(data, "JAVA_VERSION=\"")) && (e = strchr(p + 14, '"')))
@@ -216,12 +202,11 @@ void target_java_version(struct agent_target *t, char *out, size_t n)
   free(data);
 }
 
-int target_load_other(struct agent_target *t, const char *path,
-                      const char *args, int timeout_ms)
+int target_load_other(struct jvm *t, const char *path, const char *args,
+                      int timeout_ms)
 {
   int jar = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".jar");
   char *abs = realpath(path, NULL), *data, *opts, lib[AGENT_PATH_MAX * 2];
-  uint64_t a, b;
   size_t len;
   int err, rc = 0;
 
@@ -230,7 +215,7 @@ int target_load_other(struct agent_target *t, const char *path,
     return -1;
   }
   snprintf(lib, sizeof(lib), "%s", abs);
-  if (proc_ns_ino(t->pid, "mnt", &a) || proc_ns_ino(0, "mnt", &b) || a != b) {
+  if (!jvm_same_path(t, abs)) { /* the JVM would not find it there */
     const char *base = strrchr(abs, '/') + 1;
     char prefix[64];
 

@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/perfdata.h"
 #include "core/prom.h"
+#include "core/jvm.h"
 #include "core/vm.h"
 #include <fnmatch.h>
 #include <math.h>
@@ -59,6 +60,7 @@ static int prometheus(struct args *a)
 {
   int all = a->argc == 1 && !strcmp(a->argv[0], "all"), rc = 0, step;
   struct prom_scrape s;
+  struct perfdata pd;
   const struct vm *w;
   struct vm *v = NULL;
   struct buf out = {0};
@@ -71,12 +73,19 @@ static int prometheus(struct args *a)
   }
   if (!all) v = xzalloc(a->argc * sizeof(*v));
   for (int i = 0; !all && i < a->argc; i++) {
-    if (vm_resolve(a->argv[i], &v[n], err, sizeof(err))) {
+    struct jvm j;
+
+    if (jvm_open(&j, a->argv[i], 0, err, sizeof(err))) {
       error_msg("cannot find '%s': %s", a->argv[i], err);
-      vm_free(&v[n]);
       rc = 1;
-    } else {
-      n++;
+    } else if (!j.vm.path && jvm_perfdata(&j, &pd)) {
+      error_msg("cannot find '%s': %s", a->argv[i], pd.err);
+      jvm_close(&j);
+      rc = 1;
+    } else { /* its file, as a row of the scrape */
+      v[n++] = j.vm;
+      vm_init(&j.vm);
+      jvm_close(&j);
     }
   }
   prom_scrape_begin(&s, v, n,
@@ -99,7 +108,7 @@ int dump_main(int argc, char **argv)
 {
   struct args a;
   struct perfdata pd;
-  struct vm vm;
+  struct jvm j;
   struct buf out = {0};
   char err[256];
   int rc, utf8 = fmt_locale_utf8(), first = 1;
@@ -110,14 +119,17 @@ int dump_main(int argc, char **argv)
     rc = prometheus(&a);
     return rc;
   }
-  if ((rc = vm_resolve(a.argv[0], &vm, err, sizeof(err)))) {
+  if ((rc = jvm_open(&j, a.argv[0], 0, err, sizeof(err)))) {
     if (rc == -EPERM) error_msg("%s", err);
     else error_msg("cannot find '%s': %s", a.argv[0], err);
     return 1;
   }
-  if ((rc = vm_open(&vm, &pd))) {
-    error_msg("cannot read '%s': %s", vm.path, pd.err);
-    vm_free(&vm);
+  if ((rc = jvm_perfdata(&j, &pd))) {
+    if (j.vm.path)
+      error_msg("cannot read '%s': %s", j.vm.path, pd.err);
+    else
+      error_msg("cannot find '%s': %s", a.argv[0], pd.err);
+    jvm_close(&j);
     return 1;
   }
   if (a.count[OPT_json]) fputs("{", stdout);
@@ -137,6 +149,6 @@ int dump_main(int argc, char **argv)
   if (a.count[OPT_json]) fputs(first ? "}\n" : "\n}\n", stdout);
   buf_free(&out);
   pd_close(&pd);
-  vm_free(&vm);
+  jvm_close(&j);
   return 0;
 }

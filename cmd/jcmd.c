@@ -24,6 +24,7 @@
 #include "core/format.h"
 #include "core/out.h"
 #include "core/perfdata.h"
+#include "core/jvm.h"
 #include "core/vm.h"
 #include "cmd/jcmd.h"
 #include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
@@ -107,7 +108,7 @@ static void head(int pid, int *said)
   *said = 1;
 }
 
-static int jcmd_line(const struct vm *v, const char *line, int timeout_ms,
+static int jcmd_line(const struct jvm *v, const char *line, int timeout_ms,
                      int *said)
 {
   const char *args[3] = {line, NULL, NULL};
@@ -126,7 +127,7 @@ static int jcmd_line(const struct vm *v, const char *line, int timeout_ms,
 
 /* --out-file: GC.heap_dump with the file the JVM is given (cmd/jcmd_out.c:
  * the host path, or a name in its /tmp taken out to it). */
-static int heap_dump(const struct vm *v, const struct request *r, int *said)
+static int heap_dump(const struct jvm *v, const struct request *r, int *said)
 {
   struct jcmd_out o;
   struct buf line = {0};
@@ -136,10 +137,7 @@ static int heap_dump(const struct vm *v, const struct request *r, int *said)
 
   if ((rc = jcmd_out_begin(&o, v, r->out,
                            strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
-    if (rc == -ESRCH)
-      error_msg("no process %d", pid);
-    else
-      errno_msg(rc, "cannot write '%s'", r->out);
+    errno_msg(rc, "cannot write '%s'", r->out);
     return 1;
   }
   buf_printf(&line, "%s %s", r->text, o.jvm_path);
@@ -152,39 +150,30 @@ static int heap_dump(const struct vm *v, const struct request *r, int *said)
     rc = jcmd_print_reply(pid, reply, NULL);
   }
   fflush(stdout);
-  if (o.taken)
-    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
-  else
-    rc |= !jcmd_out_written(reply);
+  rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
   free(reply);
   buf_free(&line);
   return rc;
 }
 
-static int perf_counters(const struct vm *target, int *said)
+static int perf_counters(const struct jvm *j, int *said)
 {
-  struct vm v;
   struct perfdata pd;
   struct buf out = {0};
-  char err[256];
 
-  if (vm_resolve_pid(target->pid, &v, err, sizeof(err))) {
-    error_msg("pid %d: %s", target->pid, err);
-    vm_free(&v);
-    return 1;
-  }
-  if (vm_open(&v, &pd)) {
-    error_msg("cannot read '%s': %s", v.path, pd.err);
-    vm_free(&v);
+  if (jvm_perfdata(j, &pd)) {
+    if (j->vm.path)
+      error_msg("cannot read '%s': %s", j->vm.path, pd.err);
+    else
+      error_msg("pid %d: %s", j->pid, pd.err);
     return 1;
   }
   for (size_t i = 0; i < pd.n; i++)
     pd_snap_line(&pd, pd.counters[i], 0, fmt_locale_utf8(), &out);
-  head(v.pid, said);
+  head(j->pid, said);
   term_write(stdout, out.p, out.len, 1);
   buf_free(&out);
   pd_close(&pd);
-  vm_free(&v);
   return 0;
 }
 
@@ -201,7 +190,7 @@ static int is_stop(const char *line)
  * or \r\n; the empty ones at its end dropped) until "stop", as jcmd sends
  * them: comments and blank lines too (the JVM skips them). The first
  * failure ends the file, as in jcmd. */
-static int run(const struct vm *v, const struct request *r)
+static int run(const struct jvm *v, const struct request *r)
 {
   char *line, *next, *text, *end;
   int rc = 0, said = 0;
@@ -272,7 +261,18 @@ static int run_all(const struct request *r)
   int rc = 0;
 
   if (targets(r->target, &v, &n)) return 1;
-  for (size_t i = 0; i < n; i++) rc |= run(&v[i], r);
+  for (size_t i = 0; i < n; i++) {
+    struct jvm j;
+    char err[256];
+    int e = jvm_open_row(&j, &v[i], err, sizeof(err));
+
+    if (e == -ESRCH)
+      error_msg("no process %d", v[i].pid);
+    else if (e)
+      error_msg("%s", err);
+    rc |= e ? 1 : run(&j, r);
+    jvm_close(&j);
+  }
   vm_list_free(v, n);
   return rc;
 }

@@ -29,30 +29,38 @@ int jcmd_is_help(const char *s);
  * "<pid>: <why>". */
 void jdk_refusal(int pid, int why, const char *err);
 
+/* jvm_open_row for the JDK tool links: 0, or -1 after jdk_refusal's line. */
+struct jvm;
+struct vm;
+int jdk_open(struct jvm *j, const struct vm *row);
+
 /* A file the JVM writes for us (cmd/jcmd_out.c), landing at out on the
  * host: jvm_path is what to ask the JVM to write. */
 struct jcmd_out {
   const char *out;         /* the host path asked for */
   struct wfile w;          /* where a taken file is written */
   char jvm_path[PATH_MAX]; /* the path to send */
+  const struct jvm *j;     /* the JVM writing it */
   int pid, taken;          /* taken: a random name in the JVM's /tmp */
   long long uid;           /* the JVM's user */
   uint64_t bound;          /* the most bytes a taken file may have */
 };
-/* Pick jvm_path for v: out made absolute when the JVM shares our root
- * and user, else /tmp/jvmtool-dump-<random><suffix> in its root. Returns
- * 0, or -errno for the caller to say: -ESRCH no such process, else out
+/* Pick jvm_path for j: out made absolute when out's folder is the same
+ * folder in the JVM's mount namespace (core/jvm's jvm_same_path) and the
+ * JVM runs as our user, else /tmp/jvmtool-dump-<random><suffix> in its
+ * /tmp, to be taken out. Returns 0, or -errno for the caller to say: out
  * cannot be written (opened here, before the JVM is asked). */
-struct vm;
-int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
+int jcmd_out_begin(struct jcmd_out *o, const struct jvm *j, const char *out,
                    const char *suffix);
 /* 1 when a dumpheap or GC.heap_dump reply says the file was written. */
 int jcmd_out_written(const char *reply);
 /* After the request (also when it failed: call it once after a 0 from
  * begin): take a file written in the JVM's /tmp out to the host path
- * (written: the reply said it is whole; else it is only removed). Returns
- * 0, or 1 (after a message when the file was taken); prints one line
- * naming where a taken file went. */
+ * (written: the reply said it is whole; else it is only removed), or, for
+ * a path handed to the JVM, check that the file is there on this host.
+ * Returns 0, or 1 (after a message when the JVM said it wrote a file that
+ * is not there or was not taken); prints one line naming where a taken
+ * file went. */
 int jcmd_out_end(struct jcmd_out *o, int written);
 
 #endif

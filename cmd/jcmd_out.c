@@ -2,20 +2,21 @@
  *
  * A heap dump (jmap -dump, jvmtool jcmd --out-file ... GC.heap_dump) names
  * a path the JVM opens itself, in its own mount namespace and as its own
- * user. A JVM that sees our "/" and runs as our user is given the host
- * path, made absolute, as jmap gives it. Any other (a container, another
+ * user. A JVM that runs as our user and in whose mount namespace the
+ * path's folder is the very folder it is here (core/jvm's jvm_same_path)
+ * is given the host path, made absolute, as jmap gives it; the file is
+ * then looked for on the host before success is said. Any other (a container, another
  * user's JVM) writes into its own /tmp under a random name; the file is
- * then taken out through core/root (root_take_tmp: a regular file of the
+ * then taken out through core/root (root_take_at: a regular file of the
  * JVM's user with one link, removed by inode whatever happens, at most a
  * bound from the heap's size) and written to the host path as every -o is
  * (core/wfile: a new file renamed over the name).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
-#include "core/attach.h"
 #include "core/perfdata.h"
 #include "core/root.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 #include "core/wfile.h"
 #include "cmd/jcmd.h"
 
@@ -27,14 +28,13 @@
  * 4, so a heap of reference arrays dumps to about twice its size; G1 counts
  * its heap in both generations, which only widens the bound) plus 1 GiB
  * for class, thread and string records. DUMP_CAP without PerfData. */
-static uint64_t dump_bound(int pid)
+static uint64_t dump_bound(const struct jvm *j)
 {
   char name[64];
   struct perfdata pd;
-  struct vm v;
   uint64_t heap = 0;
 
-  if (!vm_resolve_pid(pid, &v, name, sizeof(name)) && !vm_open(&v, &pd)) {
+  if (!jvm_perfdata(j, &pd)) {
     for (int g = 0; g < 4; g++) {
       const struct pd_counter *c;
 
@@ -44,27 +44,24 @@ static uint64_t dump_bound(int pid)
     }
     pd_close(&pd);
   }
-  vm_free(&v);
   return heap ? 2 * heap + (1ULL << 30) : DUMP_CAP;
 }
 
-int jcmd_out_begin(struct jcmd_out *o, const struct vm *v, const char *out,
+int jcmd_out_begin(struct jcmd_out *o, const struct jvm *j, const char *out,
                    const char *suffix)
 {
-  struct attach_target t;
-  struct root r;
   char hex[17], cwd[PATH_MAX];
-  int same, rc;
+  int rc;
 
   memset(o, 0, sizeof(*o));
-  o->pid = v->pid;
+  o->j = j;
+  o->pid = j->pid;
   o->out = out;
-  o->bound = dump_bound(v->pid);
-  if (attach_target(&t, v) || root_open(v->pid, &r)) return -ESRCH;
-  same = r.same;
-  root_close(&r);
-  o->uid = t.st.euid;
-  if (same && t.st.euid == geteuid()) {
+  o->bound = dump_bound(j);
+  o->uid = j->st.euid;
+  /* the path means the same folder where the JVM opens it (a PrivateTmp
+   * JVM shares our "/" but not our /tmp) */
+  if (j->st.euid == geteuid() && jvm_same_path(j, out)) {
     int n;
 
     if (out[0] == '/' || !getcwd(cwd, sizeof(cwd))) *cwd = 0;
@@ -96,16 +93,27 @@ int jcmd_out_end(struct jcmd_out *o, int written)
   uint64_t copied = 0, max;
   int fd, rc;
 
-  if (!o->taken) return !written;
+  if (!o->taken) {
+    struct stat sb;
+
+    if (!written) return 1;
+    /* what the JVM says it wrote must be there, on this host */
+    if (stat(o->jvm_path, &sb) || !S_ISREG(sb.st_mode)) {
+      error_msg("pid %d said it wrote '%s', but this host has no such file",
+                o->pid, o->jvm_path);
+      return 1;
+    }
+    return 0;
+  }
   if (!written) { /* a half-written file goes too */
     wfile_abort(&o->w);
-    if (!root_take_tmp(o->pid, o->jvm_path + 5, o->uid, -1, 0, NULL, &fd))
+    if (!root_take_at(o->j->tmpfd, o->jvm_path + 5, o->uid, -1, 0, NULL, &fd))
       close(fd);
     return 1;
   }
   max = o->bound;
-  rc = root_take_tmp(o->pid, o->jvm_path + 5 /* after "/tmp/" */, o->uid,
-                     o->w.fd, max, &copied, &fd);
+  rc = root_take_at(o->j->tmpfd, o->jvm_path + 5 /* after "/tmp/" */, o->uid,
+                    o->w.fd, max, &copied, &fd);
   if (rc) {
     wfile_abort(&o->w);
     if (rc == -EFBIG)

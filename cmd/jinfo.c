@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "core/attach.h"
 #include "core/out.h"
+#include "core/jvm.h"
 #include "core/vm.h"
 #include "cmd/jcmd.h"
 #include "jinfo_usage.inc" /* jinfo_usage[]: jinfo's help, byte for byte */
@@ -28,7 +29,7 @@ enum jinfo_mode { MODE_ALL, MODE_FLAG, MODE_FLAGS, MODE_SYSPROPS };
 
 /* One request to v; its body on stdout under heading (NULL: none).
  * Returns 0, or 1 after jinfo's line on stderr. */
-static int ask(const struct vm *v, const char *cmd, const char *const args[3],
+static int ask(const struct jvm *v, const char *cmd, const char *const args[3],
                const char *heading)
 {
   char *reply, err[512];
@@ -57,7 +58,7 @@ static int ask(const struct vm *v, const char *cmd, const char *const args[3],
   return 0;
 }
 
-static int jcmd_line(const struct vm *v, const char *line, const char *heading)
+static int jcmd_line(const struct jvm *v, const char *line, const char *heading)
 {
   const char *args[3] = {line, NULL, NULL};
 
@@ -65,7 +66,7 @@ static int jcmd_line(const struct vm *v, const char *line, const char *heading)
 }
 
 /* -flag's argument: NAME=VALUE, +NAME, -NAME set it; NAME prints it. */
-static int flag(const struct vm *v, const char *arg)
+static int flag(const struct jvm *v, const char *arg)
 {
   const char *args[3] = {NULL, NULL, NULL}, *eq = strchr(arg, '=');
   char *name = NULL;
@@ -88,7 +89,7 @@ static int flag(const struct vm *v, const char *arg)
   return rc;
 }
 
-static int one(const struct vm *v, enum jinfo_mode m, const char *name)
+static int one(const struct jvm *v, enum jinfo_mode m, const char *name)
 {
   switch (m) {
   case MODE_FLAG:
@@ -159,8 +160,15 @@ int jinfo_main(int argc, char **argv)
     return 1;
   }
   for (size_t k = 0; k < n; k++) {
+    struct jvm j;
+
     if (n > 1) printf("Pid:%d\n", v[k].pid);
-    rc |= one(&v[k], m, name);
+    if (jdk_open(&j, &v[k])) {
+      rc = 1;
+      continue;
+    }
+    rc |= one(&j, m, name);
+    jvm_close(&j);
   }
   vm_list_free(v, n);
   return rc;

@@ -15,6 +15,7 @@
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "core/attach.h"
+#include "core/jvm.h"
 #include "core/vm.h"
 #include "cmd/jcmd.h"
 #include "jstack_usage.inc" /* jstack_usage[]: jstack's help, byte for byte */
@@ -33,6 +34,16 @@ void jdk_refusal(int pid, int why, const char *err)
     fprintf(stderr, "%d: %s\n", pid, err);
 }
 
+int jdk_open(struct jvm *j, const struct vm *row)
+{
+  char err[256];
+  int rc = jvm_open_row(j, row, err, sizeof(err));
+
+  if (rc)
+    jdk_refusal(row->pid, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM, err);
+  return rc ? -1 : 0;
+}
+
 /* jstack's and jmap's request to each JVM the target names, their reply
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
  * there are several; errors as "<pid>: <why>". */
@@ -49,12 +60,18 @@ static int jdk_request(const char *target, const char *cmd,
     return 1;
   }
   for (size_t i = 0; i < n; i++) {
+    struct jvm j;
     char *reply;
     int why;
 
     if (n > 1) printf("Pid:%d\n", v[i].pid);
     fflush(stdout);
-    why = attach_ask(&v[i], cmd, args, timeout_ms, &reply, err, sizeof(err));
+    if (jdk_open(&j, &v[i])) {
+      rc = 1;
+      continue;
+    }
+    why = attach_ask(&j, cmd, args, timeout_ms, &reply, err, sizeof(err));
+    jvm_close(&j);
     if (!why) {
       rc |= jcmd_print_reply(v[i].pid, reply, NULL);
       free(reply);
@@ -170,6 +187,7 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
                      const char *gz)
 {
   struct jcmd_out o;
+  struct jvm j;
   const char *args[3] = {NULL, mode, gz};
   char *reply = NULL, err[512];
   struct vm *v;
@@ -185,24 +203,26 @@ static int jmap_dump(const char *target, const char *file, const char *mode,
     vm_list_free(v, n);
     return 1;
   }
-  if ((rc = jcmd_out_begin(&o, v, file, *gz ? ".hprof.gz" : ".hprof"))) {
-    if (rc == -ESRCH)
-      jdk_refusal(v->pid, ATTACH_NOPROC, "");
-    else
-      errno_msg(rc, "cannot write '%s'", file);
+  if (jdk_open(&j, v)) {
+    vm_list_free(v, n);
+    return 1;
+  }
+  if ((rc = jcmd_out_begin(&o, &j, file, *gz ? ".hprof.gz" : ".hprof"))) {
+    errno_msg(rc, "cannot write '%s'", file);
     rc = 1;
   } else {
     args[0] = o.jvm_path;
     why =
-        attach_ask(v, "dumpheap", args, 3600 * 1000, &reply, err, sizeof(err));
+        attach_ask(&j, "dumpheap", args, 3600 * 1000, &reply, err, sizeof(err));
     if (!why)
       rc = jcmd_print_reply(v->pid, reply, NULL);
     else
       jdk_refusal(v->pid, why, err);
     fflush(stdout);
-    if (o.taken) rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
     free(reply);
   }
+  jvm_close(&j);
   vm_list_free(v, n);
   return rc;
 }

@@ -45,7 +45,7 @@ static int start(struct jfr_rec *p, const char *event, int64_t interval,
     return 1;
   }
   for (char *l = warn; *l; l += strcspn(l, "\n") + 1)
-    error_msg("pid %d: JFR.start: %.*s", p->t.pid, (int)strcspn(l, "\n"), l);
+    error_msg("pid %d: JFR.start: %.*s", p->j->pid, (int)strcspn(l, "\n"), l);
   free(warn);
   return 0;
 }
@@ -178,7 +178,7 @@ static const char *jfr_only(const struct args *a)
 }
 
 /* Record until the duration is over, a signal comes or the JVM exits. */
-static void wait_for(int pid, int64_t ns);
+static void wait_for(const struct jvm *j, int64_t ns);
 
 /* --sampler jvmti: our agent samples for the duration. 0 or 1 (said). */
 static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
@@ -194,13 +194,13 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
                          .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = NULL;
   struct buf title = {0};
-  int pid = pa->t.pid, rc;
+  int pid = pa->t->pid, rc;
   int64_t t0 = (int64_t)wall_ms() * 1000000;
 
   fo.samples = 1;
   if (pp && !samples) o->counts = counts = fold_new(&fo);
-  wait_for(pid, duration);
-  if (!proc_alive(pid)) {
+  wait_for(pa->t, duration);
+  if (!jvm_alive(pa->t)) {
     error_msg("pid %d exited during the profile: nothing to collect", pid);
     palloc_abort(pa);
     rc = 1;
@@ -267,7 +267,7 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
   if (pp) jfr_fold_counts(jf, o->counts = fold_new(&fo));
   if (fd >= 0) {
     if (jfr_fold_fd(jf, fd, p->file, err, sizeof(err))) {
-      error_msg("pid %d: its recording: %s", p->t.pid, err);
+      error_msg("pid %d: its recording: %s", p->j->pid, err);
       rc = 1;
     } else if (o->path[OUT_JFR]) {
       rc = keep_jfr(fd, jfr_fold_stats(jf)->end, o->w[OUT_JFR].f);
@@ -275,23 +275,23 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
     close(fd);
     if (!(chosen = jfr_fold_finish(jf, &unit))) {
       /* an idle JVM's empty profile is an answer, not a failure */
-      warn_msg("pid %d: the recording holds no %s events", p->t.pid, event);
+      warn_msg("pid %d: the recording holds no %s events", p->j->pid, event);
       chosen = event;
     }
     buf_printf(&title, "%s (%s), pid %d",
                flame_title(jfr_fold_word(jf) ? jfr_fold_word(jf) : event),
-               chosen, p->t.pid);
+               chosen, p->j->pid);
     js = jfr_fold_stats(jf);
-    say_own(p->t.pid, js);
+    say_own(p->j->pid, js);
     if (js->accounted)
       info_msg("pid %d: cpu: %.3f s of CPU accounted from /proc (the "
                "process used %.3f s), %.3f s in threads JFR does not sample",
-               p->t.pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
+               p->j->pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
                js->unsampled_ns / 1e9);
     if (pp) jfr_fold_pprof(jf, &o->pprof);
     if (pp && o->why[0]) o->pprof.comment = o->why;
     o->pprof.period = pp ? a->num[OPT_interval] : 0;
-    verbose_msg("pid %d: %s, %" PRIu64 " events", p->t.pid, chosen,
+    verbose_msg("pid %d: %s, %" PRIu64 " events", p->j->pid, chosen,
                 jfr_fold_stats(jf)->used);
     write_result(o, a, f, unit, title.p);
   }
@@ -302,11 +302,11 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
   return rc;
 }
 
-static void wait_for(int pid, int64_t ns)
+static void wait_for(const struct jvm *j, int64_t ns)
 {
   uint64_t end = now_ms() + (uint64_t)(ns / 1000000);
 
-  while (!jt_stop_signal && now_ms() < end && proc_alive(pid)) usleep(50000);
+  while (!jt_stop_signal && now_ms() < end && jvm_alive(j)) usleep(50000);
   if (jt_stop_signal) verbose_msg("interrupted: collecting what was recorded");
 }
 
@@ -326,15 +326,15 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
   if (!strcmp(event, "alloc") && !agent && !a->val[OPT_sampler] && jfr_only(a))
     snprintf(outs.why, sizeof(outs.why), "alloc: JFR's sampler: %s",
              jfr_only(a));
-  if (agent && palloc_start(&pa, p->t.pid,
+  if (agent && palloc_start(&pa, p->j,
                             a->count[OPT_lines] || a->word[OPT_format] == 1,
                             p->timeout_ms, why, sizeof(why))) {
     if (a->val[OPT_sampler]) {
-      error_msg("pid %d: %s", p->t.pid, why);
+      error_msg("pid %d: %s", p->j->pid, why);
       return outs_close(&outs, 1);
     }
-    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s", p->t.pid,
-             why);
+    info_msg("pid %d: sampler jfr: the agent cannot sample there: %s",
+             p->j->pid, why);
     snprintf(outs.why, sizeof(outs.why),
              "alloc: JFR's sampler, not jvmtool's agent: %s", why);
     agent = 0;
@@ -344,9 +344,10 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
     if ((fd = take_file(p, 1)) >= 0) close(fd);
     return outs_close(&outs, 1);
   }
-  wait_for(p->t.pid, duration);
-  if (!proc_alive(p->t.pid)) {
-    error_msg("pid %d exited during the profile: nothing to collect", p->t.pid);
+  wait_for(p->j, duration);
+  if (!jvm_alive(p->j)) {
+    error_msg("pid %d exited during the profile: nothing to collect",
+              p->j->pid);
     if ((fd = take_file(p, 1)) >= 0) close(fd);
     return outs_close(&outs, 1);
   }
@@ -377,7 +378,7 @@ int profile_main(int argc, char **argv)
   struct jfr_rec p;
   const char *event;
   struct args a;
-  struct vm v;
+  struct jvm j;
   char err[512];
   int rc, agent, since;
 
@@ -388,25 +389,26 @@ int profile_main(int argc, char **argv)
     return usage_error("give the pid or main class of one JVM");
   if (!jfr_event_valid(event)) return jfr_event_error(event);
   if ((rc = sampler(&a, event, &agent))) return rc;
-  if (vm_find_one(a.argv[0], &v, err, sizeof(err))) {
+  if (jvm_open(&j, a.argv[0], JVM_PROCESS, err, sizeof(err))) {
     error_msg("%s", err);
     return 1;
   }
-  rc = jfr_rec_open(&p, &v, -1, (int)(a.num[OPT_timeout] / 1000000), err,
-                    sizeof(err));
-  vm_free(&v);
-  if (rc) {
+  if (jfr_rec_open(&p, &j, -1, (int)(a.num[OPT_timeout] / 1000000), err,
+                   sizeof(err))) {
     error_msg("%s", err);
     jfr_rec_close(&p);
+    jvm_close(&j);
     return 1;
   }
   if ((since = jfr_start_since(event, p.jdk))) { /* before any recording */
     jfr_rec_close(&p);
+    jvm_close(&j);
     return usage_error("--event %s: pid %d runs JDK %d, that event needs "
-                       "JDK %d or later", event, p.t.pid, p.jdk, since);
+                       "JDK %d or later", event, j.pid, p.jdk, since);
   }
   stop_signals(1);
   rc = record(&p, &a, event, agent);
   jfr_rec_close(&p);
+  jvm_close(&j);
   return stop_status(rc);
 }

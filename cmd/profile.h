@@ -13,18 +13,21 @@
 #include "core/fold.h"
 
 struct palloc {
-  struct agent_target t;
+  const struct jvm *t;          /* the JVM sampled (core/jvm) */
+  int open;                     /* started: palloc_collect/abort close */
   char lib[AGENT_PATH_MAX];     /* the agent, as the JVM names it */
   char samples[AGENT_PATH_MAX]; /* its samples file, in the JVM's /tmp */
   int timeout_ms;
 };
 
-/* Start sampling pid's allocations (lines: frames with line numbers).
+/* Start sampling j's allocations (lines: frames with line numbers); j is
+ * held by the caller until palloc_collect or palloc_abort.
  * 0, or -1 with why: the agent cannot sample there (no /tmp to write, JDK
  * before 11, attach or loading refused, another agent owns sampling);
  * nothing is left in the target then. */
-int palloc_start(struct palloc *pa, int pid, int lines, int timeout_ms,
-                 char *why, size_t n);
+struct jvm;
+int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
+                 int timeout_ms, char *why, size_t n);
 
 /* Stop the sampler and fold its samples into f, and into counts when not
  * NULL (a fold that counts lines: pprof's alloc_objects); the file is

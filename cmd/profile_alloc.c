@@ -14,9 +14,10 @@
 #include "agent/config.h"
 #include "agent/protocol.h"
 #include "cmd/profile.h"
+#include "core/jvm.h"
 
-int palloc_start(struct palloc *pa, int pid, int lines, int timeout_ms,
-                 char *why, size_t n)
+int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
+                 int timeout_ms, char *why, size_t n)
 {
   char opts[CONFIG_PATH_MAX + 512], err[256];
   struct config c;
@@ -25,22 +26,17 @@ int palloc_start(struct palloc *pa, int pid, int lines, int timeout_ms,
 
   memset(pa, 0, sizeof(*pa));
   pa->timeout_ms = timeout_ms;
-  if (agent_target_open(&pa->t, pid, why, n)) {
-    agent_target_close(&pa->t);
-    return -1;
-  }
-  agent_samples_name(&pa->t, pa->samples, sizeof(pa->samples));
+  pa->t = j;
+  agent_samples_name(pa->t, pa->samples, sizeof(pa->samples));
   config_defaults(&c);
   snprintf(c.output, sizeof(c.output), "%s", pa->samples);
   if (config_apply(&c, v, strlen(v), ',', 0, err, sizeof(err), NULL, NULL) ||
       config_format(&c, opts, sizeof(opts)) < 0) {
     snprintf(why, n, "agent options: %s", err);
-    agent_target_close(&pa->t);
     return -1;
   }
-  if (agent_start(&pa->t, jt_agent_so, (size_t)jt_agent_so_size, opts,
+  if (agent_start(pa->t, jt_agent_so, (size_t)jt_agent_so_size, opts,
                   timeout_ms, pa->lib, sizeof(pa->lib), &reused, &rc, why, n)) {
-    agent_target_close(&pa->t);
     return -1;
   }
   if (rc) {
@@ -49,10 +45,10 @@ int palloc_start(struct palloc *pa, int pid, int lines, int timeout_ms,
              : rc == AGENT_TAKEN  ? "another agent owns allocation sampling"
              : rc == AGENT_OUTPUT ? "it cannot create a file in /tmp"
                                   : "see the JVM's stderr");
-    agent_target_close(&pa->t);
     return -1;
   }
-  verbose_msg("pid %d: sampling with %s%s into %s", pid, pa->lib,
+  pa->open = 1;
+  verbose_msg("pid %d: sampling with %s%s into %s", j->pid, pa->lib,
               reused ? " (loaded before)" : "", pa->samples);
   return 0;
 }
@@ -90,19 +86,16 @@ static int fold_upto(struct fold *f, struct fold *counts, int fd, off_t size)
 /* Take the samples file: checked, removed by inode, folded. */
 static int take(struct palloc *pa, struct fold *f, struct fold *counts)
 {
-  const char *name = pa->samples + 5; /* after "/tmp/" */
   struct stat sb;
   int fd, rc;
 
-  if ((rc = root_open_checked(NULL, pa->t.tmpfd, name, O_RDONLY, S_IFREG,
-                              pa->t.st.euid, &fd, &sb))) {
-    error_msg("pid %d: cannot take its '%s': %s", pa->t.pid, pa->samples,
+  if ((rc = agent_samples_open(pa->t, pa->samples, 1, &fd, &sb))) {
+    error_msg("pid %d: cannot take its '%s': %s", pa->t->pid, pa->samples,
               root_check_msg(rc, S_IFREG));
     return 1;
   }
-  root_unlink(pa->t.tmpfd, name, &sb, 0);
   if ((rc = fold_upto(f, counts, fd, sb.st_size)))
-    errno_msg(rc, "pid %d: cannot read its samples", pa->t.pid);
+    errno_msg(rc, "pid %d: cannot read its samples", pa->t->pid);
   close(fd);
   return rc != 0;
 }
@@ -112,17 +105,17 @@ int palloc_collect(struct palloc *pa, struct fold *f, struct fold *counts)
   char why[512];
   int rc = 0, code;
 
-  if (agent_load(&pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms,
-                 why, sizeof(why))) {
+  if (agent_load(pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms, why,
+                 sizeof(why))) {
     error_msg("%s", why);
     rc = 1;
   } else if (code) {
-    error_msg("pid %d: the agent did not stop (code %d)", pa->t.pid, code);
+    error_msg("pid %d: the agent did not stop (code %d)", pa->t->pid, code);
     rc = 1;
   }
   rc = rc ? rc : take(pa, f, counts);
   if (rc) palloc_abort(pa);
-  agent_target_close(&pa->t);
+  pa->open = 0;
   return rc;
 }
 
@@ -133,14 +126,14 @@ void palloc_abort(struct palloc *pa)
   struct stat sb;
   int code;
 
-  if (pa->t.tmpfd < 0) return;
-  if (proc_alive(pa->t.pid))
-    agent_load(&pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms, why,
+  if (!pa->open) return;
+  if (jvm_alive(pa->t))
+    agent_load(pa->t, pa->lib, 1, AGENT_WORD_STOP, &code, pa->timeout_ms, why,
                sizeof(why));
   else
-    agent_drop(&pa->t, pa->lib); /* nothing maps it any more */
-  if (!fstatat(pa->t.tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
+    agent_drop(pa->t, pa->lib); /* nothing maps it any more */
+  if (!fstatat(pa->t->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) &&
       S_ISREG(sb.st_mode))
-    root_unlink(pa->t.tmpfd, name, &sb, 0);
-  agent_target_close(&pa->t);
+    root_unlink(pa->t->tmpfd, name, &sb, 0);
+  pa->open = 0;
 }

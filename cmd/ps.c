@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
+#include "core/jvm.h"
 #include "core/vm.h"
 
 #define OPTS_FILE "specs/ps.opts"
@@ -70,16 +71,17 @@ static uint64_t until;
 static int attach(const struct vm *v, struct perfdata *pd)
 {
   char err[256];
-  struct vm r;
+  struct jvm j;
+  uint64_t t0 = now_ms();
   int rc;
 
   if (!v->alive) return -1;
-  if ((rc = vm_resolve_pid(v->pid, &r, err, sizeof(err))) == 0) {
-    rc = vm_open_budget(&r, pd);
+  if (!(rc = jvm_open_row(&j, v, err, sizeof(err)))) {
+    rc = vm_budget_end(pd, t0, jvm_perfdata(&j, pd));
     if (vm_over_budget(rc))
-      error_msg("pid %d: '%s': %s; skipped", v->pid, r.path, pd->err);
+      error_msg("pid %d: '%s': %s; skipped", v->pid, j.vm.path, pd->err);
   }
-  vm_free(&r);
+  jvm_close(&j);
   if (rc) return -1;
   if (!pd->size || pd->size % 4096) {
     pd_close(pd);
@@ -265,7 +267,7 @@ int ps_main(int argc, char **argv)
   struct args a;
   int flags[OPTS_NROWS] = {0}, rc, json = 0;
   struct vm *vms;
-  size_t n;
+  size_t n, shown = 0;
 
   if (jt_alias) {
     if ((rc = jps_args(argc, argv, flags)) >= 0) return rc;
@@ -283,10 +285,17 @@ int ps_main(int argc, char **argv)
   }
   if (json) fputs("[", stdout);
   for (size_t i = 0; i < n; i++) {
-    if (json) json_vm(&vms[i], !i);
+    /* a file whose process is gone: jps (a JVM) removes those of its own
+     * user in its /tmp at its start-up, before it lists, and shows the
+     * others as unavailable; so do we, without removing (clean does) */
+    if (!vms[i].alive && !flags[OPT_stale] && !vms[i].other_ns &&
+        vms[i].uid == geteuid())
+      continue;
+    if (json)
+      json_vm(&vms[i], !shown++);
     else line(&vms[i], flags);
   }
-  if (json) fputs(n ? "\n]\n" : "]\n", stdout);
+  if (json) fputs(shown ? "\n]\n" : "]\n", stdout);
   vm_list_free(vms, n);
   return 0;
 }

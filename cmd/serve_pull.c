@@ -33,6 +33,7 @@ enum {
 struct pull {
   int on;
   struct conn *c;
+  struct jvm j; /* the JVM recorded, opened once (core/jvm) */
   struct jfr_rec r;
   const char *event;
   int64_t interval;
@@ -128,9 +129,11 @@ static int params(struct conn *c, const char *t, size_t len, int head,
   return 0;
 }
 
-/* The JVM pid= names: 0 and *v, or an answer given. */
+/* The JVM pid= names, opened and verified: 0 and *j (jvm_close it), or
+ * an answer given (404 for a process that is not a JVM: nothing is sent
+ * to it). */
 static int which(struct conn *c, const char *t, size_t len, int head,
-                 struct vm *v)
+                 struct jvm *j)
 {
   char name[256], err[512];
   long n = http_query(t, len, "pid", name, sizeof(name));
@@ -141,8 +144,15 @@ static int which(struct conn *c, const char *t, size_t len, int head,
          head);
     return -1;
   }
-  if (!(rc = vm_find_one(name, v, err, sizeof(err)))) return 0;
-  fail(c, rc == -ESRCH ? 404 : rc == -E2BIG ? 409 : 400, err, 0, head);
+  if (!(rc = jvm_open(j, name, JVM_PROCESS, err, sizeof(err))) &&
+      !(rc = jvm_check_jvm(j, err, sizeof(err))))
+    return 0;
+  jvm_close(j);
+  fail(c,
+       rc == -ESRCH || rc == -EPERM ? 404
+       : rc == -E2BIG               ? 409
+                                    : 400,
+       err, 0, head);
   return -1;
 }
 
@@ -164,7 +174,7 @@ static struct pull *room(struct conn *c, int pid, int head)
     }
     busy++;
     if (!soonest || p->due < soonest->due) soonest = p;
-    if (p->r.t.pid == pid) {
+    if (p->j.pid == pid) {
       snprintf(line, sizeof(line), "pid %d is being profiled already", pid);
       fail(c, 429, line, left_s(p, now), head);
       return NULL;
@@ -186,7 +196,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
   char err[512], *warn;
   int64_t interval;
   struct pull *p;
-  struct vm v;
+  struct jvm j;
   long secs;
   int rc;
 
@@ -205,15 +215,15 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     fail(c, 405, "a profile is pulled with GET", 0, head);
     return;
   }
-  if (params(c, t, len, head, &secs, &interval) || which(c, t, len, head, &v))
+  if (params(c, t, len, head, &secs, &interval) || which(c, t, len, head, &j))
     return;
-  if (!(p = room(c, v.pid, head))) {
-    vm_free(&v);
+  if (!(p = room(c, j.pid, head))) {
+    jvm_close(&j);
     return;
   }
-  rc = jfr_rec_open(&p->r, &v, conf.all_users ? -1 : (long long)geteuid(),
+  p->j = j; /* the slot holds it from here */
+  rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(),
                     ATTACH_MS, err, sizeof(err));
-  vm_free(&v);
   if (!rc)
     rc = jfr_rec_start(&p->r, event, interval, secs * 1000000000LL, &warn, err,
                        sizeof(err));
@@ -221,6 +231,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     fail(c, status_of(rc), err, 0, head);
     jfr_rec_abandon(&p->r, rc == ATTACH_TIMEOUT);
     jfr_rec_close(&p->r);
+    jvm_close(&p->j);
     return;
   }
   free(warn);
@@ -251,9 +262,8 @@ static void finish(struct pull *p)
 
   c->waiting = WAIT_NONE;
   c->deadline = now_ms() + WRITE_MS;
-  if (!proc_alive(p->r.t.pid)) {
-    snprintf(line, sizeof(line), "pid %d exited during the profile",
-             p->r.t.pid);
+  if (!jvm_alive(&p->j)) {
+    snprintf(line, sizeof(line), "pid %d exited during the profile", p->j.pid);
     fail(c, 410, line, 0, 0);
     jfr_rec_drop(&p->r);
   } else if ((rc = jfr_rec_stop(&p->r, err, sizeof(err))) ||
@@ -277,6 +287,7 @@ static void finish(struct pull *p)
     close(fd);
   }
   jfr_rec_close(&p->r);
+  jvm_close(&p->j);
   p->on = 0;
 }
 
@@ -296,6 +307,7 @@ void pull_abandon(struct conn *c)
     if (!p->on || p->c != c) continue;
     jfr_rec_abandon(&p->r, 1);
     jfr_rec_close(&p->r);
+    jvm_close(&p->j);
     p->on = 0;
   }
   c->waiting = WAIT_NONE;

@@ -99,16 +99,15 @@ static int open_targets(struct run *r)
     char why[256] = "";
     int rc;
 
-    if (t->pid) {
-      struct vm vm;
+    /* the one grammar (core/jvm): a pid, a file, a part of a main class */
+    if (!(rc = jvm_open(&t->j, t->name, 0, why, sizeof(why)))) {
+      uint64_t t0 = now_ms();
 
-      if (!(rc = vm_resolve_pid(t->pid, &vm, why, sizeof(why)))) {
-        t->path = xstrdup(vm.path);
-        rc = vm_open_budget(&vm, &t->pd);
-      }
-      vm_free(&vm);
-    } else {
-      rc = pd_open(&t->pd, t->path, 0);
+      t->pid = t->j.pid;
+      free(t->path);
+      t->path = t->j.vm.path ? xstrdup(t->j.vm.path) : NULL;
+      rc = vm_budget_end(&t->pd, t0, jvm_perfdata(&t->j, &t->pd));
+      if (rc && !t->path) snprintf(why, sizeof(why), "%s", t->pd.err);
     }
     if (rc) {
       if (rc == -EPERM && *why)
@@ -121,8 +120,10 @@ static int open_targets(struct run *r)
                   : rc == -EINVAL || vm_over_budget(rc) ? t->pd.err
                                                         : strerror(-rc));
       else
-        error_msg("'%s': %s", t->name, rc == -EINVAL ? t->pd.err
-                                                      : strerror(-rc));
+        error_msg("'%s': %s", t->name,
+                  *why            ? why
+                  : rc == -EINVAL ? t->pd.err
+                                  : strerror(-rc));
       t->gone = 1;
       continue;
     }
@@ -352,7 +353,7 @@ static int refresh(struct run *r)
     struct stat_jvm *t = &r->tg[i];
 
     if (t->gone) continue;
-    if (t->pid && proc_alive(t->pid) != 1) {
+    if (t->pid && !jvm_alive(&t->j)) {
       t->gone = 1;
     } else if (pd_refresh(&t->pd)) {
       error_msg("stopped sampling '%s': %s", t->path, t->pd.err);
@@ -396,6 +397,7 @@ static void run_free(struct run *r)
     for (int c = 0; t->exprs && c < r->ncols; c++) expr_free(t->exprs[c]);
     free(t->exprs);
     if (t->opened) pd_close(&t->pd);
+    jvm_close(&t->j);
     free(t->name);
     free(t->path);
     free(t->refs);

@@ -3,14 +3,16 @@
 #define STAT_H
 
 #include "core/expr.h"
+#include "core/jvm.h"
 #include "core/perfdata.h"
 
 enum stat_out { OUT_TEXT, OUT_JSON, OUT_CSV };
 
 struct stat_jvm {
-  char *name;             /* for messages: the pid, or the file's path */
+  char *name;             /* as given: a pid, a file's path, a class */
   int pid;                /* 0 for files */
   char *path;             /* the PerfData file */
+  struct jvm j;           /* opened by name (core/jvm) */
   struct perfdata pd;
   int opened;             /* pd needs pd_close */
   const struct pd_counter **refs;  /* expr handles index this */

@@ -213,7 +213,8 @@ static int is_vmid(const char *a)
 static void add_target(struct run *r, const struct stat_jvm *t)
 {
   r->tg = xrealloc(r->tg, (r->ntg + 1) * sizeof(*r->tg));
-  r->tg[r->ntg++] = *t;
+  r->tg[r->ntg] = *t;
+  jvm_init(&r->tg[r->ntg++].j);
 }
 
 static int add_pid_or_file(struct run *r, const char *s, int flags, char *why,

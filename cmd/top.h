@@ -3,6 +3,8 @@
 #ifndef TOP_H
 #define TOP_H
 
+#include "core/jvm.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "core/heap.h"
@@ -77,6 +79,8 @@ struct top_thread {
 struct top_jvm {
   struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
+  struct jvm vm; /* opened once, when names are first wanted */
+  int opened;
   int stacks;             /* --stacks N */
   struct proc_task *prev; /* the last walk of its threads */
   size_t nprev;

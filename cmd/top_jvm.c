@@ -11,6 +11,7 @@
  * compiler and VM threads are marked from those names either way.
  */
 #include "core/jvmtool.h"
+#include "core/jvm.h"
 #include "cmd/top.h"
 #include "core/attach.h"
 #include "core/tdump.h"
@@ -18,27 +19,25 @@
 
 enum { DUMP_TIMEOUT_MS = 3000, STACK_FRAMES = 8 };
 
-/* 1 when the JVM takes attach requests (asked once, as attach's rule
- * reads its PerfData); else 0 with the reason in j->why. */
+/* 1 when the JVM may be asked (a verified JVM that takes attach
+ * requests, core/attach's rule, asked of the value opened once); else 0
+ * with the reason in j->why. */
 static int attach_ok(struct top_jvm *j)
 {
   char err[256];
-  struct vm v;
-  int rc;
 
   if (j->why[0]) return 0;
-  if (vm_resolve_pid(j->pid, &v, err, sizeof(err))) {
-    snprintf(j->why, sizeof(j->why), "no names: %s", err);
-    vm_free(&v);
-    return 0;
+  if (!j->opened) {
+    if (jvm_open_pid(&j->vm, j->pid, err, sizeof(err))) {
+      snprintf(j->why, sizeof(j->why), "no names: %s", err);
+      return 0;
+    }
+    j->opened = 1;
   }
-  rc = vm_attachable(&v);
-  vm_free(&v);
-  if (rc == 1) return 1;
-  snprintf(j->why, sizeof(j->why), "%s",
-           rc == 0 ? "attach disabled (-XX:+DisableAttachMechanism): "
-                     "native names, no stacks"
-                   : "attach state unknown: native names, no stacks");
+  if (!attach_check(&j->vm, err, sizeof(err))) return 1;
+  snprintf(j->why, sizeof(j->why), "%s: native names, no stacks",
+           j->vm.off == 1 ? "attach disabled (-XX:+DisableAttachMechanism)"
+                          : err);
   return 0;
 }
 
@@ -46,13 +45,8 @@ static void take_dump(struct top_jvm *j)
 {
   const char *args[3] = {"Thread.print", NULL, NULL}, *body;
   char err[256], *reply = NULL;
-  struct attach_target t;
 
-  if (attach_target_pid(&t, j->pid)) {
-    snprintf(j->why, sizeof(j->why), "no thread dump: no process %d", j->pid);
-    return;
-  }
-  if (attach_send(&t, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
+  if (attach_send(&j->vm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
                   sizeof(err))) {
     free(reply);
     snprintf(j->why, sizeof(j->why), "no thread dump: %s", err);
@@ -145,6 +139,7 @@ void top_jvm_free(struct top_jvm *j)
   free(j->prev);
   free(j->t);
   top_node_free(&j->one);
+  if (j->opened) jvm_close(&j->vm);
   memset(j, 0, sizeof(*j));
 }
 

@@ -11,36 +11,8 @@
 #include "core/jvmtool.h"
 #include "core/agent.h"
 #include "core/attach.h"
+#include "core/jvm.h"
 #include "agent/protocol.h"
-
-int agent_target_open(struct agent_target *t, int pid, char *why, size_t n)
-{
-  struct stat sb;
-  int err;
-
-  memset(t, 0, sizeof(*t));
-  t->root.fd = t->tmpfd = -1;
-  t->pid = pid;
-  if ((err = proc_status(pid, &t->st))) {
-    snprintf(why, n, "no process %d: %s", pid, strerror(-err));
-    return err;
-  }
-  t->nspid = proc_innermost(&t->st, pid);
-  if ((err = proc_foreign_user(pid, why, n))) return err;
-  if ((err = root_open(pid, &t->root)) ||
-      (err = root_tmp(&t->root, &t->tmpfd, &sb))) {
-    snprintf(why, n, "cannot open the /tmp of pid %d: %s", pid, strerror(-err));
-    return err;
-  }
-  return 0;
-}
-
-void agent_target_close(struct agent_target *t)
-{
-  if (t->tmpfd >= 0) close(t->tmpfd);
-  root_close(&t->root);
-  t->tmpfd = -1;
-}
 
 /* Does s[0..n) name one of our files in a /tmp: "<prefix><hex or
  * nspid-hex><suffix>", with "/tmp/" in front when dir is set? */
@@ -77,53 +49,23 @@ void agent_recording_name(const char *hex, char *path, size_t n)
   snprintf(path, n, "/tmp/jvmtool-%s.jfr", hex);
 }
 
-void agent_samples_name(const struct agent_target *t, char *path, size_t n)
+int agent_samples_open(const struct jvm *t, const char *path, int take, int *fd,
+                       struct stat *sb)
+{
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  int rc = root_open_checked(NULL, t->tmpfd, name, O_RDONLY, S_IFREG,
+                             t->st.euid, fd, sb);
+
+  if (!rc && take) root_unlink(t->tmpfd, name, sb, 0);
+  return rc;
+}
+
+void agent_samples_name(const struct jvm *t, char *path, size_t n)
 {
   char hex[17];
 
   random_hex(hex);
   snprintf(path, n, "/tmp/%s%d-%s.txt", AGENT_SAMPLES_PREFIX, t->nspid, hex);
-}
-
-/* Hand each whole line of fd to cb through a fixed buffer; a line longer
- * than the buffer is skipped. cb returns nonzero to stop. */
-static void each_line(int fd, int (*cb)(void *, char *), void *arg)
-{
-  char b[16384];
-  size_t have = 0;
-  int skip = 0, stop = 0;
-  ssize_t r;
-
-  while (!stop && (r = read(fd, b + have, sizeof(b) - 1 - have)) > 0) {
-    char *p = b, *nl, *end = b + have + r;
-
-    while (!stop && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-      *nl = 0;
-      if (!skip) stop = cb(arg, p);
-      skip = 0;
-      p = nl + 1;
-    }
-    have = (size_t)(end - p);
-    if (have == sizeof(b) - 1) { /* a line longer than the buffer */
-      skip = 1;
-      have = 0;
-    }
-    memmove(b, p, have);
-  }
-}
-
-/* Fields of a maps line: "start-end perms offset dev inode   path". */
-static int maps_line(char *line, uint64_t *ino, char **path)
-{
-  char *p = line;
-  unsigned long long v;
-
-  for (int f = 0; f < 4 && p; f++)
-    if ((p = strchr(p, ' '))) p++;
-  if (!p || sscanf(p, "%llu", &v) != 1) return -1;
-  *ino = v;
-  *path = strchr(p, '/');
-  return 0;
 }
 
 struct mapped {
@@ -132,58 +74,47 @@ struct mapped {
   int n, max;
 };
 
-static int mapped_line(void *arg, char *line)
+static int mapped_line(void *arg, const struct proc_map *l)
 {
   struct mapped *m = arg;
-  uint64_t ino;
-  char *path;
+  const char *path = l->path;
   int i;
 
-  if (maps_line(line, &ino, &path) || !path ||
-      !our_name(path, strlen(path), 1, AGENT_SO_PREFIX, ".so"))
+  if (!path || !our_name(path, strlen(path), 1, AGENT_SO_PREFIX, ".so"))
     return 0;
   for (i = 0; i < m->n && strcmp(m->paths[i], path); i++)
     ;
   if (i == m->n) {
     snprintf(m->paths[m->n], AGENT_PATH_MAX, "%s", path);
-    if (m->ino) m->ino[m->n] = ino;
+    if (m->ino) m->ino[m->n] = l->ino;
     m->n++;
   }
   return m->n == m->max;
 }
 
-int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino, int max)
+int agent_mapped(const struct jvm *j, char paths[][AGENT_PATH_MAX],
+                 uint64_t *ino, int max)
 {
   struct mapped m = {paths, ino, 0, max};
-  char path[64];
-  int fd;
 
-  snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-  if (max <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-  each_line(fd, mapped_line, &m);
-  close(fd);
+  if (max > 0) jvm_maps(j, mapped_line, &m);
   return m.n;
 }
 
-int agent_load(const struct agent_target *t, const char *lib, int absolute,
+int agent_load(const struct jvm *t, const char *lib, int absolute,
                const char *opts, int *rc, int timeout_ms, char *why, size_t n)
 {
   const char *args[3] = {lib, absolute ? "true" : "false", opts}, *body;
-  struct attach_target at;
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
   char *reply = NULL;
   int e;
 
-  if (attach_target_pid(&at, t->pid)) {
-    snprintf(why, n, "no process %d", t->pid);
-    return -ESRCH;
-  }
-  while ((e = attach_send(&at, "load", args, timeout_ms, &reply, why, n)) ==
+  /* a JVM still starting catches SIGQUIT a little later: asked again
+   * (not one that is no JVM at all) */
+  while ((e = attach_send(t, "load", args, timeout_ms, &reply, why, n)) ==
              ATTACH_NOTJVM &&
-         now_ms() < end) {
+         t->is_jvm == JVM_IS && now_ms() < end)
     nanosleep(&(struct timespec){0, 100000000}, NULL);
-    attach_target_pid(&at, t->pid);
-  }
   if (e) {
     free(reply);
     return -EIO;
@@ -201,8 +132,8 @@ int agent_load(const struct agent_target *t, const char *lib, int absolute,
 
 /* Is the file name in the target's /tmp exactly so[0..len), the JVM's
  * user's, one link, inode ino? */
-static int same_agent(const struct agent_target *t, const char *name,
-                      uint64_t ino, const void *so, size_t len)
+static int same_agent(const struct jvm *t, const char *name, uint64_t ino,
+                      const void *so, size_t len)
 {
   char b[8192];
   struct stat sb;
@@ -224,12 +155,12 @@ static int same_agent(const struct agent_target *t, const char *name,
 }
 
 /* The mapped copy of so: 0 and its path, or -ENOENT. */
-static int find_agent(const struct agent_target *t, const void *so, size_t len,
+static int find_agent(const struct jvm *t, const void *so, size_t len,
                       char *lib, size_t libn)
 {
   char paths[AGENT_MAX_LOADED][AGENT_PATH_MAX];
   uint64_t ino[AGENT_MAX_LOADED];
-  int k = agent_mapped(t->pid, paths, ino, AGENT_MAX_LOADED);
+  int k = agent_mapped(t, paths, ino, AGENT_MAX_LOADED);
 
   for (int i = 0; i < k; i++)
     if (same_agent(t, paths[i] + 5, ino[i], so, len)) {
@@ -239,24 +170,20 @@ static int find_agent(const struct agent_target *t, const void *so, size_t len,
   return -ENOENT;
 }
 
-int agent_start(struct agent_target *t, const void *so, size_t len,
+int agent_start(const struct jvm *t, const void *so, size_t len,
                 const char *opts, int timeout_ms, char *lib, size_t libn,
                 int *reused, int *rc, char *why, size_t n)
 {
-  int uid = geteuid() ? -1 : (int)t->st.euid;
-  int gid = uid < 0 ? -1 : (int)t->st.egid, err;
+  long long uid, gid;
   char name[AGENT_PATH_MAX];
-  struct attach_target at;
+  int err;
 
+  jvm_file_owner(t, &uid, &gid);
   snprintf(lib, libn, "(none)");
   *rc = 0;
   /* nothing is put into a JVM that takes no attach requests: the load
    * would be refused (core/attach's preconditions, asked early) */
-  if (attach_target_pid(&at, t->pid)) {
-    snprintf(why, n, "no process %d", t->pid);
-    return -ESRCH;
-  }
-  if (attach_check(&at, why, n)) return -EPERM;
+  if (attach_check(t, why, n)) return -EPERM;
   *reused = !find_agent(t, so, len, lib, libn);
   if (!*reused) {
     if ((err = root_put(t->tmpfd, AGENT_SO_PREFIX, ".so", so, len, 0644, uid,
@@ -272,11 +199,11 @@ int agent_start(struct agent_target *t, const void *so, size_t len,
   return err;
 }
 
-void agent_drop(const struct agent_target *t, const char *path)
+void agent_drop(const struct jvm *t, const char *path)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char paths[AGENT_MAX_LOADED][AGENT_PATH_MAX];
-  int k = agent_mapped(t->pid, paths, NULL, AGENT_MAX_LOADED);
+  int k = agent_mapped(t, paths, NULL, AGENT_MAX_LOADED);
   struct stat sb;
 
   for (int i = 0; i < k; i++)
@@ -301,12 +228,9 @@ static void add_ino(struct inodes *s, uint64_t ino)
   s->v[s->n++] = ino;
 }
 
-static int ino_line(void *arg, char *line)
+static int ino_line(void *arg, const struct proc_map *l)
 {
-  uint64_t ino;
-  char *path;
-
-  if (!maps_line(line, &ino, &path) && ino) add_ino(arg, ino);
+  if (l->ino) add_ino(arg, l->ino);
   return 0;
 }
 
@@ -355,7 +279,7 @@ int agent_in_use_read(struct agent_in_use *u)
       if (errno != ENOENT) unread(u, pids[i]);
       continue;
     }
-    each_line(fd, ino_line, &s);
+    proc_maps_fd(fd, ino_line, &s);
     close(fd);
     snprintf(path, sizeof(path), "/proc/%d/fd", pids[i]);
     if (!(d = opendir(path))) {

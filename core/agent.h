@@ -21,28 +21,17 @@ extern const uint64_t jt_agent_so_size;
 
 enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };
 
-struct agent_target {
-  int pid, nspid;
-  struct proc_status st;
-  struct root root; /* the target's / */
-  int tmpfd;        /* and its /tmp */
-};
-
-/* Open pid's status, root and /tmp. 0, or -errno with why ("pid N belongs
- * to uid U: ...", "cannot open the /tmp of pid N: ..."). Close it with
- * agent_target_close, also after a failure. */
-int agent_target_open(struct agent_target *t, int pid, char *why, size_t n);
-void agent_target_close(struct agent_target *t);
-
-/* Our agent files pid maps (paths as it sees them, "/tmp/jvmtool-agent-
+/* Our agent files j maps (paths as it sees them, "/tmp/jvmtool-agent-
  * <hex>.so", each once), at most max, and their inodes (ino may be NULL).
- * /proc/<pid>/maps is read through a fixed buffer. Returns how many. */
-int agent_mapped(int pid, char paths[][AGENT_PATH_MAX], uint64_t *ino, int max);
+ * Its maps are read through a fixed buffer. Returns how many. */
+struct jvm;
+int agent_mapped(const struct jvm *j, char paths[][AGENT_PATH_MAX],
+                 uint64_t *ino, int max);
 
 /* attach "load" lib (absolute: a path) with opts: 0 and the agent's return
  * code in *rc, or -errno with why. A JVM still starting is asked again
  * until timeout_ms. */
-int agent_load(const struct agent_target *t, const char *lib, int absolute,
+int agent_load(const struct jvm *t, const char *lib, int absolute,
                const char *opts, int *rc, int timeout_ms, char *why, size_t n);
 
 /* Load so[0..len) with opts: into the copy the JVM maps when that copy is
@@ -51,17 +40,25 @@ int agent_load(const struct agent_target *t, const char *lib, int absolute,
  * (O_EXCL, a random name). A fresh copy whose load failed or was refused
  * is removed. Sets lib (the path loaded) and *reused. 0 and the agent's
  * return code in *rc, or -errno with why. */
-int agent_start(struct agent_target *t, const void *so, size_t len,
+int agent_start(const struct jvm *t, const void *so, size_t len,
                 const char *opts, int timeout_ms, char *lib, size_t libn,
                 int *reused, int *rc, char *why, size_t n);
 
 /* Remove our agent file path (in the target's /tmp) unless the JVM maps
  * it. Quiet. */
-void agent_drop(const struct agent_target *t, const char *path);
+void agent_drop(const struct jvm *t, const char *path);
 
 /* A fresh name for a samples file: "/tmp/jvmtool-alloc-<nspid>-<16 hex>
  * .txt" (agent/protocol.h). */
-void agent_samples_name(const struct agent_target *t, char *path, size_t n);
+void agent_samples_name(const struct jvm *t, char *path, size_t n);
+
+/* Open our samples file path ("/tmp/..." as t sees it) in t's /tmp: a
+ * regular file of the JVM's user, never through a link or blocking. 0,
+ * *fd and *sb (its size: what is read, the JVM's side may still write),
+ * or -errno (root_check_msg says it). With take, the name is removed at
+ * once if it still leads to that file (the open fd keeps the data). */
+int agent_samples_open(const struct jvm *t, const char *path, int take, int *fd,
+                       struct stat *sb);
 
 /* Files of jvmtool a /tmp may hold, by name. */
 enum agent_file {

@@ -17,7 +17,7 @@
 #include "core/attach.h"
 #include "core/perfdata.h"
 #include "core/root.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -35,65 +35,24 @@ static int fail(char *err, size_t n, int code, const char *fmt, ...)
   return code;
 }
 
-int attach_target(struct attach_target *t, const struct vm *v)
-{
-  memset(t, 0, sizeof(*t));
-  t->pid = v->pid;
-  if (proc_status(v->pid, &t->st)) return ATTACH_NOPROC;
-  t->nspid = t->st.nnspid ? t->st.nspid[t->st.nnspid - 1] : v->pid;
-  t->off = v->path ? vm_attachable(v) == 0 : -1;
-  return 0;
-}
-
-/* Whether t takes no attach requests, its PerfData file looked up when
- * attach_target could not tell. docs/attach-agent.md §1.3: no PerfData to
- * ask (-XX:-UsePerfData) is no refusal; jcmd tries too. */
-static int is_off(const struct attach_target *t)
-{
-  struct vm v;
-  char err[256];
-  int off = 0;
-
-  if (t->off >= 0) return t->off;
-  if (!vm_resolve_pid(t->pid, &v, err, sizeof(err)))
-    off = vm_attachable(&v) == 0;
-  vm_free(&v);
-  return off;
-}
-
-int attach_target_pid(struct attach_target *t, int pid)
-{
-  struct vm v;
-  char err[256];
-  int rc;
-
-  if (vm_resolve_pid(pid, &v, err, sizeof(err))) v.pid = pid;
-  rc = attach_target(t, &v);
-  vm_free(&v);
-  return rc;
-}
-
-int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
+int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
                int timeout_ms, char **reply, char *err, size_t errlen)
 {
-  struct attach_target t;
   int rc;
 
-  *reply = NULL;
-  if (attach_target(&t, v)) {
-    snprintf(err, errlen, "no process %d", v->pid);
-    return ATTACH_NOPROC;
-  }
-  if ((rc = attach_send(&t, cmd, args, timeout_ms, reply, err, errlen))) {
+  if ((rc = attach_send(j, cmd, args, timeout_ms, reply, err, errlen))) {
     free(*reply);
     *reply = NULL;
   }
   return rc;
 }
 
-int attach_check(const struct attach_target *t, char *err, size_t errlen)
+int attach_check(const struct jvm *t, char *err, size_t errlen)
 {
-  if (is_off(t))
+  if (jvm_check_jvm(t, err, errlen)) return ATTACH_NOTJVM;
+  /* docs/attach-agent.md §1.3: no PerfData to ask (-XX:-UsePerfData) is
+   * no refusal; jcmd tries too */
+  if (t->off == 1)
     return fail(err, errlen, ATTACH_OFF,
                 "pid %d takes no attach requests "
                 "(started with -XX:+DisableAttachMechanism)",
@@ -111,7 +70,7 @@ struct saved_ids {
 /* Root becomes the target's effective gid, then uid, with no supplementary
  * group (root's groups must not open what the JVM's user cannot). Returns
  * 0 or -errno; undo with restore_ids. */
-static int become(const struct attach_target *t, struct saved_ids *s)
+static int become(const struct jvm *t, struct saved_ids *s)
 {
   int err;
 
@@ -178,7 +137,7 @@ static void drop_trigger(struct trigger *tr)
 }
 
 /* The trigger in the JVM's cwd, else in its /tmp. Returns 0 or -errno. */
-static int trigger(const struct attach_target *t, int cwdfd, int tmpfd,
+static int trigger(const struct jvm *t, int cwdfd, int tmpfd,
                    struct trigger *tr)
 {
   int err = -ENOENT;
@@ -194,8 +153,8 @@ static int trigger(const struct attach_target *t, int cwdfd, int tmpfd,
 
 /* The socket /tmp/.java_pid<N> inside the root as an O_PATH fd: returns
  * the fd, 0 while it does not exist, or an attach_error. */
-static int find_socket(const struct attach_target *t, const struct root *r,
-                       char *err, size_t errlen)
+static int find_socket(const struct jvm *t, const struct root *r, char *err,
+                       size_t errlen)
 {
   char path[40];
   int fd, rc;
@@ -216,8 +175,8 @@ static int find_socket(const struct attach_target *t, const struct root *r,
 /* Connect to the socket inode behind pathfd (through /proc/self/fd, so the
  * name is not looked up again) and check that the listener is the target
  * process. Returns the connected non-blocking socket or an attach_error. */
-static int connect_inode(const struct attach_target *t, int pathfd,
-                         uint64_t end, char *err, size_t errlen)
+static int connect_inode(const struct jvm *t, int pathfd, uint64_t end,
+                         char *err, size_t errlen)
 {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   struct ucred cred;
@@ -251,18 +210,20 @@ static int connect_inode(const struct attach_target *t, int pathfd,
 
 /* Wait for the listener, starting it if needed; connect. Runs as the
  * target's user. Returns the socket or an attach_error. */
-static int connect_jvm(const struct attach_target *t, const struct root *r,
-                       int cwdfd, uint64_t end, int timeout_ms, char *err,
-                       size_t errlen)
+static int connect_jvm(const struct jvm *t, const struct root *r, int cwdfd,
+                       uint64_t end, int timeout_ms, char *err, size_t errlen)
 {
   struct trigger tr = {.dirfd = -1};
+  struct proc_status st;
   struct stat sb;
   int tmpfd = -1, sock, fd, delay = 10;
 
   while (!(sock = find_socket(t, r, err, errlen))) {
     if (tr.dirfd < 0) {
-      /* SIGQUIT's default action kills: only a JVM that catches it. */
-      if (!(t->st.sigcgt & (1u << (SIGQUIT - 1)))) {
+      /* SIGQUIT's default action kills: only a JVM that catches it (its
+       * status read now: a JVM still starting catches it later) */
+      if (proc_status_at(t->procfd, &st) ||
+          !(st.sigcgt & (1u << (SIGQUIT - 1)))) {
         sock = fail(err, errlen, ATTACH_NOTJVM,
                     "pid %d does not handle SIGQUIT: not a HotSpot JVM, or "
                     "still starting", t->pid);
@@ -274,9 +235,13 @@ static int connect_jvm(const struct attach_target *t, const struct root *r,
                     "file of pid %d: %s", t->pid, strerror(-fd));
         break;
       }
-      kill(t->pid, SIGQUIT);
+      if ((fd = jvm_signal(t, SIGQUIT))) {
+        sock = fail(err, errlen, fd == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
+                    "cannot signal pid %d: %s", t->pid, strerror(-fd));
+        break;
+      }
     }
-    if (!proc_alive(t->pid)) {
+    if (!jvm_alive(t)) {
       sock = fail(err, errlen, ATTACH_NOPROC, "pid %d exited", t->pid);
       break;
     }
@@ -295,21 +260,6 @@ static int connect_jvm(const struct attach_target *t, const struct root *r,
   fd = connect_inode(t, sock, end, err, errlen);
   close(sock);
   return fd;
-}
-
-/* 1 when t's listener is up (its socket is there, checked as
- * find_socket checks it): no signal will be sent, so whether the JVM
- * takes attach requests need not be looked up in its PerfData. */
-static int listening(const struct attach_target *t)
-{
-  struct root r;
-  char err[160];
-  int fd = 0;
-
-  if (t->off >= 0 || root_open(t->pid, &r)) return 0;
-  if ((fd = find_socket(t, &r, err, sizeof(err))) > 0) close(fd);
-  root_close(&r);
-  return fd > 0;
 }
 
 /* ---- the exchange ------------------------------------------------------ */
@@ -358,18 +308,16 @@ static int exchange(int fd, const struct buf *req, uint64_t end,
   }
 }
 
-int attach_send(const struct attach_target *t, const char *cmd,
-                const char *const args[3], int timeout_ms, char **reply,
-                char *err, size_t errlen)
+int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen)
 {
   struct buf req = {0}, rep = {0};
   struct saved_ids ids;
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
-  struct root root;
   int fd, rc, cwdfd;
 
   *reply = NULL;
-  if (!listening(t) && (rc = attach_check(t, err, errlen))) return rc;
+  if ((rc = attach_check(t, err, errlen))) return rc;
   /* Protocol 1: five NUL-terminated strings; the JVM drops a request whose
    * command exceeds 16 bytes or an argument 1024, without a reply. */
   if (strlen(cmd) > 16)
@@ -378,20 +326,18 @@ int attach_send(const struct attach_target *t, const char *cmd,
     if (args && args[i] && strlen(args[i]) > 1024)
       return fail(err, errlen, ATTACH_TOOLONG,
                   "argument longer than the 1024 bytes the JVM reads");
-  if (proc_foreign_user(t->pid, err, errlen)) return ATTACH_PERM;
-  /* Opened with our own rights; what they lead to is checked later. */
-  if ((rc = root_open(t->pid, &root)))
-    return fail(err, errlen, rc == -ENOENT ? ATTACH_NOPROC : ATTACH_PERM,
-                "cannot open the root of pid %d: %s", t->pid, strerror(-rc));
-  if (root_cwd(&root, &cwdfd)) cwdfd = -1;
+  /* Opened with our own rights at jvm_open; what they lead to is checked
+   * later. */
+  if (t->root.fd < 0)
+    return fail(err, errlen, ATTACH_PERM, "cannot open the root of pid %d",
+                t->pid);
+  cwdfd = openat(t->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if ((rc = become(t, &ids))) {
-    root_close(&root);
     if (cwdfd >= 0) close(cwdfd);
     return fail(err, errlen, ATTACH_PERM, "cannot become uid %d gid %d: %s",
                 (int)t->st.euid, (int)t->st.egid, strerror(-rc));
   }
-  fd = connect_jvm(t, &root, cwdfd, end, timeout_ms, err, errlen);
-  root_close(&root);
+  fd = connect_jvm(t, &t->root, cwdfd, end, timeout_ms, err, errlen);
   if (cwdfd >= 0) close(cwdfd);
   if (restore_ids(&ids)) {
     if (fd >= 0) close(fd);

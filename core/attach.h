@@ -12,17 +12,11 @@
 #define ATTACH_H
 
 #include <sys/types.h>
-#include "core/proc.h"
-
-struct attach_target {
-  int pid, nspid;          /* host pid; the pid the JVM knows itself by */
-  struct proc_status st;   /* its ids and caught signals */
-  int off;                 /* its PerfData says it takes no attach requests */
-};
 
 enum attach_error {
   ATTACH_NOPROC = -1,  /* no such process */
-  ATTACH_NOTJVM = -2,  /* does not catch SIGQUIT: not (yet) a HotSpot JVM */
+  ATTACH_NOTJVM = -2,  /* not a verified JVM (core/jvm), or does not catch
+                          SIGQUIT (yet): nothing was sent */
   ATTACH_TIMEOUT = -3, /* no listener came up, or no reply in time */
   ATTACH_PERM = -4,    /* cannot act as the target's user */
   ATTACH_IO = -5,      /* connect/read/write failed, or no reply */
@@ -36,18 +30,12 @@ enum attach_error {
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */
 enum { ATTACH_REPLY_MAX = 64 << 20 };
 
-/* Look the target v (core/vm's value: vm_find, vm_resolve_pid) up by its
- * host pid, and whether it takes attach requests (t->off, vm_attachable).
- * Returns 0 or ATTACH_NOPROC. */
-struct vm;
-int attach_target(struct attach_target *t, const struct vm *v);
-/* attach_target for a pid alone (a process found by other means than
- * core/vm: an agent's target, a dump's): resolves it once. */
-int attach_target_pid(struct attach_target *t, int pid);
 /* The attach preconditions, the ones attach_send applies before it
- * creates a file or sends a signal: returns 0, or ATTACH_OFF with the one
+ * creates a file or sends a signal: j is a verified JVM (core/jvm), else
+ * ATTACH_NOTJVM, and it takes attach requests, else ATTACH_OFF; the one
  * line in err. A caller with work to do first (a file to put) asks early. */
-int attach_check(const struct attach_target *t, char *err, size_t errlen);
+struct jvm;
+int attach_check(const struct jvm *j, char *err, size_t errlen);
 
 /* Send cmd with up to three args (NULL = empty), unless attach_check
  * refuses (then nothing is created or signalled), and read the whole reply
@@ -55,14 +43,11 @@ int attach_check(const struct attach_target *t, char *err, size_t errlen);
  * and the body. timeout_ms bounds everything: the wait for the listener,
  * connect, send and the reply. Returns 0, or an enum attach_error with err
  * filled (one line); on ATTACH_CUT *reply is set too. */
-int attach_send(const struct attach_target *t, const char *cmd,
-                const char *const args[3], int timeout_ms, char **reply,
-                char *err, size_t errlen);
+int attach_send(const struct jvm *j, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen);
 
-/* One request to v: attach_target, then attach_send. Returns 0 with
- * *reply set (caller frees), or an enum attach_error with the one line in
- * err (ATTACH_NOPROC: "no process <pid>") and *reply NULL. */
-int attach_ask(const struct vm *v, const char *cmd, const char *const args[3],
+/* attach_send, with *reply NULL on every failure (ATTACH_CUT's too). */
+int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
                int timeout_ms, char **reply, char *err, size_t errlen);
 
 /* Split a reply: returns its status (the first line's number, or INT_MIN

@@ -158,20 +158,18 @@ int jfr_start_needs_jfc(int jdk);
 /* Append the .jfc text that enables what the rows of event ask of JDK jdk
  * (every setting as its own event element). */
 void jfr_start_jfc(struct buf *b, const char *event, int64_t interval, int jdk);
-/* The feature version of the JVM t: its PerfData's, else the "JDK N" line
+/* The feature version of the JVM j: its PerfData's, else the "JDK N" line
  * of its VM.version (a JVM run with -XX:-UsePerfData); 0 when neither
  * says. */
-struct attach_target;
-int jfr_start_jdk(const struct attach_target *t, int timeout_ms);
-/* Put s's .jfc into the target's /tmp (tmpfd) as a new file with a name
- * nobody can guess, owned by the target's user st when we are root; its
- * name into name (n bytes). Returns 0 or -errno (nothing left). */
-struct proc_status;
-int jfr_start_put_jfc(int tmpfd, const struct proc_status *st,
-                      const struct jfr_start *s, char *name, size_t n);
+struct jvm;
+int jfr_start_jdk(const struct jvm *j, int timeout_ms);
+/* Put s's .jfc into j's /tmp as a new file with a name nobody can guess,
+ * owned as core/jvm's jvm_file_owner says; its name into name (n bytes).
+ * Returns 0 or -errno (nothing left). */
+int jfr_start_put_jfc(const struct jvm *j, const struct jfr_start *s,
+                      char *name, size_t n);
 /* Remove that file again (once JFR.start has answered: it was read). */
-void jfr_start_drop_jfc(int tmpfd, const struct proc_status *st,
-                        const char *name);
+void jfr_start_drop_jfc(const struct jvm *j, const char *name);
 /* Append the JFR.start command line of s: settings=none and the rows'
  * settings as "+event#setting=value" options, or settings=<s->jfc>. */
 void jfr_start_line(struct buf *b, const struct jfr_start *s);

@@ -6,43 +6,34 @@
 #include "core/jfr_rec.h"
 #include "core/pprof.h"
 #include "core/root.h"
-#include "core/vm.h"
 
 /* A recording's size bound: MIN_MB, else MB_PER_S (twice the densest
  * recording measured, every profile.jfc event: 1.2 MB/s) up to MAX_MB. */
 enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
 
-int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
+int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
                  int timeout_ms, char *err, size_t n)
 {
-  struct root rt;
-  struct stat sb;
   char hex[17];
   int rc;
 
   memset(r, 0, sizeof(*r));
-  r->tmp = -1;
+  r->j = j;
   r->timeout_ms = timeout_ms;
-  if (attach_target(&r->t, v)) {
-    snprintf(err, n, "no process %d", v->pid);
-    return ATTACH_NOPROC;
-  }
-  if (uid >= 0 && (long long)r->t.st.euid != uid) {
-    snprintf(err, n, "pid %d runs as another user", r->t.pid);
+  if (uid >= 0 && (long long)j->st.euid != uid) {
+    snprintf(err, n, "pid %d runs as another user", j->pid);
     return JFR_REC_USER;
   }
-  if ((rc = attach_check(&r->t, err, n))) return rc;
+  if ((rc = attach_check(j, err, n))) return rc;
+  if (j->tmpfd < 0) {
+    snprintf(err, n, "pid %d: cannot open its /tmp", j->pid);
+    return -ENOENT;
+  }
   random_hex(hex);
   snprintf(r->name, sizeof(r->name), "jvmtool-%d-%.8s", (int)getpid(), hex);
   agent_recording_name(hex, r->file, sizeof(r->file));
-  if (!(rc = root_open(r->t.pid, &rt))) rc = root_tmp(&rt, &r->tmp, &sb);
-  root_close(&rt);
-  if (rc) {
-    snprintf(err, n, "pid %d: cannot open its /tmp: %s", r->t.pid,
-             strerror(-rc));
-    return rc;
-  }
-  r->jdk = jfr_start_jdk(&r->t, timeout_ms);
+  r->jdk = jfr_start_jdk(j, timeout_ms);
+  r->open = 1;
   return 0;
 }
 
@@ -55,9 +46,9 @@ static int command(struct jfr_rec *r, const char *line, char **body, char *err,
   char *reply;
   int rc, status;
 
-  verbose_msg("pid %d: %s", r->t.pid, line);
+  verbose_msg("pid %d: %s", r->j->pid, line);
   *body = NULL;
-  if ((rc = attach_send(&r->t, "jcmd", args, r->timeout_ms, &reply, err, n))) {
+  if ((rc = attach_send(r->j, "jcmd", args, r->timeout_ms, &reply, err, n))) {
     if (rc == ATTACH_CUT) free(reply);
     return rc;
   }
@@ -68,7 +59,8 @@ static int command(struct jfr_rec *r, const char *line, char **body, char *err,
     snprintf(err, n,
              "pid %d: JFR is not available (JDK 8 before 8u262, or a JVM "
              "without Flight Recorder): %.*s",
-             r->t.pid, (int)strcspn(reply, "\n"), *reply ? reply : "no answer");
+             r->j->pid, (int)strcspn(reply, "\n"),
+             *reply ? reply : "no answer");
     free(reply);
     return JFR_REC_NOJFR;
   }
@@ -89,10 +81,10 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   s.ms = ms;
   s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
   if (jfr_start_needs_jfc(r->jdk)) {
-    if ((rc = jfr_start_put_jfc(r->tmp, &r->t.st, &s, jfc, sizeof(jfc)))) {
+    if ((rc = jfr_start_put_jfc(r->j, &s, jfc, sizeof(jfc)))) {
       snprintf(err, n,
                "pid %d: cannot put the event settings into its /tmp: %s",
-               r->t.pid, strerror(-rc));
+               r->j->pid, strerror(-rc));
       return rc;
     }
     snprintf(path, sizeof(path), "/tmp/%s", jfc);
@@ -101,14 +93,14 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   jfr_start_line(&line, &s);
   rc = command(r, line.p, &reply, err, n);
   buf_free(&line);
-  if (s.jfc) jfr_start_drop_jfc(r->tmp, &r->t.st, jfc);
+  if (s.jfc) jfr_start_drop_jfc(r->j, jfc);
   if (rc) return rc;
   ok = strstr(reply, "Started recording") != NULL;
   for (char *l = reply; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
     if (*l != '\n' && starts_with(l, "Warning"))
       buf_printf(&w, "%.*s\n", (int)strcspn(l, "\n"), l);
   if (!ok)
-    snprintf(err, n, "pid %d: JFR.start: %.*s", r->t.pid,
+    snprintf(err, n, "pid %d: JFR.start: %.*s", r->j->pid,
              (int)strcspn(reply, "\n"), reply);
   free(reply);
   if (!ok) {
@@ -120,7 +112,7 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   *warn = w.p;
   /* no window (a process gone): the samples count as recorded */
   if (jfr_rec_accounts(event))
-    proc_window_start(&r->win, r->t.pid, !strcmp(event, "wall"));
+    proc_window_start(&r->win, r->j->pid, !strcmp(event, "wall"));
   return 0;
 }
 
@@ -143,12 +135,12 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
   buf_printf(&line, "JFR.stop name=%s filename=%s", r->name, r->file);
   rc = command(r, line.p, &reply, err, n);
   if (!rc && !strstr(reply, "written to")) {
-    snprintf(err, n, "pid %d: JFR.stop: %.*s", r->t.pid,
+    snprintf(err, n, "pid %d: JFR.stop: %.*s", r->j->pid,
              (int)strcspn(reply, "\n"), reply);
     rc = JFR_REC_REFUSED;
   }
   free(reply);
-  if (rc && proc_alive(r->t.pid)) { /* whatever happened, end it */
+  if (rc && jvm_alive(r->j)) { /* whatever happened, end it */
     line.len = 0;
     buf_printf(&line, "JFR.stop name=%s", r->name);
     if (!command(r, line.p, &reply, e2, sizeof(e2))) free(reply);
@@ -159,11 +151,11 @@ int jfr_rec_stop(struct jfr_rec *r, char *err, size_t n)
 
 int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n)
 {
-  int rc = root_take_at(r->tmp, r->file + 5 /* after "/tmp/" */, r->t.st.euid,
-                        -1, 0, NULL, fd);
+  int rc = root_take_at(r->j->tmpfd, r->file + 5 /* after "/tmp/" */,
+                        r->j->st.euid, -1, 0, NULL, fd);
 
   if (rc)
-    snprintf(err, n, "pid %d: cannot take its '%s': %s", r->t.pid, r->file,
+    snprintf(err, n, "pid %d: cannot take its '%s': %s", r->j->pid, r->file,
              root_check_msg(rc, S_IFREG));
   return rc;
 }
@@ -173,21 +165,20 @@ void jfr_rec_drop(struct jfr_rec *r)
   char err[8];
   int fd;
 
-  if (r->tmp >= 0 && !jfr_rec_take(r, &fd, err, sizeof(err))) close(fd);
+  if (r->open && !jfr_rec_take(r, &fd, err, sizeof(err))) close(fd);
 }
 
 void jfr_rec_abandon(struct jfr_rec *r, int stop)
 {
   char err[256];
 
-  if (stop && proc_alive(r->t.pid)) jfr_rec_stop(r, err, sizeof(err));
+  if (stop && jvm_alive(r->j)) jfr_rec_stop(r, err, sizeof(err));
   jfr_rec_drop(r);
 }
 
 void jfr_rec_close(struct jfr_rec *r)
 {
-  if (r->tmp >= 0) close(r->tmp);
-  r->tmp = -1;
+  r->open = 0;
   proc_window_free(&r->win);
   free(r->cpu);
   r->cpu = NULL;

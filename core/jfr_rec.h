@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/attach.h"
+#include "core/jvm.h"
 #include "core/proc.h"
 
 enum {
@@ -28,10 +29,10 @@ enum {
 };
 
 struct jfr_rec {
-  struct attach_target t;
+  const struct jvm *j; /* the JVM recorded (core/jvm: it holds its /tmp) */
   int timeout_ms;
   int jdk;       /* its feature version, 0: unknown */
-  int tmp;       /* the target's /tmp, held from the open; -1: none */
+  int open;      /* made ready by jfr_rec_open */
   char name[64]; /* the recording's */
   char file[64]; /* its file, "/tmp/jvmtool-<hex>.jfr" in the target */
   /* cpu and wall: the threads' CPU from the start's answer to the stop
@@ -43,13 +44,13 @@ struct jfr_rec {
   int64_t span_ns;      /* the window's length */
 };
 
-/* Make ready to record v (core/vm's): looks the process up, checks that
- * it runs as uid (-1: any user; else JFR_REC_USER) and takes attach requests
- * (ATTACH_OFF), names the recording and its file, opens the target's
- * /tmp, asks its JDK version. 0, or an error (ATTACH_NOPROC, -errno for
- * the /tmp). r->tmp is -1 until then; jfr_rec_close always. */
-struct vm;
-int jfr_rec_open(struct jfr_rec *r, const struct vm *v, long long uid,
+/* Make ready to record j (core/jvm's, held by the caller until
+ * jfr_rec_close): checks that it runs as uid (-1: any user; else
+ * JFR_REC_USER), is a verified JVM and takes attach requests (attach_check),
+ * names the recording and its file, asks its JDK version when its PerfData
+ * did not say. 0, or an error. jfr_rec_close always. */
+struct jvm;
+int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
                  int timeout_ms, char *err, size_t n);
 
 /* Start recording event (a --event word or type; interval: its period or

@@ -12,15 +12,15 @@
 #include "core/attach.h"
 #include "core/jfr.h"
 #include "core/root.h"
-#include "core/vm.h"
+#include "core/jvm.h"
 
-int jfr_start_jdk(const struct attach_target *t, int timeout_ms)
+int jfr_start_jdk(const struct jvm *j, int timeout_ms)
 {
   const char *args[3] = {"VM.version", NULL, NULL}, *body, *l;
-  int jdk = vm_pid_java_feature(t->pid);
+  int jdk = j->jdk;
   char *reply, err[256];
 
-  if (jdk || attach_send(t, "jcmd", args, timeout_ms, &reply, err, sizeof(err)))
+  if (jdk || attach_send(j, "jcmd", args, timeout_ms, &reply, err, sizeof(err)))
     return jdk;
   attach_status(reply, &body);
   if ((l = strstr(body, "\nJDK "))) jdk = java_feature(l + 5, strlen(l + 5));
@@ -28,34 +28,28 @@ int jfr_start_jdk(const struct attach_target *t, int timeout_ms)
   return jdk;
 }
 
-/* The owner of a file we put into a target's /tmp: its user when we are
- * root (the JVM reads it), else ourselves. */
-static long long owner(const struct proc_status *st, int gid)
-{
-  if (geteuid()) return -1;
-  return gid ? (long long)st->egid : (long long)st->euid;
-}
-
-int jfr_start_put_jfc(int tmpfd, const struct proc_status *st,
-                      const struct jfr_start *s, char *name, size_t n)
+int jfr_start_put_jfc(const struct jvm *j, const struct jfr_start *s,
+                      char *name, size_t n)
 {
   struct buf text = {0};
+  long long uid, gid;
   int rc;
 
+  jvm_file_owner(j, &uid, &gid);
   jfr_start_jfc(&text, s->event, s->interval, s->jdk);
-  rc = root_put(tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644, owner(st, 0),
-                owner(st, 1), name, n);
+  rc = root_put(j->tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644, uid, gid,
+                name, n);
   buf_free(&text);
   return rc;
 }
 
-void jfr_start_drop_jfc(int tmpfd, const struct proc_status *st,
-                        const char *name)
+void jfr_start_drop_jfc(const struct jvm *j, const char *name)
 {
-  long long uid = owner(st, 0);
+  long long uid, gid;
   int fd;
 
-  if (!root_take_at(tmpfd, name, uid < 0 ? (long long)geteuid() : uid, -1, 0,
+  jvm_file_owner(j, &uid, &gid);
+  if (!root_take_at(j->tmpfd, name, uid < 0 ? (long long)geteuid() : uid, -1, 0,
                     NULL, &fd))
     close(fd);
 }

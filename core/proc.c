@@ -1,19 +1,17 @@
 /* proc.c - facts about a process from /proc */
 #include "core/jvmtool.h"
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
-int proc_task_status(int pid, int tid, struct proc_status *st)
+/* /proc/<pid>/status read as dirfd and path lead to it. */
+static int status_at(int dirfd, const char *path, struct proc_status *st)
 {
-  char path[64], *data, *line, *next;
+  char *data, *line, *next;
   size_t len;
   int rc, seen = 0;
 
   memset(st, 0, sizeof(*st));
-  if (tid)
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
-  else
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  if ((rc = read_file(AT_FDCWD, path, 0, 1 << 20, &data, &len))) return rc;
+  if ((rc = read_file(dirfd, path, 0, 1 << 20, &data, &len))) return rc;
   for (line = data; line && *line; line = next) {
     unsigned long long a, b;
     char *p;
@@ -46,7 +44,23 @@ int proc_task_status(int pid, int tid, struct proc_status *st)
 
 int proc_status(int pid, struct proc_status *st)
 {
-  return proc_task_status(pid, 0, st);
+  char path[64];
+
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  return status_at(AT_FDCWD, path, st);
+}
+
+int proc_status_at(int procfd, struct proc_status *st)
+{
+  return status_at(procfd, "status", st);
+}
+
+int proc_task_status(int pid, int tid, struct proc_status *st)
+{
+  char path[64];
+
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+  return status_at(AT_FDCWD, path, st);
 }
 
 int proc_innermost(const struct proc_status *st, int pid)
@@ -243,7 +257,7 @@ int proc_max_fds(int pid, uint64_t *soft)
   return 0;
 }
 
-static int by_tid(const void *a, const void *b)
+int proc_task_cmp(const void *a, const void *b)
 {
   int x = ((const struct proc_task *)a)->tid;
   int y = ((const struct proc_task *)b)->tid;
@@ -283,7 +297,7 @@ int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped)
     (*tasks)[(*n)++] = t;
   }
   closedir(d);
-  if (*n) qsort(*tasks, *n, sizeof(**tasks), by_tid);
+  if (*n) qsort(*tasks, *n, sizeof(**tasks), proc_task_cmp);
   if (dropped) *dropped = over;
   return 0;
 }
@@ -381,102 +395,98 @@ int proc_task_wait(int pid, int tid, uint64_t *ns)
   return 0;
 }
 
-int proc_window_start(struct proc_window *w, int pid, int wait)
+/* Fields of a maps line: "start-end perms offset dev inode   path". */
+static int maps_line(char *line, struct proc_map *m)
 {
-  struct proc_stat ps;
-  int rc;
+  char *p = line;
+  unsigned long long v;
 
-  memset(w, 0, sizeof(*w));
-  w->pid = pid;
-  if ((rc = proc_stat(pid, 0, &ps))) return rc;
-  if ((rc = proc_tasks(pid, &w->tasks, &w->n, NULL))) return rc;
-  w->ticks = ps.utime + ps.stime;
-  w->start_ms = now_ms();
-  if (wait) {
-    w->wait = xzalloc((w->n ? w->n : 1) * sizeof(*w->wait));
-    for (size_t i = 0; i < w->n; i++)
-      if (proc_task_wait(pid, w->tasks[i].tid, &w->wait[i])) w->wait[i] = 0;
-  }
-  w->on = 1;
+  for (int f = 0; f < 3 && p; f++)
+    if ((p = strchr(p, ' '))) p++;
+  if (!p || sscanf(p, "%x:%x %llu", &m->maj, &m->min, &v) != 3) return -1;
+  m->ino = v;
+  m->path = strchr(p, '/');
   return 0;
 }
 
-/* The runqueue wait of cur (a task now) since the window's start. */
-static int64_t waited(const struct proc_window *w, const struct proc_task *cur)
+int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg)
 {
-  struct proc_task key = {.tid = cur->tid};
-  const struct proc_task *was;
-  uint64_t now, then = 0;
+  char b[16384];
+  size_t have = 0;
+  int skip = 0, stop = 0;
+  ssize_t r;
 
-  was = bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), by_tid);
-  if (!w->wait || proc_task_wait(w->pid, cur->tid, &now)) return 0;
-  if (was && was->st.starttime == cur->st.starttime)
-    then = w->wait[was - w->tasks];
-  return now > then ? (int64_t)(now - then) : 0;
+  while (!stop && (r = read(fd, b + have, sizeof(b) - 1 - have)) > 0) {
+    char *p = b, *nl, *end = b + have + r;
+    struct proc_map m;
+
+    while (!stop && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+      *nl = 0;
+      if (!skip && !maps_line(p, &m)) stop = cb(arg, &m);
+      skip = 0;
+      p = nl + 1;
+    }
+    have = (size_t)(end - p);
+    if (have == sizeof(b) - 1) { /* a line longer than the buffer */
+      skip = 1;
+      have = 0;
+    }
+    memmove(b, p, have);
+  }
+  return stop;
 }
 
-static int64_t ticks_ns(uint64_t t)
+int proc_maps(int pid, int (*cb)(void *, const struct proc_map *), void *arg)
 {
-  return (int64_t)(t * (1000000000ULL / (uint64_t)proc_hz()));
+  char path[64];
+  int fd, rc;
+
+  snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  rc = proc_maps_fd(fd, cb, arg);
+  close(fd);
+  return rc;
 }
 
-int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
-                    int64_t *process_ns, int64_t *span_ns)
+struct owner {
+  dev_t dev;
+  ino_t ino;
+  const char *path;
+  int mapped, libjvm;
+};
+
+/* "(deleted)" aside, is the mapped path p the file's name? */
+static int same_name(const char *p, const char *name)
 {
-  struct proc_task *cur = NULL;
-  struct proc_stat ps;
-  uint64_t (*d)[2];
-  size_t nc = 0;
-  int rc;
+  size_t n = strlen(name);
 
-  *out = NULL;
-  *n = 0;
-  *process_ns = 0;
-  *span_ns = 0;
-  if (!w->on) return -EINVAL;
-  *span_ns = (int64_t)(now_ms() - w->start_ms) * 1000000;
-  if ((rc = proc_tasks(w->pid, &cur, &nc, NULL)) ||
-      (rc = proc_stat(w->pid, 0, &ps))) {
-    free(cur);
-    proc_window_free(w);
-    return rc;
-  }
-  d = xmalloc((nc ? nc : 1) * sizeof(*d));
-  proc_tasks_delta(w->tasks, w->n, cur, nc, d);
-  *out = xmalloc((nc ? nc : 1) * sizeof(**out));
-  for (size_t i = 0; i < nc; i++) {
-    struct proc_cpu *c = &(*out)[*n];
-    struct proc_status st;
+  return !strncmp(p, name, n) && (!p[n] || !strcmp(p + n, " (deleted)"));
+}
 
-    struct proc_task key = {.tid = cur[i].tid};
-    const struct proc_task *was =
-        bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), by_tid);
+static int owner_line(void *arg, const struct proc_map *m)
+{
+  struct owner *o = arg;
+  const char *base;
 
-    c->whole = was && was->st.starttime == cur[i].st.starttime;
-    c->wait_ns = waited(w, &cur[i]);
-    if (!d[i][0] && !d[i][1] && !c->wait_ns && !w->wait) continue;
-    c->tid = cur[i].tid;
-    c->nstid = proc_task_status(w->pid, cur[i].tid, &st)
-                   ? cur[i].tid
-                   : proc_innermost(&st, cur[i].tid);
-    memcpy(c->comm, cur[i].st.comm, sizeof(c->comm));
-    c->ns = ticks_ns(d[i][0] + d[i][1]);
-    (*n)++;
-  }
-  if (ps.utime + ps.stime > w->ticks)
-    *process_ns = ticks_ns(ps.utime + ps.stime - w->ticks);
-  free(d);
-  free(cur);
-  proc_window_free(w);
+  if (!m->path) return 0;
+  if (m->ino == (uint64_t)o->ino && ((makedev(m->maj, m->min) == o->dev) ||
+                                     (o->path && same_name(m->path, o->path))))
+    o->mapped = 1;
+  base = strrchr(m->path, '/') + 1;
+  if (!strcmp(base, "libjvm.so")) o->libjvm = 1;
   return 0;
 }
 
-void proc_window_free(struct proc_window *w)
+int proc_maps_file(int procfd, dev_t dev, ino_t ino, const char *path,
+                   int *libjvm)
 {
-  free(w->wait);
-  w->wait = NULL;
-  free(w->tasks);
-  w->tasks = NULL;
-  w->n = 0;
-  w->on = 0;
+  struct owner o = {dev, ino, path, 0, 0};
+  int fd;
+
+  if (libjvm) *libjvm = 0;
+  if ((fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  proc_maps_fd(fd, owner_line, &o);
+  close(fd);
+  if (libjvm) *libjvm = o.libjvm;
+  return o.mapped;
 }

@@ -26,8 +26,7 @@ struct proc_status {
 /* Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
  * -EINVAL: unparsable). */
 int proc_status(int pid, struct proc_status *st);
-/* The same of thread tid of pid (/proc/<pid>/task/<tid>/status; tid 0:
- * the process's). */
+/* The same of thread tid of pid (/proc/<pid>/task/<tid>/status). */
 int proc_task_status(int pid, int tid, struct proc_status *st);
 
 /* The pid of <pid> inside its innermost pid namespace (the last NSpid field),
@@ -104,6 +103,9 @@ struct proc_task {
 enum { PROC_MAX_TASKS = 1 << 16 };
 int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
 
+/* qsort/bsearch order of struct proc_task: by tid. */
+int proc_task_cmp(const void *a, const void *b);
+
 /* The CPU ticks each thread of cur used since prev (both ascending by
  * tid, as proc_tasks returns them): d[i][0] user, d[i][1] system, for
  * cur[i]. A tid not in prev, or in it with another starttime (reused),
@@ -171,5 +173,37 @@ int proc_uptime(double *secs);
  * read as '-') into pod (37 bytes, "" for none; may be NULL). Returns 0
  * or -errno when the file cannot be read. */
 int proc_container(int pid, char id[65], char pod[37]);
+
+/* One line of /proc/<pid>/maps: "start-end perms offset MAJ:MIN inode
+ * path". path is NULL for an anonymous mapping ("[heap]" and the like
+ * too); the kernel appends " (deleted)" to a file since removed. */
+struct proc_map {
+  unsigned maj, min;
+  uint64_t ino;
+  const char *path;
+};
+
+/* Hand each line of fd (an open /proc/<pid>/maps) to cb, read through a
+ * fixed buffer: memory does not follow the process's mappings, and a line
+ * longer than the buffer is skipped. cb returns nonzero to stop; that value
+ * is returned, else 0. */
+int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg);
+
+/* proc_maps_fd over /proc/<pid>/maps: -errno when it cannot be opened
+ * (-EACCES: another user's, when we are not root). */
+int proc_maps(int pid, int (*cb)(void *, const struct proc_map *), void *arg);
+
+/* Who a PerfData file (device dev, inode ino, named path in the process's
+ * own view) belongs to, asked of the process that maps it: 1 when
+ * procfd's process (its /proc/<pid> folder) maps that very file (the
+ * inode, and the device or, on an overlay that shows the lower one, the
+ * path), 0 when it does not, -errno when its maps cannot be read. Sets
+ * *libjvm (may be NULL) when it maps a libjvm.so. A live HotSpot maps its
+ * PerfData shared; a planted or stale file is mapped by nobody. */
+int proc_maps_file(int procfd, dev_t dev, ino_t ino, const char *path,
+                   int *libjvm);
+
+/* proc_status of the process whose /proc/<pid> folder procfd is. */
+int proc_status_at(int procfd, struct proc_status *st);
 
 #endif

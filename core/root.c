@@ -449,23 +449,6 @@ int root_take_at(int dirfd, const char *name, long long uid, int outfd,
   return rc;
 }
 
-int root_take_tmp(int pid, const char *name, long long uid, int outfd,
-                  uint64_t max, uint64_t *copied, int *fd)
-{
-  struct root r;
-  struct stat sb;
-  int dir = -1, rc;
-
-  *fd = -1;
-  if (copied) *copied = 0;
-  if ((rc = root_open(pid, &r))) return rc;
-  if (!(rc = root_tmp(&r, &dir, &sb)))
-    rc = root_take_at(dir, name, uid, outfd, max, copied, fd);
-  if (dir >= 0) close(dir);
-  root_close(&r);
-  return rc;
-}
-
 int root_release(const struct root *r, const char *exe, char **data,
                  size_t *len)
 {

@@ -116,16 +116,13 @@ int root_put(int dirfd, const char *prefix, const char *suffix,
              long long gid, char *name, size_t namelen);
 
 /* The one way a file a JVM wrote for us leaves it: name (one name) in the
- * /tmp of process pid, seen through its root, checked (a regular file of
- * uid (-1: any) with one link) and removed by inode at once; *fd
- * (O_RDONLY, caller closes) still reads it. outfd >= 0: also copied there
- * through a fixed buffer (at most max bytes, else -EFBIG after max bytes;
- * *copied when not NULL), and *fd is closed (-1). Returns 0 or -errno; a
- * file that fails the check stays where it is. */
-int root_take_tmp(int pid, const char *name, long long uid, int outfd,
-                  uint64_t max, uint64_t *copied, int *fd);
-/* root_take_tmp for a /tmp (or any folder) already open as dirfd, e.g.
- * held from before the JVM could exit. Same checks and returns. */
+ * folder dirfd (the JVM's /tmp, opened inside its root and held from
+ * before the JVM could exit), checked (a regular file of uid (-1: any)
+ * with one link) and removed by inode at once; *fd (O_RDONLY, caller
+ * closes) still reads it. outfd >= 0: also copied there through a fixed
+ * buffer (at most max bytes, else -EFBIG after max bytes; *copied when not
+ * NULL), and *fd is closed (-1). Returns 0 or -errno; a file that fails
+ * the check stays where it is. */
 int root_take_at(int dirfd, const char *name, long long uid, int outfd,
                  uint64_t max, uint64_t *copied, int *fd);
 

@@ -101,20 +101,29 @@ int vm_flock_held(dev_t dev, ino_t ino)
   return held;
 }
 
-/* A folder the JVM would trust (§2.3): a real directory, not writable by
- * group or others, ours unless we are root. */
-static int secure_dir(int dirfd, const char *name, struct stat *sb)
+/* Whether the process proto names maps the file (sb): 1 yes or cannot
+ * tell (another user's maps: jps lists such a file too), 0 a live process
+ * that does not (a file planted under its pid, or left by a JVM whose pid
+ * was reused), -1 no such process (a stale file). */
+static int owned(const struct vm *proto, const struct stat *sb)
 {
-  if (fstatat(dirfd, name, sb, AT_SYMLINK_NOFOLLOW)) return 0;
-  if (!S_ISDIR(sb->st_mode)) return 0;
-  if (sb->st_mode & (S_IWGRP | S_IWOTH)) return 0;
-  return geteuid() == 0 || sb->st_uid == geteuid();
+  char path[32];
+  int fd, rc;
+
+  snprintf(path, sizeof(path), "/proc/%d", proto->pid);
+  if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
+  rc = proc_maps_file(fd, sb->st_dev, sb->st_ino, proto->file, NULL);
+  close(fd);
+  if (rc == -ENOENT || rc == -ESRCH) return -1;
+  return rc != 0;
 }
 
 static void add(struct list *l, const struct vm *proto, const struct stat *sb)
 {
   struct vm *v;
+  int own = owned(proto, sb);
 
+  if (!own) return;
   /* a pid found twice: vm_list keeps the first one found (dedup) */
   if (l->n == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 16;
@@ -126,7 +135,7 @@ static void add(struct list *l, const struct vm *proto, const struct stat *sb)
   v->path = xstrdup(proto->path);
   v->file = xstrdup(proto->file);
   v->uid = sb->st_uid;
-  v->alive = v->other_ns ? 1 : proc_alive(v->pid);
+  v->alive = own > 0;
   v->locked = vm_flock_held(sb->st_dev, sb->st_ino);
 }
 
@@ -373,131 +382,11 @@ void vm_list_free(struct vm *v, size_t n)
   free(v);
 }
 
-/* The newest (by ctime) regular file <name> in a secure folder
- * hsperfdata_<user> of tmpfd; sets *user and *out. Returns 1 if found. */
-static int find_file(int tmpfd, int name, char **user, struct stat *out)
-{
-  int fd = fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), found = 0, dfd;
-  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-  struct dirent *e;
-  struct stat dsb, fsb;
-  char file[16];
-
-  if (!d) {
-    if (fd >= 0) close(fd);
-    return 0;
-  }
-  snprintf(file, sizeof(file), "%d", name);
-  while ((e = readdir(d))) {
-    if (!starts_with(e->d_name, "hsperfdata_") ||
-        !secure_dir(tmpfd, e->d_name, &dsb) ||
-        root_openat(NULL, tmpfd, e->d_name, O_PATH | O_DIRECTORY, 0, &dfd))
-      continue;
-    if (!fstatat(dfd, file, &fsb, AT_SYMLINK_NOFOLLOW) &&
-        S_ISREG(fsb.st_mode) && fsb.st_size > 0 &&
-        (!found || fsb.st_ctime > out->st_ctime)) {
-      free(*user);
-      *user = xstrdup(e->d_name + 11);
-      *out = fsb;
-      found = 1;
-    }
-    close(dfd);
-  }
-  closedir(d);
-  return found;
-}
-
-/* A pid: the file its own tool would pick (§2.4) in its /tmp, resolved
- * inside its root; ours when its root cannot be seen. */
-static int resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
-{
-  struct root ours, r;
-  struct stat sb, tsb, osb;
-  int nspid, tmpfd = -1, ourfd = -1, rc;
-
-  if (!proc_alive(pid)) {
-    snprintf(err, errlen, "no such process");
-    return -ESRCH;
-  }
-  if ((rc = proc_foreign_user(pid, err, errlen))) return rc;
-  if ((nspid = proc_nspid(pid)) < 0) nspid = pid;
-  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourfd, &osb))) {
-    root_close(&ours);
-    snprintf(err, errlen, "cannot open /tmp: %s", strerror(-rc));
-    return rc;
-  }
-  if (!root_open(pid, &r) && !root_tmp(&r, &tmpfd, &tsb) &&
-      (tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino)) {
-    out->other_ns = 1;
-    close(ourfd);
-    root_close(&ours);
-  } else {
-    if (tmpfd >= 0) close(tmpfd);
-    root_close(&r);
-    r = ours;
-    tmpfd = ourfd;
-  }
-  if (!find_file(tmpfd, nspid, &out->user, &sb) && nspid != pid &&
-      find_file(tmpfd, pid, &out->user, &sb))
-    nspid = pid;
-  close(tmpfd);
-  if (!out->user) {
-    root_close(&r);
-    snprintf(err, errlen,
-             "no PerfData file for pid %d (not a JVM, started with "
-             "-XX:-UsePerfData, or another user's JVM?)", pid);
-    return -ENOENT;
-  }
-  out->pid = pid;
-  out->nspid = nspid;
-  out->file = xasprintf("/tmp/hsperfdata_%s/%d", out->user, nspid);
-  out->path = root_name(&r, out->file);
-  out->root_pid = r.pid;
-  out->uid = sb.st_uid;
-  out->alive = 1;
-  out->locked = vm_flock_held(sb.st_dev, sb.st_ino);
-  root_close(&r);
-  return 0;
-}
-
-static void vm_init(struct vm *out)
+void vm_init(struct vm *out)
 {
   memset(out, 0, sizeof(*out));
   out->locked = -1;
   out->root_pid = -1;
-}
-
-int vm_resolve_pid(int pid, struct vm *out, char *err, size_t errlen)
-{
-  int rc;
-
-  vm_init(out);
-  if ((rc = resolve_pid(pid, out, err, errlen))) out->pid = pid;
-  return rc;
-}
-
-int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen)
-{
-  struct stat sb;
-  int pid, rc;
-  char *path;
-
-  if ((rc = vm_parse_target(target, 0, &pid, &path, err, errlen))) {
-    vm_init(out);
-    return rc;
-  }
-  if (!path) return vm_resolve_pid(pid, out, err, errlen);
-  vm_init(out);
-  if (stat(path, &sb)) {
-    rc = -errno;
-    snprintf(err, errlen, "%s", strerror(errno));
-    free(path);
-    return rc;
-  }
-  out->path = path;
-  out->file = xstrdup(path);
-  out->uid = sb.st_uid;
-  return 0;
 }
 
 int vm_open(const struct vm *v, struct perfdata *pd)

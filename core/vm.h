@@ -25,12 +25,17 @@ struct vm {
   char *file;       /* its path inside that root */
   uid_t uid;        /* the file's owner */
   int other_ns;     /* found in another mount namespace's /tmp */
-  int alive;        /* a process with that pid exists */
+  int alive;        /* its process exists and maps it (or, another
+                       user's, cannot be asked); 0: a stale file */
   int locked;       /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
   size_t found;     /* vm_list: the order it was found in (ties by pid) */
 };
 
-/* Every JVM this user can see, sorted by host pid, each pid once. Sets
+/* Every JVM this user can see, sorted by host pid, each pid once: a file
+ * is listed under a live pid only when that process maps that very file
+ * (core/proc's proc_maps_file: a file planted under another process's pid
+ * names no one), and under a gone pid with alive 0 (jps leaves those out;
+ * ps --stale and clean show them). Sets
  * *out (caller frees with vm_list_free) and *n; returns 0 or -errno when
  * not even /tmp could be read. Unreadable folders are skipped. */
 int vm_list(struct vm **out, size_t *n);
@@ -46,16 +51,8 @@ enum { VM_TARGET_JSTAT = 1 };
 int vm_parse_target(const char *s, int flags, int *pid, char **path,
                     char *err, size_t errlen);
 
-/* Resolve a target: a host pid, a path, or a file:// URI. For a pid, find
- * its file as the JVM's own tool would (§2.4: its /tmp or its container's,
- * secure folders only, newest wins). Returns 0 and fills *out (free with
- * vm_free), or -errno with a one-line reason in err ("no such process",
- * "no PerfData file for pid 42 ..."). */
-int vm_resolve(const char *target, struct vm *out, char *err, size_t errlen);
-/* vm_resolve for a pid already parsed: the same returns and messages.
- * vm_resolve and vm_resolve_pid set out->pid to a pid target's pid also
- * when they fail (attach needs no PerfData file). */
-int vm_resolve_pid(int pid, struct vm *out, char *err, size_t errlen);
+/* An empty row: no pid, no file, root_pid -1, locked -1. */
+void vm_init(struct vm *out);
 
 /* The host pid of the process whose PerfData file v is: v->pid, else (a
  * path the user named) the file's name read as a pid in the namespace of
@@ -67,22 +64,14 @@ void vm_free(struct vm *v);
 /* The JVMs an attaching command's target names (jcmd's grammar): a pid
  * (vm_parse_target's, jstat's flags), "0" for every JVM, or a part of the
  * main class as jps -l shows it (a jar's path, "module/class"; not its
- * arguments). 0 and main-class targets name only the JVMs that take attach
+ * arguments). 0 and main-class targets name only the live JVMs that take attach
  * requests (vm_attachable), as jcmd does. A pid is named as it is, its
- * path NULL: attach needs no PerfData file (-XX:-UsePerfData), and
- * core/attach looks for it only when it must signal the JVM; a caller that
- * needs the file resolves the pid (vm_resolve_pid). Sets *out (free with
+ * path NULL: core/jvm's jvm_open_row opens and verifies it. Sets *out (free with
  * vm_list_free) and *n; none found is *out NULL, *n 0. Returns 0, or
  * -EINVAL with the reason in err (a PerfData path: attach needs a pid), or
  * vm_list's -errno. */
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,
             size_t errlen);
-
-/* The one JVM target names (vm_find's grammar; "0", every JVM, is no one
- * JVM): 0 and *out (free with vm_free), or -ESRCH ("no JVM matches 'x'"),
- * -E2BIG ("'x' names 3 JVMs: give one pid") or vm_find's error, the line
- * in err. */
-int vm_find_one(const char *target, struct vm *out, char *err, size_t errlen);
 
 /* Open v's PerfData file (pd_open's returns, pd->err set on failure): a
  * file found by pid is resolved inside its root and must be a regular file
@@ -103,6 +92,12 @@ enum { VM_BUDGET_MS = 1000 };
  * vm_over_budget() tells the two apart from an ordinary failure. The time
  * is checked once the read returns: a read that never returns is not cut. */
 int vm_open_budget(const struct vm *v, struct perfdata *pd);
+
+/* The budget's check after any open that started at t0 (now_ms) and
+ * returned rc: rc, or -ETIME (pd closed, pd->err says why) when it took
+ * longer than VM_BUDGET_MS. */
+#include <stdint.h>
+int vm_budget_end(struct perfdata *pd, uint64_t t0, int rc);
 
 /* 1 if rc (from vm_open_budget) means "over a ceiling or the budget": the
  * loop says so in one line and goes on with the next JVM. */
@@ -141,10 +136,6 @@ int java_feature(const char *s, size_t n);
  * neither says (the caller assumes the newest). */
 struct perfdata;
 int vm_java_feature(const struct perfdata *pd);
-
-/* vm_java_feature of the JVM with host pid pid, its PerfData read once.
- * 0 when it has none that can be read (-XX:-UsePerfData, gone). */
-int vm_pid_java_feature(int pid);
 
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */

@@ -15,8 +15,14 @@
 
 int vm_open_budget(const struct vm *v, struct perfdata *pd)
 {
-  uint64_t t0 = now_ms(), took;
-  int rc = vm_open(v, pd);
+  uint64_t t0 = now_ms();
+
+  return vm_budget_end(pd, t0, vm_open(v, pd));
+}
+
+int vm_budget_end(struct perfdata *pd, uint64_t t0, int rc)
+{
+  uint64_t took;
 
   if (rc) return rc;
   if ((took = now_ms() - t0) > VM_BUDGET_MS) {
@@ -139,7 +145,7 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
     return rc;
   }
   for (size_t i = 0; i < nv; i++) {
-    int keep = vm_attachable(&vms[i]) == 1;
+    int keep = vms[i].alive && vm_attachable(&vms[i]) == 1;
 
     if (keep && !all) {
       vm_java_command(&vms[i], &cmd);
@@ -161,29 +167,6 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
   *out = vms;
   *n = k;
   return 0;
-}
-
-int vm_find_one(const char *target, struct vm *out, char *err, size_t errlen)
-{
-  struct vm *v = NULL;
-  size_t n = 0;
-  int rc = 0;
-
-  memset(out, 0, sizeof(*out));
-  if (target[strspn(target, "0")] &&
-      (rc = vm_find(target, &v, &n, err, errlen)))
-    return rc;
-  if (n == 1) {
-    *out = v[0];
-    free(v);
-    return 0;
-  }
-  if (n)
-    snprintf(err, errlen, "'%s' names %zu JVMs: give one pid", target, n);
-  else
-    snprintf(err, errlen, "no JVM matches '%s'", target);
-  vm_list_free(v, n);
-  return n ? -E2BIG : -ESRCH;
 }
 
 /* The process in the pid namespace of host pid n whose own pid there is
@@ -257,20 +240,4 @@ int vm_java_feature(const struct perfdata *pd)
       return v;
   }
   return 0;
-}
-
-int vm_pid_java_feature(int pid)
-{
-  char why[256];
-  struct perfdata pd;
-  struct vm v;
-  int rc, jdk = 0;
-
-  rc = vm_resolve_pid(pid, &v, why, sizeof(why));
-  if (!rc) rc = vm_open_budget(&v, &pd);
-  vm_free(&v);
-  if (rc) return 0;
-  jdk = vm_java_feature(&pd);
-  pd_close(&pd);
-  return jdk;
 }

@@ -2,7 +2,9 @@
  * the attach capability, the main class */
 #include "core/jvmtool.h"
 #include "core/attach.h"
+#include "core/jvm.h"
 #include "core/vm.h"
+#include <sys/mman.h>
 #include "check.h"
 #include "pdwriter.h"
 
@@ -25,41 +27,94 @@ static void test_flock(const char *dir)
   free(path);
 }
 
-static void test_resolve(const char *dir)
+static void test_open(const char *dir)
 {
   char err[256] = "", *path = xasprintf("%s/hsperfdata_u/4242", dir);
   char *uri = xasprintf("file://%s", path), *sub = xasprintf("%s/hsperfdata_u",
                                                              dir);
-  struct vm v;
+  struct jvm j;
   int fd;
 
   mkdir(sub, 0700);
   fd = open(path, O_WRONLY | O_CREAT, 0600);
   (void)!write(fd, "x", 1);
   close(fd);
-  CHECK_INT(vm_resolve(path, &v, err, sizeof(err)), 0, "vm-2.1 a path");
-  CHECK_STR(v.path, path, "vm-2.2 the path itself");
-  vm_free(&v);
-  CHECK_INT(vm_resolve(uri, &v, err, sizeof(err)), 0, "vm-2.3 file:// URI");
-  CHECK_STR(v.path, path, "vm-2.4 URI to path");
-  vm_free(&v);
-  CHECK_INT(vm_resolve("/nonexistent/x", &v, err, sizeof(err)), -ENOENT,
+  CHECK_INT(jvm_open(&j, path, 0, err, sizeof(err)), 0, "vm-2.1 a path");
+  CHECK_STR(j.vm.path, path, "vm-2.2 the path itself");
+  CHECK_INT(j.pid, 0, "vm-2.2b a file alone: no process");
+  jvm_close(&j);
+  CHECK_INT(jvm_open(&j, uri, 0, err, sizeof(err)), 0, "vm-2.3 file:// URI");
+  CHECK_STR(j.vm.path, path, "vm-2.4 URI to path");
+  jvm_close(&j);
+  CHECK_INT(jvm_open(&j, "/nonexistent/x", 0, err, sizeof(err)), -ENOENT,
             "vm-2.5 missing file");
   CHECK(*err, "vm-2.6 says why: %s", err);
-  CHECK_INT(vm_resolve("2147483", &v, err, sizeof(err)), -ESRCH,
+  CHECK_INT(jvm_open(&j, "2147483", 0, err, sizeof(err)), -ESRCH,
             "vm-2.7 no such process");
-  /* we are no JVM: a live pid without PerfData */
+  CHECK_INT(jvm_open(&j, path, JVM_PROCESS, err, sizeof(err)), -ESRCH,
+            "vm-2.7b a file for a command that needs its process: whose?");
+  CHECK_INT(jvm_open(&j, "NoSuchMainClassAnywhere", 0, err, sizeof(err)),
+            -ESRCH, "vm-2.7c a main class that names no JVM");
+  CHECK_STR(err, "no JVM matches 'NoSuchMainClassAnywhere'", "vm-2.7d says so");
+  /* we are no JVM: a live pid, no PerfData, nothing may be aimed at us */
   char me[16];
 
   snprintf(me, sizeof(me), "%d", (int)getpid());
-  CHECK_INT(vm_resolve(me, &v, err, sizeof(err)), -ENOENT,
-            "vm-2.8 live non-JVM pid");
-  CHECK(strstr(err, "no PerfData") != NULL, "vm-2.9 hint: %s", err);
+  CHECK_INT(jvm_open(&j, me, JVM_PROCESS, err, sizeof(err)), 0,
+            "vm-2.8 a live pid opens");
+  CHECK_INT(j.is_jvm, JVM_NOT, "vm-2.9 ... and is no JVM (no libjvm.so)");
+  CHECK(!j.vm.path, "vm-2.10 ... with no PerfData file");
+  CHECK_INT(jvm_check_jvm(&j, err, sizeof(err)), -EPERM,
+            "vm-2.11 nothing may be aimed at it");
+  CHECK(strstr(err, "is not a JVM (it maps no libjvm.so): nothing sent") != NULL,
+        "vm-2.12 one line: %s", err);
+  CHECK_INT(jvm_signal(&j, SIGQUIT), -EPERM, "vm-2.13 no signal sent");
+  CHECK_INT(attach_check(&j, err, sizeof(err)), ATTACH_NOTJVM,
+            "vm-2.14 attach refuses it before anything");
+  CHECK(jvm_alive(&j), "vm-2.15 alive");
+  jvm_close(&j);
   unlink(path);
   rmdir(sub);
   free(uri);
   free(path);
   free(sub);
+}
+
+/* proc_maps_file: a file we map shared is ours by inode; one we do not
+ * map, or whose inode differs, is not. */
+static void test_maps_file(const char *dir)
+{
+  char *path = xasprintf("%s/mapped", dir), *other = xasprintf("%s/other",
+                                                                 dir);
+  int fd = open(path, O_RDWR | O_CREAT, 0600), ofd, self, libjvm = 1;
+  struct stat sb, osb;
+  void *m;
+
+  (void)!ftruncate(fd, 4096);
+  fstat(fd, &sb);
+  ofd = open(other, O_RDWR | O_CREAT, 0600);
+  fstat(ofd, &osb);
+  self = open("/proc/self", O_PATH | O_DIRECTORY);
+  CHECK_INT(proc_maps_file(self, sb.st_dev, sb.st_ino, path, &libjvm), 0,
+            "vm-5.1 not mapped yet: not ours");
+  CHECK_INT(libjvm, 0, "vm-5.2 no libjvm.so in a unit test");
+  m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK_INT(proc_maps_file(self, sb.st_dev, sb.st_ino, path, NULL), 1,
+            "vm-5.3 mapped: ours");
+  CHECK_INT(proc_maps_file(self, osb.st_dev, osb.st_ino, other, NULL), 0,
+            "vm-5.4 another file of the same folder: not ours");
+  CHECK_INT(proc_maps_file(self, sb.st_dev + 1, sb.st_ino, path, NULL), 1,
+            "vm-5.5 another device, same inode and path (an overlay): ours");
+  CHECK_INT(proc_maps_file(self, sb.st_dev + 1, sb.st_ino, other, NULL), 0,
+            "vm-5.6 another device, same inode, another path: not ours");
+  munmap(m, 4096);
+  close(self);
+  close(fd);
+  close(ofd);
+  unlink(path);
+  unlink(other);
+  free(path);
+  free(other);
 }
 
 static void test_list(void)
@@ -82,7 +137,7 @@ static int attachable(const char *dir, const char *caps)
 {
   char *path = xasprintf("%s/caps", dir), err[256];
   struct pdw w;
-  struct vm v;
+  struct jvm j;
   int rc;
 
   pdw_init(&w, 4096, 0);
@@ -91,9 +146,10 @@ static int attachable(const char *dir, const char *caps)
   pdw_finish(&w);
   pdw_save(&w, path);
   free(w.p);
-  rc = vm_resolve(path, &v, err, sizeof(err));
-  if (!rc) rc = vm_attachable(&v);
-  vm_free(&v);
+  rc = jvm_open(&j, path, 0, err, sizeof(err));
+  if (!rc) rc = vm_attachable(&j.vm);
+  if (!rc) CHECK_INT(j.off, 1, "vm-4.0 jvm_open read it too");
+  jvm_close(&j);
   unlink(path);
   free(path);
   return rc;
@@ -148,7 +204,8 @@ int main(void)
 
   if (!mkdtemp(dir)) return 1;
   test_flock(dir);
-  test_resolve(dir);
+  test_open(dir);
+  test_maps_file(dir);
   test_list();
   test_attachable(dir);
   test_main_class();

@@ -1,0 +1,116 @@
+/* jvm.h - an opened JVM: one verified value per target per command
+ *
+ * A command names its JVM once (a pid, a main class, a PerfData path or
+ * file: URI, or a row of core/vm's listing) and jvm_open makes of it the
+ * value every layer below takes: the process (a pidfd and its /proc
+ * folder, so a reused pid is never mistaken for it), its pid namespace
+ * and the pid it knows itself by, its ids, its root and /tmp as opened
+ * directories, the PerfData file it maps, its Java version and whether it
+ * takes attach requests. Nothing below the command looks the pid up again.
+ *
+ * Identity is verified, not assumed (docs/security.md §9): a process is a
+ * JVM when it maps libjvm.so or the PerfData file attributed to it, and a
+ * PerfData file is a process's only when that process maps that very
+ * file (its inode, and its device or its path). Nothing that can reach a
+ * process (a trigger file, SIGQUIT, a socket) is aimed at one that is not
+ * a verified JVM: jvm_check_attach says so first.
+ */
+#ifndef JVM_H
+#define JVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include "core/proc.h"
+#include "core/root.h"
+#include "core/vm.h"
+
+enum jvm_verdict {
+  JVM_UNKNOWN = -1, /* its maps cannot be read (another user's, not root) */
+  JVM_NOT = 0,      /* maps neither libjvm.so nor its PerfData file */
+  JVM_IS = 1,
+};
+
+struct jvm {
+  int pid;               /* host pid; 0: a PerfData file named by path */
+  int nspid;             /* the pid it knows itself by (innermost NSpid) */
+  uint64_t pidns;        /* the inode of that pid namespace; 0 unknown */
+  struct proc_status st; /* ids, caught signals, NSpid: read at the open */
+  int procfd;            /* its /proc/<pid> folder, -1 for a file */
+  int pidfd;             /* pidfd_open's (signals reach it alone), or -1 */
+  struct root root;      /* its "/" (fd -1: none) */
+  int tmpfd;             /* its /tmp, opened inside its root; -1: none */
+  int other_ns;          /* that /tmp is not ours */
+  int is_jvm;            /* enum jvm_verdict */
+  struct vm vm;          /* its PerfData file (vm.path NULL: none found) */
+  int off;               /* 1: its PerfData says it takes no attach
+                            requests, 0: it takes them, -1: cannot tell */
+  int jdk;               /* Java feature version; 0 unknown */
+};
+
+/* How jvm_open reads its target. */
+enum jvm_flags {
+  JVM_JSTAT = 1,   /* jstat's grammar: pids and URIs, no path, no class */
+  JVM_PROCESS = 2, /* a running process is needed (attach): a path or URI
+                      is refused ("attach needs a pid") */
+};
+
+/* Open the one JVM target names: a host pid ("4242", "//4242",
+ * "local://4242"), a file: URI or a path to a PerfData file (a file
+ * alone: pid 0), or a part of a main class as jps -l shows it that names
+ * exactly one JVM taking attach requests (as jcmd matches). Returns 0, or
+ * -errno with one line in err: -ESRCH "no such process" or "no JVM
+ * matches 'x'", -E2BIG "'x' names 3 JVMs: give one pid", -ENOENT, -EPERM
+ * (another user's, not root), -EINVAL (grammar). j is closed on failure;
+ * jvm_close after success. */
+int jvm_open(struct jvm *j, const char *target, int flags, char *err,
+             size_t errlen);
+
+/* Open the JVM of a listing row (vm_list, vm_find): its process when
+ * row->pid, its PerfData file when row->path. Same returns. */
+int jvm_open_row(struct jvm *j, const struct vm *row, char *err, size_t errlen);
+
+/* Open host pid pid (a number the user typed, or a listing's). */
+int jvm_open_pid(struct jvm *j, int pid, char *err, size_t errlen);
+
+/* Close what j holds; j is then empty (jvm_init's). */
+void jvm_close(struct jvm *j);
+
+/* An empty value, holding nothing: jvm_close may be called on it. */
+void jvm_init(struct jvm *j);
+
+/* Whether anything may be aimed at j (a trigger file, SIGQUIT, a socket):
+ * 0 when it is a verified JVM, else -EPERM with "pid N is not a JVM (it
+ * maps no libjvm.so): nothing sent" in err. */
+int jvm_check_jvm(const struct jvm *j, char *err, size_t errlen);
+
+/* Send sig to j's process and no other (its pidfd where the kernel has
+ * them): 0 or -errno (-ESRCH: it has exited). Refuses (-EPERM) what
+ * jvm_check_jvm refuses. */
+int jvm_signal(const struct jvm *j, int sig);
+
+/* 1 while j's process runs (its /proc folder still answers). */
+int jvm_alive(const struct jvm *j);
+
+/* proc_maps over j's own /proc folder. */
+int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
+             void *arg);
+
+/* Open j's PerfData file afresh through its held root (pd_open's returns;
+ * pd->err set on failure): a regular file of its owner, never through a
+ * link. -ENOENT when j has none ("no PerfData file for pid N (...)" in
+ * pd->err). Never blocks. */
+struct perfdata;
+int jvm_perfdata(const struct jvm *j, struct perfdata *pd);
+
+/* Whether host_path (absolute, or relative to our cwd) names the same
+ * place in j's mount namespace: its folder is the same inode seen from
+ * both sides. 1 yes, 0 no (a private /tmp, another root, a folder missing
+ * on either side). */
+int jvm_same_path(const struct jvm *j, const char *host_path);
+
+/* The owner a file we put into j's /tmp gets: j's euid and egid when we
+ * are root (the JVM reads it as its own), else -1 each (ours). */
+void jvm_file_owner(const struct jvm *j, long long *uid, long long *gid);
+
+#endif
