@@ -154,7 +154,7 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     int t = jfr_type(j, s->name), num = 0;
     struct bound *b;
 
-    if (t < 0) continue;
+    if (t < 0 || jf->want[t]) continue; /* a type two words share: the first */
     bound++;
     b = &jf->bind[t];
     b->sel = i;
