@@ -114,9 +114,17 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
 /* .jfr inputs: what to fold from them (core/jfr, docs/jfr.md). */
 static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
 {
-  *jo = (struct jfr_fold_opts){a->val[OPT_event], a->val[OPT_value],
-                               a->count[OPT_lines], a->count[OPT_thread_frames],
-                               a->count[OPT_samples], -1, -1, NULL, 0, 0, 0};
+  *jo = (struct jfr_fold_opts){a->val[OPT_event],
+                               a->val[OPT_value],
+                               a->count[OPT_lines],
+                               a->count[OPT_thread_frames],
+                               a->count[OPT_samples],
+                               -1,
+                               -1,
+                               NULL,
+                               0,
+                               0,
+                               0};
   if (jo->event && !jfr_event_valid(jo->event))
     return jfr_event_error(jo->event);
   if (a->val[OPT_from]) jo->from_ns = a->num[OPT_from];
@@ -374,8 +382,8 @@ int collapse_main(int argc, char **argv)
              : write_folded(a.val[OPT_output], st, n,
                             a.count[OPT_seed_compat])))
       rc = 1;
-    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit, NULL,
-                                    graph_kind(f, jf, &a)))
+    if (a.val[OPT_svg] &&
+        write_svg(a.val[OPT_svg], st, n, &a, unit, NULL, graph_kind(f, jf, &a)))
       rc = 1;
   }
   free(rev);

@@ -232,11 +232,12 @@ static void say_own(int pid, const struct jfr_fold_stats *js)
   if (!js->own) return;
   if (js->accounted)
     info_msg("pid %d: left out: %" PRIu64 " samples in JFR's own code "
-             "(jdk.jfr.internal), %.3f s of CPU", pid, js->own,
-             js->own_ns / 1e9);
+             "(jdk.jfr.internal), %.3f s of CPU",
+             pid, js->own, js->own_ns / 1e9);
   else
     info_msg("pid %d: left out: %" PRIu64 " events in JFR's own code "
-             "(jdk.jfr.internal)", pid, js->own);
+             "(jdk.jfr.internal)",
+             pid, js->own);
 }
 
 /* Read the recording back and write what was asked for. */
@@ -326,9 +327,9 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
   if (!strcmp(event, "alloc") && !agent && !a->val[OPT_sampler] && jfr_only(a))
     snprintf(outs.why, sizeof(outs.why), "alloc: JFR's sampler: %s",
              jfr_only(a));
-  if (agent && palloc_start(&pa, p->j,
-                            a->count[OPT_lines] || a->word[OPT_format] == 1,
-                            p->timeout_ms, why, sizeof(why))) {
+  if (agent &&
+      palloc_start(&pa, p->j, a->count[OPT_lines] || a->word[OPT_format] == 1,
+                   p->timeout_ms, why, sizeof(why))) {
     if (a->val[OPT_sampler]) {
       error_msg("pid %d: %s", p->j->pid, why);
       return outs_close(&outs, 1);
@@ -404,7 +405,8 @@ int profile_main(int argc, char **argv)
     jfr_rec_close(&p);
     jvm_close(&j);
     return usage_error("--event %s: pid %d runs JDK %d, that event needs "
-                       "JDK %d or later", event, j.pid, p.jdk, since);
+                       "JDK %d or later",
+                       event, j.pid, p.jdk, since);
   }
   stop_signals(1);
   rc = record(&p, &a, event, agent);

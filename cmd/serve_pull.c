@@ -2,8 +2,8 @@
  *
  * GET /debug/pprof/profile (cpu, its CPU from /proc: core/jfr_cpu), /allocs
  * (alloc: JFR's sampler and its estimator, never our agent), /mutex (lock),
- * /wall (on-CPU and blocked time, as profile --event wall), with pid=<pid or main class
- * part> and seconds=<1..SECONDS_MAX, default SECONDS_DEF>, interval=<JFR's
+ * /wall (on-CPU and blocked time, as profile --event wall), with
+ * pid=<pid or main class part> and seconds=<1..SECONDS_MAX, default SECONDS_DEF>, interval=<JFR's
  * period or threshold, default 10ms>. The answer is what profile --format
  * pprof writes (application/octet-stream, gzipped profile.proto), or a
  * status with one line of text (X-Go-Pprof: 1, so go tool pprof shows it).

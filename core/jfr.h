@@ -188,7 +188,7 @@ struct jfr_fold_opts {
   const struct proc_cpu *cpu;
   size_t ncpu;
   int64_t cpu_ns;
-  int64_t span_ns;         /* the window's length (wall: a thread's time
+  int64_t span_ns; /* the window's length (wall: a thread's time
                               waiting for a core is at most what its CPU
                               and blocking events leave of it) */
 };
@@ -206,7 +206,7 @@ struct jfr_fold_stats {
   int64_t own_ns;          /* their CPU, when accounted */
   int accounted;           /* values are CPU ns from the kernel */
   int64_t cpu_ns, process_ns; /* the profile's total and the process's */
-  int64_t unsampled_ns;    /* of threads JFR does not sample */
+  int64_t unsampled_ns;       /* of threads JFR does not sample */
 };
 
 struct jfr_fold;

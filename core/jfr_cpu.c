@@ -29,9 +29,9 @@ static const struct {
 struct cpu_entry {
   uint32_t thread; /* index into threads; UINT32_MAX: not in /proc */
   uint32_t len;
-  size_t off;      /* the stack: arena[off .. off + len) */
+  size_t off; /* the stack: arena[off .. off + len) */
   uint64_t count;
-  int own;         /* JFR's own frames: counted, left out */
+  int own; /* JFR's own frames: counted, left out */
 };
 
 struct jfr_cpu {
@@ -65,11 +65,10 @@ struct jfr_cpu *jfr_cpu_new(const struct proc_cpu *t, size_t n,
   return c;
 }
 
-void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key,
-                 size_t len, uint64_t count, int own)
+void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key, size_t len,
+                 uint64_t count, int own)
 {
-  uint32_t i = ostid > 0 ? jmap_get(&c->ids, (uint64_t)ostid + 1)
-                         : UINT32_MAX;
+  uint32_t i = ostid > 0 ? jmap_get(&c->ids, (uint64_t)ostid + 1) : UINT32_MAX;
   struct cpu_entry *x;
 
   if (i != UINT32_MAX) c->samples[i] += count;
@@ -84,8 +83,7 @@ void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key,
 
 void jfr_cpu_blocked(struct jfr_cpu *c, int64_t ostid, int64_t ns)
 {
-  uint32_t i = ostid > 0 ? jmap_get(&c->ids, (uint64_t)ostid + 1)
-                         : UINT32_MAX;
+  uint32_t i = ostid > 0 ? jmap_get(&c->ids, (uint64_t)ostid + 1) : UINT32_MAX;
 
   if (i != UINT32_MAX && ns > 0) c->blocked[i] += ns;
 }
@@ -132,10 +130,9 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
   gone = c->process_ns > live ? c->process_ns - live : 0;
   for (size_t i = 0; i < c->n; i++) {
     const struct cpu_entry *x = &c->e[i];
-    int64_t v = x->thread == UINT32_MAX
-                    ? share(x->count, lost, gone)
-                    : share(x->count, c->samples[x->thread],
-                            c->t[x->thread].ns);
+    int64_t v = x->thread == UINT32_MAX ? share(x->count, lost, gone)
+                                        : share(x->count, c->samples[x->thread],
+                                                c->t[x->thread].ns);
 
     if (x->own) {
       st->own_samples += x->count;
@@ -196,8 +193,8 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
   }
   if (!lost && gone > 0) {
     c->key.len = 0;
-    buf_adds(&c->key, thread_frames ? "[exited];[exited threads]"
-                                    : "[exited threads]");
+    buf_adds(&c->key,
+             thread_frames ? "[exited];[exited threads]" : "[exited threads]");
     fold_add(f, c->key.p, c->key.len, gone, 0);
     st->total_ns += gone;
   }

@@ -50,8 +50,8 @@ struct jfr_fold {
   uint8_t *want;
   struct jmap stacks;            /* stack key -> offset in cache */
   struct buf cache, key, chosen;
-  struct jfr_aggs aggs;          /* this chunk's sums */
-  uint64_t bound_gen;            /* the metadata bind[] was made for */
+  struct jfr_aggs aggs; /* this chunk's sums */
+  uint64_t bound_gen;   /* the metadata bind[] was made for */
   struct jfr_est *est; /* the scaled group's samples */
   int est_group, est_leaf;
   struct jfr_cpu *cpu; /* the accounted group's samples */
@@ -79,12 +79,17 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     if (o->event && strcmp(o->event, r->word)) continue;
     if (r->group != last) jf->ngroups++;
     last = r->group;
-    jf->sel[jf->nsel++] = (struct sel){
-        r->name,      o->value ? o->value : r->value,           jf->ngroups - 1,
-        r->type_leaf == 1, o->value || o->samples ? NULL : r->scale, r->word,
-        o->cpu && !o->value && !o->samples && !r->value &&
-            (!strcmp(r->word, "cpu") || !strcmp(r->word, "wall")),
-        r->type_leaf, r->state};
+    jf->sel[jf->nsel++] =
+        (struct sel){r->name,
+                     o->value ? o->value : r->value,
+                     jf->ngroups - 1,
+                     r->type_leaf == 1,
+                     o->value || o->samples ? NULL : r->scale,
+                     r->word,
+                     o->cpu && !o->value && !o->samples && !r->value &&
+                         (!strcmp(r->word, "cpu") || !strcmp(r->word, "wall")),
+                     r->type_leaf,
+                     r->state};
     if (jf->sel[jf->nsel - 1].acct && !jf->cpu) {
       jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns,
                             !strcmp(r->word, "wall"), o->span_ns);
@@ -164,7 +169,7 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
       b->thread = jfr_field(j, t, "eventThread");
     b->cls = s->cls == 1   ? jfr_field(j, t, "objectClass")
              : s->cls == 2 ? jfr_field(j, t, "monitorClass")
-                             : -1;
+                           : -1;
     if (s->cls == 2 && b->cls < 0) b->cls = jfr_field(j, t, "parkedClass");
     b->value = s->value ? jfr_field(j, t, s->value) : -1;
     if (s->value && !(num = jfr_field_numeric(j, t, b->value))) {
@@ -343,8 +348,9 @@ static void fold_agg(struct jfr_fold *jf, const struct jfr_agg *a)
     jf->st.no_stack++;
   }
   if (a->has & 16) {
-    jfr_cpu_add(jf->cpu, (a->has & 16) && a->thread
-                             ? jfr_thread_os_id(jf->j, a->thread) : -1,
+    jfr_cpu_add(jf->cpu,
+                (a->has & 16) && a->thread ? jfr_thread_os_id(jf->j, a->thread)
+                                           : -1,
                 k->p, k->len, a->count, own);
     return;
   }

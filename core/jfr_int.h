@@ -145,11 +145,11 @@ struct jfr_agg {
   uint64_t stack, thread, cls;
   int64_t value;
   uint64_t count;
-  int sel;                 /* the selected row; -1: an empty slot */
-  uint8_t has;             /* 1 stack, 2 thread, 4 class fields; 8 a
+  int sel;     /* the selected row; -1: an empty slot */
+  uint8_t has; /* 1 stack, 2 thread, 4 class fields; 8 a
                               scaled sample, 16 an accounted one */
 };
-struct jfr_aggs {          /* zeroed: empty */
+struct jfr_aggs { /* zeroed: empty */
   struct jfr_agg *e;
   size_t n, cap;
 };
@@ -194,8 +194,8 @@ void jfr_cpu_free(struct jfr_cpu *c);
 /* count samples of the thread whose osThreadId is ostid (-1: unknown) at
  * stack key[0..len) (copied); own: JFR's own code, counted for the
  * thread's share and then left out. */
-void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key,
-                 size_t len, uint64_t count, int own);
+void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key, size_t len,
+                 uint64_t count, int own);
 /* Each stack gets count / its thread's samples x the thread's CPU ns into
  * f (its count into counts, NULL: none); threads without samples become
  * "[KIND] name" frames (under the name as a root with thread_frames), and

@@ -144,8 +144,12 @@ static int keep_frames(struct jfr *j, const struct jfield *f,
 static int keep(struct jfr *j, struct cur *c, int p, int t, uint64_t key)
 {
   static const char *const names[P_COUNT][3] = {
-    {"string"}, {NULL}, {"name", "hidden"}, {"type", "name"},
-    {"javaName", "osName", "osThreadId"}, {"truncated", "frames"}};
+      {"string"},
+      {NULL},
+      {"name", "hidden"},
+      {"type", "name"},
+      {"javaName", "osName", "osThreadId"},
+      {"truncated", "frames"}};
   static const int nbind[P_COUNT] = {1, 0, 2, 2, 3, 2};
   const struct jtype *ty = &j->types[t];
   int idx[3] = {-1, -1, -1};

@@ -40,8 +40,8 @@ struct jfr_rec {
   struct proc_window win;
   struct proc_cpu *cpu; /* after the stop; NULL: not measured */
   size_t ncpu;
-  int64_t cpu_ns;       /* the process's CPU over the window */
-  int64_t span_ns;      /* the window's length */
+  int64_t cpu_ns;  /* the process's CPU over the window */
+  int64_t span_ns; /* the window's length */
 };
 
 /* Make ready to record j (core/jvm's, held by the caller until

@@ -10,7 +10,7 @@ const struct jfr_event_row jfr_event_rows[] = {
 #undef EVENT
 };
 const int jfr_event_nrows =
-  (int)(sizeof(jfr_event_rows) / sizeof(jfr_event_rows[0]));
+    (int)(sizeof(jfr_event_rows) / sizeof(jfr_event_rows[0]));
 
 int jfr_event_valid(const char *e)
 {

@@ -74,12 +74,9 @@ static int64_t cstr_id(struct pprof *p, const char *s)
 static const struct {
   const char *word;
   enum pprof_kind kind;
-} kinds[] = {{"cpu", PPROF_CPU},
-             {"cputime", PPROF_CPU},
-             {"native", PPROF_CPU},
-             {"alloc", PPROF_ALLOC},
-             {"lock", PPROF_LOCK},
-             {"wall", PPROF_WALL}};
+} kinds[] = {{"cpu", PPROF_CPU},    {"cputime", PPROF_CPU},
+             {"native", PPROF_CPU}, {"alloc", PPROF_ALLOC},
+             {"lock", PPROF_LOCK},  {"wall", PPROF_WALL}};
 
 enum pprof_kind pprof_kind_of(const char *event)
 {
@@ -235,7 +232,7 @@ void pprof_add(struct pprof *p, const char *key, size_t len, int64_t count,
   if ((p->o.kind == PPROF_CPU && p->o.accounted) || p->o.kind == PPROF_WALL)
     v[1] = value;
   else if (p->o.kind == PPROF_CPU &&
-      __builtin_mul_overflow(count, p->o.period, &v[1]))
+           __builtin_mul_overflow(count, p->o.period, &v[1]))
     v[1] = INT64_MAX;
   if (p->o.kind == PPROF_VALUE) v[0] = value;
   /* the locations leaf first: a packed list of varints */

@@ -119,20 +119,20 @@ struct proc_window {
   int pid;
   struct proc_task *tasks; /* at the start, ascending by tid */
   size_t n;
-  uint64_t ticks;          /* the process's utime+stime at the start */
-  int on;                  /* started */
-  uint64_t *wait;          /* runqueue ns of tasks[i] at the start; NULL:
+  uint64_t ticks;    /* the process's utime+stime at the start */
+  int on;            /* started */
+  uint64_t *wait;    /* runqueue ns of tasks[i] at the start; NULL:
                               not asked */
-  uint64_t start_ms;       /* now_ms() at the start */
+  uint64_t start_ms; /* now_ms() at the start */
 };
 
 /* One thread's CPU over a window. */
 struct proc_cpu {
-  int tid;        /* host tid */
-  int nstid;      /* its tid in the process's innermost pid namespace (the
+  int tid;         /* host tid */
+  int nstid;       /* its tid in the process's innermost pid namespace (the
                      osThreadId a JVM reports), tid without NSpid */
-  char comm[16];  /* its name (a Java thread's, cut to 15 bytes) */
-  int64_t ns;     /* utime+stime over the window, ns */
+  char comm[16];   /* its name (a Java thread's, cut to 15 bytes) */
+  int64_t ns;      /* utime+stime over the window, ns */
   int64_t wait_ns; /* time it was ready to run and waited for a core
                       (schedstat), when asked, else 0 */
   int whole;       /* it ran through the whole window */

@@ -47,7 +47,7 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
 {
   struct proc_task *cur = NULL;
   struct proc_stat ps;
-  uint64_t (*d)[2];
+  uint64_t(*d)[2];
   size_t nc = 0;
   int rc;
 
