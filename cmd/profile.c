@@ -255,6 +255,7 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                              p->cpu,
                              p->ncpu,
                              p->cpu_ns,
+                             0,
                              p->span_ns};
   const struct jfr_fold_stats *js;
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
@@ -402,11 +403,12 @@ int profile_main(int argc, char **argv)
     return 1;
   }
   if ((since = jfr_start_since(event, p.jdk))) { /* before any recording */
+    rc = usage_error("--event %s: pid %d runs JDK %d, that event needs "
+                     "JDK %d or later",
+                     event, j.pid, p.jdk, since);
     jfr_rec_close(&p);
     jvm_close(&j);
-    return usage_error("--event %s: pid %d runs JDK %d, that event needs "
-                       "JDK %d or later",
-                       event, j.pid, p.jdk, since);
+    return rc;
   }
   stop_signals(1);
   rc = record(&p, &a, event, agent);

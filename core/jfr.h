@@ -188,6 +188,7 @@ struct jfr_fold_opts {
   const struct proc_cpu *cpu;
   size_t ncpu;
   int64_t cpu_ns;
+  int keep_own;    /* keep stacks in JFR's own code (collapse) */
   int64_t span_ns; /* the window's length (wall: a thread's time
                               waiting for a core is at most what its CPU
                               and blocking events leave of it) */

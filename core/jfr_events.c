@@ -348,13 +348,14 @@ static void fold_agg(struct jfr_fold *jf, const struct jfr_agg *a)
     jf->st.no_stack++;
   }
   if (a->has & 16) {
+    own &= !jf->o.keep_own;
     jfr_cpu_add(jf->cpu,
                 (a->has & 16) && a->thread ? jfr_thread_os_id(jf->j, a->thread)
                                            : -1,
                 k->p, k->len, a->count, own);
     return;
   }
-  if (own) {
+  if (own && !jf->o.keep_own) {
     jf->st.own += a->count;
     return;
   }

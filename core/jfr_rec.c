@@ -187,8 +187,8 @@ void jfr_rec_close(struct jfr_rec *r)
 int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
                   int64_t interval, FILE *out, char *err, size_t n)
 {
-  struct jfr_fold_opts jo = {event, NULL,   1,       1,         0,         -1,
-                             -1,    r->cpu, r->ncpu, r->cpu_ns, r->span_ns};
+  struct jfr_fold_opts jo = {event, NULL,   1,       1,         0, -1,
+                             -1,    r->cpu, r->ncpu, r->cpu_ns, 0, r->span_ns};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
