@@ -348,8 +348,7 @@ static void answer(struct pull *p)
   if (!(mem = open_memstream(&data, &size))) {
     fail(c, 500, "out of memory", 0, 0);
   } else {
-    rc = jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err,
-                       sizeof(err));
+    rc = jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err, sizeof(err));
     fclose(mem);
     if (rc)
       fail(c, 502, err, 0, 0);

@@ -388,8 +388,7 @@ int proc_task_wait(int pid, int tid, uint64_t *ns)
   int rc;
 
   snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len)))
-    return rc;
+  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
   if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
   *ns = wait;
   return 0;
