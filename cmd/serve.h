@@ -1,7 +1,8 @@
 /* serve.h - serve's connections and responses, shared by its files
  *
  * serve.c runs the poll loop and /metrics; serve_http.c makes responses;
- * serve_pull.c answers profile pulls (/debug/pprof/...); serve_sd.c the
+ * serve_pull.c answers profile pulls (/debug/pprof/...), serve_query.c
+ * reads what one asks; serve_sd.c the
  * Prometheus HTTP service discovery (/sd).
  */
 #ifndef SERVE_H
@@ -60,6 +61,25 @@ struct pull_conf {
   int max;       /* recordings at once, node-wide */
 };
 void pull_setup(const struct pull_conf *pc);
+/* What a pull asks (serve_query.c): the route's --event word, seconds,
+ * its time parameter (ns) and the JVM pid= names, opened and verified. */
+#include "core/jvm.h"
+struct pull_ask {
+  const char *event;
+  long secs;
+  int64_t interval;
+  struct jvm j;
+};
+/* The ask of a GET or HEAD of a /debug/pprof/ path (target t, len bytes,
+ * query included): 0 and *a (jvm_close a->j), or -1 with the refusal
+ * answered (404 no such route or JVM, 405 HEAD, 400 a bad parameter, 409
+ * several JVMs). */
+int pull_ask(struct conn *c, const char *t, size_t len, int head,
+             struct pull_ask *a);
+/* A pull's error answer: status and one line (control characters of a
+ * JVM's reply cut out), Retry-After when retry > 0, X-Go-Pprof: 1. */
+void pull_fail(struct conn *c, int status, const char *line, int retry,
+               int head);
 /* GET or HEAD of a /debug/pprof/ path (target: the request target, query
  * included): c->out is set, or c waits (WAIT_PULL). */
 void pull_request(struct conn *c, const char *target, size_t len, int head);

@@ -3,9 +3,8 @@
  * GET /debug/pprof/profile (cpu, its CPU from /proc: core/jfr_cpu), /allocs
  * (alloc: JFR's sampler and its estimator, never our agent), /mutex (lock),
  * /wall (on-CPU and blocked time, as profile --event wall), with
- * pid=<pid or main class part>, seconds=<1..SECONDS_MAX, default
- * SECONDS_DEF> and the route's time parameter (routes[]: interval=, JFR's
- * period, or /mutex's threshold=). The answer is what profile --format
+ * pid=, seconds= and the route's time parameter (serve_query.c reads
+ * them). The answer is what profile --format
  * pprof writes (application/octet-stream, gzipped profile.proto), or a
  * status with one line of text (X-Go-Pprof: 1, so go tool pprof shows it).
  *
@@ -28,8 +27,6 @@
 #include <poll.h>
 
 enum {
-  SECONDS_DEF = 10,
-  SECONDS_MAX = 60,
   BUDGET_MS = 30000, /* a pull's start and stop together (a JVM's first
                         JFR.start loads JFR: seconds); its deadline is
                         seconds + this */
@@ -56,46 +53,11 @@ struct pull {
 static struct pull pulls[PULLS_MAX];
 static struct pull_conf conf;
 
-/* The pulls, a row each: the path under /debug/pprof/, profile's --event
- * word, and its one time parameter (JFR's sampling period, or the lock
- * threshold: a wait shorter is not recorded) with its default and range. */
-#define MS 1000000LL
-static const struct route {
-  const char *path, *event, *param;
-  long long def, lo, hi; /* ns */
-} routes[] = {
-    {"profile", "cpu", "interval", 10 * MS, 1 * MS, 1000 * MS},
-    {"allocs", "alloc", "interval", 10 * MS, 1 * MS, 1000 * MS},
-    {"mutex", "lock", "threshold", 1 * MS, 0, 1000 * MS},
-    {"wall", "wall", "interval", 10 * MS, 1 * MS, 1000 * MS},
-};
-#define NROUTES (sizeof(routes) / sizeof(routes[0]))
-
 void pull_setup(const struct pull_conf *pc)
 {
   conf = *pc;
   if (conf.max > PULLS_MAX) conf.max = PULLS_MAX;
   if (conf.max < 1) conf.max = 1;
-}
-
-/* An error answer: status and one line (control characters of a JVM's
- * reply cut out), Retry-After when retry > 0. */
-static void fail(struct conn *c, int status, const char *line, int retry,
-                 int head)
-{
-  char extra[64], text[512];
-  size_t k = 0;
-
-  for (; line[k] && k + 1 < sizeof(text); k++)
-    text[k] = (unsigned char)line[k] < ' ' || line[k] == 0x7f ? ' ' : line[k];
-  text[k] = 0;
-  if (retry > 0)
-    snprintf(extra, sizeof(extra), "Retry-After: %d\r\nX-Go-Pprof: 1\r\n",
-             retry);
-  else
-    snprintf(extra, sizeof(extra), "X-Go-Pprof: 1\r\n");
-  c->out = resp_line(status, text, extra, head);
-  c->close_after = 1;
 }
 
 /* The HTTP status of a jfr_rec / attach error. */
@@ -124,82 +86,6 @@ static int left_s(const struct pull *p, uint64_t now)
   return p->due > now ? (int)((p->due - now + 999) / 1000) : 1;
 }
 
-/* seconds= and the route's time parameter (r->param; the other one is
- * refused, not ignored): 0, or a 400 said. */
-static int params(struct conn *c, const char *t, size_t len, int head,
-                  const struct route *r, long *secs, int64_t *ns)
-{
-  static const char *const names[] = {"interval", "threshold"};
-  char v[32] = "", msg[160];
-  long long x, s = SECONDS_DEF;
-  struct buf b = {0};
-  long n;
-
-  if ((n = http_query(t, len, "seconds", v, sizeof(v))) != -1) {
-    if (n <= 0 || parse_long(v, 1, SECONDS_MAX, &s)) {
-      snprintf(msg, sizeof(msg), "seconds: want 1 to %d (default %d)",
-               SECONDS_MAX, SECONDS_DEF);
-      fail(c, 400, msg, 0, head);
-      return -1;
-    }
-  }
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-    if (strcmp(names[i], r->param) &&
-        http_query(t, len, names[i], v, sizeof(v)) != -1) {
-      snprintf(msg, sizeof(msg), "%s: not a parameter of /%s (it takes %s)",
-               names[i], r->path, r->param);
-      fail(c, 400, msg, 0, head);
-      return -1;
-    }
-  x = r->def;
-  if ((n = http_query(t, len, r->param, v, sizeof(v))) != -1 &&
-      (n <= 0 || parse_span(v, &x) || x < r->lo || x > r->hi)) {
-    buf_printf(&b, "%s: want ", r->param);
-    if (r->lo)
-      span_text(&b, r->lo);
-    else
-      buf_addc(&b, '0');
-    buf_adds(&b, " to ");
-    span_text(&b, r->hi);
-    buf_adds(&b, " (default ");
-    span_text(&b, r->def);
-    buf_adds(&b, ")");
-    fail(c, 400, b.p, 0, head);
-    buf_free(&b);
-    return -1;
-  }
-  *ns = x;
-  *secs = (long)s;
-  return 0;
-}
-
-/* The JVM pid= names, opened and verified: 0 and *j (jvm_close it), or
- * an answer given (404 for a process that is not a JVM: nothing is sent
- * to it). */
-static int which(struct conn *c, const char *t, size_t len, int head,
-                 struct jvm *j)
-{
-  char name[256], err[512];
-  long n = http_query(t, len, "pid", name, sizeof(name));
-  int rc;
-
-  if (n <= 0 || !strcmp(name, "0")) {
-    fail(c, 400, "pid: want the pid or main class of one JVM (see /sd)", 0,
-         head);
-    return -1;
-  }
-  if (!(rc = jvm_open(j, name, JVM_PROCESS, err, sizeof(err))) &&
-      !(rc = jvm_check_jvm(j, err, sizeof(err))))
-    return 0;
-  jvm_close(j);
-  fail(c,
-       rc == -ESRCH || rc == -EPERM ? 404
-       : rc == -E2BIG               ? 409
-                                    : 400,
-       err, 0, head);
-  return -1;
-}
-
 /* A free slot, or an answer given: 429 while this JVM records or the node
  * holds conf.max recordings. */
 static struct pull *room(struct conn *c, int pid, int head)
@@ -220,14 +106,14 @@ static struct pull *room(struct conn *c, int pid, int head)
     if (!soonest || p->due < soonest->due) soonest = p;
     if (p->j.pid == pid) {
       snprintf(line, sizeof(line), "pid %d is being profiled already", pid);
-      fail(c, 429, line, left_s(p, now), head);
+      pull_fail(c, 429, line, left_s(p, now), head);
       return NULL;
     }
   }
   if (busy >= conf.max || !free_slot) {
     snprintf(line, sizeof(line),
              "%d profiles are being recorded (serve --max-pulls)", busy);
-    fail(c, 429, line, soonest ? left_s(soonest, now) : 1, head);
+    pull_fail(c, 429, line, soonest ? left_s(soonest, now) : 1, head);
     return NULL;
   }
   return free_slot;
@@ -285,56 +171,31 @@ static int start(struct pull *p, char *err, size_t n)
 
 void pull_request(struct conn *c, const char *t, size_t len, int head)
 {
-  size_t plen = strcspn(t, "? \r") - 13;
-  const char *path = t + 13;
-  const struct route *r = NULL;
+  struct pull_ask a;
   char err[512];
-  int64_t interval;
   struct pull *p;
-  struct jvm j;
-  long secs;
   int rc;
 
   if (conf.off) {
-    fail(c, 403, "profile pulls are off (serve --no-profiles)", 0, head);
+    pull_fail(c, 403, "profile pulls are off (serve --no-profiles)", 0, head);
     return;
   }
-  for (size_t i = 0; i < NROUTES; i++)
-    if (strlen(routes[i].path) == plen && !memcmp(path, routes[i].path, plen))
-      r = &routes[i];
-  if (!r) {
-    struct buf b = {0};
-
-    buf_adds(&b, "no such profile:");
-    for (size_t i = 0; i < NROUTES; i++)
-      buf_printf(&b, "%s %s", i ? (i + 1 < NROUTES ? "," : " or") : "",
-                 routes[i].path);
-    fail(c, 404, b.p, 0, head);
-    buf_free(&b);
+  if (pull_ask(c, t, len, head, &a)) return;
+  if (!(p = room(c, a.j.pid, head))) {
+    jvm_close(&a.j);
     return;
   }
-  if (head) {
-    fail(c, 405, "a profile is pulled with GET", 0, head);
-    return;
-  }
-  if (params(c, t, len, head, r, &secs, &interval) ||
-      which(c, t, len, head, &j))
-    return;
-  if (!(p = room(c, j.pid, head))) {
-    jvm_close(&j);
-    return;
-  }
-  p->j = j; /* the slot holds it from here */
+  p->j = a.j; /* the slot holds it from here */
   /* timeout 0: no attach request here, the loop makes them */
   rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(), 0,
                     err, sizeof(err));
   memset(&p->x, 0, sizeof(p->x));
   p->x.state = ATTACH_DONE;
   p->r.timeout_ms = BUDGET_MS; /* duration= is seconds + this */
-  p->event = r->event;
-  p->interval = interval;
-  p->secs = secs;
-  p->due = now_ms() + (uint64_t)secs * 1000; /* again once started */
+  p->event = a.event;
+  p->interval = a.interval;
+  p->secs = a.secs;
+  p->due = now_ms() + (uint64_t)a.secs * 1000; /* again once started */
   p->deadline = p->due + BUDGET_MS;
   if (!rc) {
     if (p->r.jdk)
@@ -343,7 +204,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
       snprintf(err, sizeof(err), "%s", p->x.err);
   }
   if (rc) {
-    fail(c, status_of(rc), err, 0, head);
+    pull_fail(c, status_of(rc), err, 0, head);
     release(p);
     return;
   }
@@ -383,16 +244,16 @@ static void answer(struct pull *p)
   int fd, rc;
 
   if ((rc = jfr_rec_take(&p->r, &fd, err, sizeof(err)))) {
-    fail(c, status_of(rc), err, 0, 0);
+    pull_fail(c, status_of(rc), err, 0, 0);
     return;
   }
   if (!(mem = open_memstream(&data, &size))) {
-    fail(c, 500, "out of memory", 0, 0);
+    pull_fail(c, 500, "out of memory", 0, 0);
   } else {
     rc = jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err, sizeof(err));
     fclose(mem);
     if (rc)
-      fail(c, 502, err, 0, 0);
+      pull_fail(c, 502, err, 0, 0);
     else
       c->out = resp_new(200, "application/octet-stream", data, size, 0,
                         c->close_after);
@@ -416,7 +277,7 @@ static void detach(struct pull *p)
 static void tell(struct pull *p, int status, const char *line)
 {
   if (!p->c) return;
-  fail(p->c, status, line, 0, 0);
+  pull_fail(p->c, status, line, 0, 0);
   detach(p);
 }
 
