@@ -4,7 +4,8 @@
  * target is bad, not there or refuses (cmd/jdk.h). Facts from JDK 17's
  * tools run beside the links (test/dropins.test, test/jdk_links.test):
  * a bare "-J" is the launcher's error and exit 1 before the tool runs; a
- * target that is empty or starts with "-" is an IllegalArgumentException.
+ * target that is empty or starts with "-" is an IllegalArgumentException
+ * (where vm_find would take "" as a part of every main class).
  */
 #include "core/jvmtool.h"
 #include "core/attach.h"
@@ -57,6 +58,22 @@ void jdk_none(const char *target, int rc, const char *err)
     error_msg("%s", err);
   else
     fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
+}
+
+int jdk_find(const char *target, struct vm **v, size_t *n)
+{
+  char err[512];
+  int rc;
+
+  *v = NULL;
+  *n = 0;
+  if (jdk_bad_target(target)) return 1;
+  if (!(rc = vm_find(target, v, n, err, sizeof(err))) && *n) return 0;
+  jdk_none(target, rc, err);
+  vm_list_free(*v, *n);
+  *v = NULL;
+  *n = 0;
+  return 1;
 }
 
 void jdk_refusal(int pid, int why, const char *err)

@@ -39,12 +39,17 @@ int jdk_bad_target(const char *target);
 /* The JDK tools' words when vm_find (its rc and err) named no JVM for
  * target: its reason, or "Could not find any processes matching". */
 void jdk_none(const char *target, int rc, const char *err);
+/* The JVMs target names, as jstack, jmap and jinfo take it:
+ * jdk_bad_target's check (an empty target is no part of every main
+ * class), then core/vm's vm_find. Returns 0 with *n >= 1 (free *v with
+ * vm_list_free), or 1 after the tool's words (*v NULL, *n 0). */
+struct vm;
+int jdk_find(const char *target, struct vm **v, size_t *n);
 /* Why a request was not answered (attach_ask's enum attach_error, err its
  * reason), in the words of jstack, jmap and jinfo: "<pid>: <why>". */
 void jdk_refusal(int pid, int why, const char *err);
 /* jvm_open_row for the JDK tool links: 0, or -1 after jdk_refusal's line. */
 struct jvm;
-struct vm;
 int jdk_open(struct jvm *j, const struct vm *row);
 /* Print a reply through term_write: its body on stdout when the status is
  * 0 (empty: the line empty, unless NULL) and return 0, else on stderr and

@@ -182,9 +182,8 @@ int jinfo_link_main(int argc, char **argv)
   const char *name = NULL, *target;
   enum jinfo_mode m = MODE_ALL;
   struct vm *v;
-  char err[256];
   size_t n;
-  int i, words = 0, most = 1, rc;
+  int i, words = 0, most = 1, rc = 0;
 
   if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
   for (i = 1; i < argc; i++) {
@@ -211,11 +210,7 @@ int jinfo_link_main(int argc, char **argv)
   }
   if (argc - i != 1) return usage(1);
   target = argv[i];
-  if (jdk_bad_target(target)) return 1;
-  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n) {
-    jdk_none(target, rc, err);
-    return 1;
-  }
+  if (jdk_find(target, &v, &n)) return 1;
   for (size_t k = 0; k < n; k++) {
     struct jvm j;
     int e;

@@ -35,12 +35,9 @@ static int jdk_request(const char *target, const char *cmd,
   struct vm *v;
   char err[512];
   size_t n;
-  int rc;
+  int rc = 0;
 
-  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n) {
-    jdk_none(target, rc, err);
-    return 1;
-  }
+  if (jdk_find(target, &v, &n)) return 1;
   for (size_t i = 0; i < n; i++) {
     struct jvm j;
     char *reply;
@@ -206,12 +203,10 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
   size_t n;
   int why, rc;
 
-  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n)
-    jdk_none(target, rc, err);
-  else if (n > 1)
+  if (jdk_find(target, &v, &n)) return 1;
+  if (n > 1) {
     error_msg("'%s' names %zu JVMs: a heap dump is of one (give its pid)",
               target, n);
-  if (rc || n != 1) {
     vm_list_free(v, n);
     return 1;
   }
