@@ -15,12 +15,3 @@ sed -e '/^\/\*/,/\*\//d' -e '/^ *\/\//d' -e '/^ *$/d' -e 's/^ *//' \
     echo ';'; } > dist/gen/jstat_spec.inc.tmp2 &&
   rm dist/gen/jstat_spec.inc.tmp &&
   mv dist/gen/jstat_spec.inc.tmp2 dist/gen/jstat_spec.inc
-
-# jstat's usage text, byte for byte (a trailing space included), for the
-# jstat link's help and argument errors.
-{ echo '/* generated from specs/jstat.usage by build.d/stat.sh - do not edit */'
-  echo 'static const char jstat_usage[] ='
-  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$/\\n"/' \
-    specs/jstat.usage
-  echo ';'; } > dist/gen/jstat_usage.inc.tmp &&
-  mv dist/gen/jstat_usage.inc.tmp dist/gen/jstat_usage.inc

@@ -13,9 +13,10 @@
  * by core/attach and left out of -l, 0 and main-class targets, as jcmd
  * does: no SIGQUIT, which would print a thread dump into its log.
  *
- * Run as "jcmd" (a link), jcmd 17's command line, help text and argument
- * messages, -J options taken and ignored (the jstack and jmap links are
- * cmd/jstack.c). Deviations: errors are one line, not a Java stack trace;
+ * The jcmd link (jcmd_link_main, a row of specs/dropins.def): jcmd 17's
+ * command line, help text and argument messages, -J options taken and
+ * ignored (cmd/jdk.c), the help words first on the line (the jstack and
+ * jmap links are cmd/jstack.c). Deviations: errors are one line, not a Java stack trace;
  * -l is sorted by pid and jvmtool never lists itself.
  */
 #include "core/jvmtool.h"
@@ -26,7 +27,7 @@
 #include "core/perfdata.h"
 #include "core/jvm.h"
 #include "core/vm.h"
-#include "cmd/jcmd.h"
+#include "cmd/jdk.h"
 #include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
 
 #define OPTS_FILE "specs/jcmd.opts"
@@ -40,6 +41,7 @@ struct request {
   int counters;        /* PerfCounter.print: read from PerfData */
   int timeout_ms;
   const char *out; /* --out-file: where the heap dump lands */
+  int head_first;  /* "<pid>:" before anything, as jcmd (the link) */
 };
 
 /* jcmd lists, and picks by main class, only the JVMs that say they take
@@ -63,14 +65,6 @@ static int list(void)
   return 0;
 }
 
-void jdk_none(const char *target, int rc, const char *err)
-{
-  if (rc)
-    error_msg("%s", err);
-  else
-    fprintf(stderr, "Could not find any processes matching : '%s'\n", target);
-}
-
 /* The JVMs r's target names (core/vm's vm_find): 0, or -1 after jcmd's
  * words for none. */
 static int targets(const char *target, struct vm **v, size_t *n)
@@ -80,21 +74,6 @@ static int targets(const char *target, struct vm **v, size_t *n)
 
   if (rc || !*n) jdk_none(target, rc, err);
   return rc || !*n ? -1 : 0;
-}
-
-int jcmd_print_reply(int pid, const char *reply, const char *empty)
-{
-  const char *body;
-  int status = attach_status(reply, &body);
-  size_t n = strlen(body);
-
-  if (status == 0 && n) term_write(stdout, body, n, 1);
-  else if (status == 0 && empty) puts(empty);
-  else if (n) {
-    term_write(stderr, body, n, 1);
-    if (body[n - 1] != '\n') fputc('\n', stderr);
-  } else if (status) error_msg("pid %d answered status %d", pid, status);
-  return status != 0;
 }
 
 /* "<pid>:" before what pid answered, once (*said): jvmtool jcmd says it
@@ -120,23 +99,23 @@ static int jcmd_line(const struct jvm *v, const char *line, int timeout_ms,
     return 1;
   }
   head(pid, said);
-  rc = jcmd_print_reply(pid, reply, "Command executed successfully");
+  rc = jdk_print_reply(pid, reply, "Command executed successfully");
   free(reply);
   return rc;
 }
 
-/* --out-file: GC.heap_dump with the file the JVM is given (cmd/jcmd_out.c:
+/* --out-file: GC.heap_dump with the file the JVM is given (cmd/jdk_out.c:
  * the host path, or a name in its /tmp taken out to it). */
 static int heap_dump(const struct jvm *v, const struct request *r, int *said)
 {
-  struct jcmd_out o;
+  struct jdk_out o;
   struct buf line = {0};
   const char *args[3] = {NULL, NULL, NULL};
   char *reply = NULL, err[512];
   int pid = v->pid, rc;
 
-  if ((rc = jcmd_out_begin(&o, v, r->out,
-                           strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
+  if ((rc = jdk_out_begin(&o, v, r->out,
+                          strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
     errno_msg(rc, "cannot write '%s'", r->out);
     return 1;
   }
@@ -147,10 +126,10 @@ static int heap_dump(const struct jvm *v, const struct request *r, int *said)
     rc = 1;
   } else {
     head(pid, said);
-    rc = jcmd_print_reply(pid, reply, NULL);
+    rc = jdk_print_reply(pid, reply, NULL);
   }
   fflush(stdout);
-  rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+  rc = jdk_out_end(&o, !rc && jdk_out_written(reply));
   free(reply);
   buf_free(&line);
   return rc;
@@ -195,7 +174,7 @@ static int run(const struct jvm *v, const struct request *r)
   char *line, *next, *text, *end;
   int rc = 0, said = 0;
 
-  if (jt_alias) head(v->pid, &said);
+  if (r->head_first) head(v->pid, &said);
   if (r->counters) return perf_counters(v, &said);
   if (r->out) return heap_dump(v, r, &said);
   if (!r->from_file) return jcmd_line(v, r->text, r->timeout_ms, &said);
@@ -274,32 +253,16 @@ static int run_all(const struct request *r)
   return rc;
 }
 
-int jcmd_drop_j(int argc, char **argv)
+/* jcmd's own command line. */
+int jcmd_link_main(int argc, char **argv)
 {
-  int k = 1;
-
-  for (int i = 1; i < argc; i++)
-    if (!starts_with(argv[i], "-J")) argv[k++] = argv[i];
-  argv[k] = NULL;
-  return k;
-}
-
-int jcmd_is_help(const char *s)
-{
-  return !strcmp(s, "-h") || !strcmp(s, "-help") || !strcmp(s, "--help") ||
-         !strcmp(s, "-?");
-}
-
-/* jcmd's own command line (the jcmd link). */
-static int jdk_jcmd(int argc, char **argv)
-{
-  struct request r = {0};
+  struct request r = {.head_first = 1};
   struct buf err = {0};
   int rc;
 
-  argc = jcmd_drop_j(argc, argv);
+  if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
   if (argc < 2 || !strcmp(argv[1], "-l")) return list();
-  if (jcmd_is_help(argv[1])) {
+  if (jdk_is_help(argv[1])) {
     fputs(jcmd_usage, stdout);
     return 0;
   }
@@ -355,7 +318,6 @@ int jcmd_main(int argc, char **argv)
   struct buf err = {0};
   int rc;
 
-  if (jt_alias) return jdk_jcmd(argc, argv);
   if ((rc = opt_parse(opt_rows, opt_usage, OPTS_IN_ORDER, argc, argv, &a)) >= 0)
     return rc;
   if (a.count[OPT_list] || !a.argc) return list();

@@ -1,15 +1,16 @@
 /* jinfo.c - the jinfo link: a JVM's flags and system properties
  *
- * Run as "jinfo": jinfo 17's command line, help text, output and exit
- * codes, through the same attach requests jinfo sends (seen with strace on
- * JDK 17's jinfo): -flag NAME is "printflag NAME"; -flag +NAME, -NAME and
- * NAME=VALUE are "setflag NAME 1|0|VALUE" (split at the first "="); -flags
+ * The jinfo link (jinfo_link_main, a row of specs/dropins.def): jinfo 17's
+ * command line, help text, output and exit codes, through the same attach
+ * requests jinfo sends. Its options, what each sends and -flag NAME's
+ * forms are rows of specs/jinfo.def: -flag NAME is "printflag NAME";
+ * -flag +NAME, -NAME and NAME=VALUE are "setflag NAME 1|0|VALUE"; -flags
  * and -sysprops are the jcmd lines VM.flags and VM.system_properties under
  * a heading; no option prints both, then VM.command_line. Targets and the
  * "Pid:<pid>" line before each of several JVMs are jstack's.
- * Deviations: where jinfo throws, one line: the exception's first line for
- * what the JVM refused (no stack trace under it), jstack's "<pid>: <why>"
- * for a failure to attach; an empty flag name is sent (jinfo crashes).
+ * Deviations: where jinfo throws, one line: the exception's first line
+ * (no stack trace under it), jstack's "<pid>: <why>" for a failure to
+ * attach.
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -17,10 +18,57 @@
 #include "core/out.h"
 #include "core/jvm.h"
 #include "core/vm.h"
-#include "cmd/jcmd.h"
+#include "cmd/jdk.h"
 #include "jinfo_usage.inc" /* jinfo_usage[]: jinfo's help, byte for byte */
 
-enum jinfo_mode { MODE_ALL, MODE_FLAG, MODE_FLAGS, MODE_SYSPROPS };
+/* The rows of specs/jinfo.def, one kind at a time (the others' macros
+ * empty). */
+#define MODE(id, option, takes)
+#define ASK(id, line, heading)
+#define FLAG(form, request, value)
+
+enum jinfo_mode {
+#undef MODE
+#define MODE(id, option, takes) MODE_##id,
+#include "specs/jinfo.def"
+#undef MODE
+#define MODE(id, option, takes)
+};
+
+static const struct jinfo_opt {
+  const char *option;
+  int takes_name;
+} jinfo_opts[] = {
+#undef MODE
+#define MODE(id, option, takes) {option, takes},
+#include "specs/jinfo.def"
+#undef MODE
+#define MODE(id, option, takes)
+};
+
+static const struct jinfo_ask {
+  enum jinfo_mode mode;
+  const char *line, *heading;
+} jinfo_asks[] = {
+#undef ASK
+#define ASK(id, line, heading) {MODE_##id, line, heading},
+#include "specs/jinfo.def"
+#undef ASK
+#define ASK(id, line, heading)
+};
+
+enum flag_form { FORM_EQ, FORM_EMPTY, FORM_PLUS, FORM_MINUS, FORM_NAME };
+static const struct jinfo_flag {
+  enum flag_form form;
+  const char *request, *value;
+} jinfo_flags[] = {
+#undef FLAG
+#define FLAG(form, request, value) {FORM_##form, request, value},
+#include "specs/jinfo.def"
+};
+#undef MODE
+#undef ASK
+#undef FLAG
 
 /* What jinfo prints when the JVM answers a request with a failure. */
 #define REFUSED                                                                \
@@ -59,52 +107,64 @@ static int ask(const struct jvm *v, const char *cmd, const char *const args[3],
   return 0;
 }
 
-static int jcmd_line(const struct jvm *v, const char *line, const char *heading)
+/* The row of -flag's argument arg's form. */
+static const struct jinfo_flag *flag_row(const char *arg)
 {
-  const char *args[3] = {line, NULL, NULL};
+  size_t i = 0;
 
-  return ask(v, "jcmd", args, heading);
+  for (; i < sizeof(jinfo_flags) / sizeof(*jinfo_flags) - 1; i++) {
+    const struct jinfo_flag *f = &jinfo_flags[i];
+
+    if ((f->form == FORM_EQ && strchr(arg, '=')) ||
+        (f->form == FORM_EMPTY && !*arg) ||
+        (f->form == FORM_PLUS && *arg == '+') ||
+        (f->form == FORM_MINUS && *arg == '-') || f->form == FORM_NAME)
+      break;
+  }
+  return &jinfo_flags[i];
 }
 
-/* -flag's argument: NAME=VALUE, +NAME, -NAME set it; NAME prints it. */
+/* -flag's argument arg: its row's request with the name and value.
+ * Returns 0, 1 after jinfo's line, or -1 after the line jinfo dies with. */
 static int flag(const struct jvm *v, const char *arg)
 {
-  const char *args[3] = {NULL, NULL, NULL}, *eq = strchr(arg, '=');
+  const struct jinfo_flag *f = flag_row(arg);
+  const char *args[3] = {NULL, f->value, NULL};
   char *name = NULL;
   int rc;
 
-  if (eq) {
-    name = xstrndup(arg, (size_t)(eq - arg));
-    args[0] = name;
-    args[1] = eq + 1;
-  } else if (*arg == '+' || *arg == '-') {
-    args[0] = arg + 1;
-    args[1] = *arg == '+' ? "1" : "0";
-  } else {
-    args[0] = arg;
-    rc = ask(v, "printflag", args, NULL);
-    return rc;
+  if (f->form == FORM_EMPTY) {
+    fflush(stdout);
+    fputs("Exception in thread \"main\" java.lang."
+          "StringIndexOutOfBoundsException: String index out of range: 0\n",
+          stderr);
+    return -1;
   }
-  rc = ask(v, "setflag", args, NULL);
+  if (f->form == FORM_EQ) {
+    const char *eq = strchr(arg, '=');
+
+    args[0] = name = xstrndup(arg, (size_t)(eq - arg));
+    args[1] = eq + 1;
+  } else {
+    args[0] = arg + (f->form == FORM_PLUS || f->form == FORM_MINUS);
+  }
+  rc = ask(v, f->request, args, NULL);
   free(name);
   return rc;
 }
 
+/* Mode m's requests to v (-flag's: its NAME's row). Returns 0, 1, or -1
+ * when jinfo would die there. */
 static int one(const struct jvm *v, enum jinfo_mode m, const char *name)
 {
-  switch (m) {
-  case MODE_FLAG:
-    return flag(v, name);
-  case MODE_FLAGS:
-    return jcmd_line(v, "VM.flags", "VM Flags:\n");
-  case MODE_SYSPROPS:
-    return jcmd_line(v, "VM.system_properties", "Java System Properties:\n");
-  case MODE_ALL:
-    break;
+  if (m == MODE_FLAG) return flag(v, name);
+  for (size_t i = 0; i < sizeof(jinfo_asks) / sizeof(*jinfo_asks); i++) {
+    const char *args[3] = {jinfo_asks[i].line, NULL, NULL};
+
+    if (jinfo_asks[i].mode == m && ask(v, "jcmd", args, jinfo_asks[i].heading))
+      return 1;
   }
-  return jcmd_line(v, "VM.system_properties", "Java System Properties:\n") ||
-         jcmd_line(v, "VM.flags", "\nVM Flags:\n") ||
-         jcmd_line(v, "VM.command_line", "\n");
+  return 0;
 }
 
 static int usage(int rc)
@@ -114,18 +174,18 @@ static int usage(int rc)
 }
 
 /* jinfo's words: more non-option words than the form takes is refused
- * first; leading words that start with "-" and are no option of jinfo's
- * are skipped; then the option, and exactly its operands. */
-int jinfo_main(int argc, char **argv)
+ * first; among the leading words that start with "-" a help word is help
+ * (exit 0), the first option row ends them (-flag taking the next word,
+ * whatever it is), the others are skipped; then exactly one target. */
+int jinfo_link_main(int argc, char **argv)
 {
   const char *name = NULL, *target;
   enum jinfo_mode m = MODE_ALL;
   struct vm *v;
-  char err[256];
   size_t n;
-  int i, words = 0, most = 1, rc;
+  int i, words = 0, most = 1, rc = 0;
 
-  argc = jcmd_drop_j(argc, argv);
+  if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
   for (i = 1; i < argc; i++) {
     words += argv[i][0] != '-';
     if (!strcmp(argv[i], "-flag")) most = 2;
@@ -139,37 +199,31 @@ int jinfo_main(int argc, char **argv)
     return 1;
   }
   for (i = 1; i < argc && argv[i][0] == '-' && m == MODE_ALL; i++) {
-    if (jcmd_is_help(argv[i])) return usage(0);
-    if (!strcmp(argv[i], "-flag"))
-      m = MODE_FLAG;
-    else if (!strcmp(argv[i], "-flags"))
-      m = MODE_FLAGS;
-    else if (!strcmp(argv[i], "-sysprops"))
-      m = MODE_SYSPROPS;
+    if (jdk_is_help(argv[i])) return usage(0);
+    for (int k = 0; k < (int)(sizeof(jinfo_opts) / sizeof(*jinfo_opts)); k++)
+      if (jinfo_opts[k].option && !strcmp(argv[i], jinfo_opts[k].option))
+        m = (enum jinfo_mode)k;
   }
-  if (argc - i != (m == MODE_FLAG ? 2 : 1)) return usage(1);
-  if (m == MODE_FLAG) name = argv[i++];
+  if (jinfo_opts[m].takes_name) {
+    if (i == argc) return usage(1);
+    name = argv[i++];
+  }
+  if (argc - i != 1) return usage(1);
   target = argv[i];
-  if (!*target) {
-    fputs("Exception in thread \"main\" java.lang.IllegalArgumentException: "
-          "Pid string is invalid\n",
-          stderr);
-    return 1;
-  }
-  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n) {
-    jdk_none(target, rc, err);
-    return 1;
-  }
+  if (jdk_find(target, &v, &n)) return 1;
   for (size_t k = 0; k < n; k++) {
     struct jvm j;
+    int e;
 
     if (n > 1) printf("Pid:%d\n", v[k].pid);
     if (jdk_open(&j, &v[k])) {
       rc = 1;
       continue;
     }
-    rc |= one(&j, m, name);
+    e = one(&j, m, name);
     jvm_close(&j);
+    rc |= e != 0;
+    if (e < 0) break;
   }
   vm_list_free(v, n);
   return rc;

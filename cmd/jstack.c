@@ -6,7 +6,7 @@
  * without jcmd's "<pid>:" line. Run as "jmap": -histo[:live|all] only, as
  * jmap's "inspectheap", and -dump:... as jmap's "dumpheap": the file
  * lands at the path on this host, also for a JVM in a container or of
- * another user (cmd/jcmd_out.c); their sub-options are specs/jmap.def's
+ * another user (cmd/jdk_out.c); their sub-options are specs/jmap.def's
  * rows, read and refused as jmap does. Targets and the reply's printing are
  * cmd/jcmd.c's, the attach-off refusal core/attach's. Deviations: a
  * failure to attach is one line, "<pid>: <why>", in jvmtool's words;
@@ -18,32 +18,13 @@
 #include "core/attach.h"
 #include "core/jvm.h"
 #include "core/vm.h"
-#include "cmd/jcmd.h"
+#include "cmd/jdk.h"
 #include "jstack_usage.inc" /* jstack_usage[]: jstack's help, byte for byte */
+#include "jmap_usage.inc"   /* jmap_usage[]: the jmap link's help */
 
 /* What jstack says of the options that need the serviceability agent. */
 #define JHSDB "Cannot connect to core dump or remote debug server. Use " \
               "jhsdb jstack instead\n"
-
-void jdk_refusal(int pid, int why, const char *err)
-{
-  if (why == ATTACH_OFF)
-    fprintf(stderr, "%d: The VM does not support the attach mechanism\n", pid);
-  else if (why == ATTACH_NOPROC)
-    fprintf(stderr, "%d: No such process\n", pid);
-  else
-    fprintf(stderr, "%d: %s\n", pid, err);
-}
-
-int jdk_open(struct jvm *j, const struct vm *row)
-{
-  char err[256];
-  int rc = jvm_open_row(j, row, err, sizeof(err));
-
-  if (rc)
-    jdk_refusal(row->pid, rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM, err);
-  return rc ? -1 : 0;
-}
 
 /* jstack's and jmap's request to each JVM the target names, their reply
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
@@ -54,12 +35,9 @@ static int jdk_request(const char *target, const char *cmd,
   struct vm *v;
   char err[512];
   size_t n;
-  int rc;
+  int rc = 0;
 
-  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n) {
-    jdk_none(target, rc, err);
-    return 1;
-  }
+  if (jdk_find(target, &v, &n)) return 1;
   for (size_t i = 0; i < n; i++) {
     struct jvm j;
     char *reply;
@@ -74,7 +52,7 @@ static int jdk_request(const char *target, const char *cmd,
     why = attach_ask(&j, cmd, args, timeout_ms, &reply, err, sizeof(err));
     jvm_close(&j);
     if (!why) {
-      rc |= jcmd_print_reply(v[i].pid, reply, NULL);
+      rc |= jdk_print_reply(v[i].pid, reply, NULL);
       free(reply);
       continue;
     }
@@ -87,20 +65,18 @@ static int jdk_request(const char *target, const char *cmd,
 
 /* jstack [-l] [-e] <pid>: jstack's "threaddump" request, its flags as one
  * argument ("-e -l", "-e ", "-l"), the dump without a "<pid>:" line;
- * "Pid:<pid>" before each when the target names several JVMs. */
-int jstack_main(int argc, char **argv)
+ * "Pid:<pid>" before each when the target names several JVMs. A help word
+ * is help among the options before the pid (exit 0), a bad option after
+ * it, as in jstack. */
+int jstack_link_main(int argc, char **argv)
 {
   const char *target = NULL, *args[3] = {NULL, NULL, NULL};
   int locks = 0, extended = 0, bad = 0;
 
-  argc = jcmd_drop_j(argc, argv);
+  if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
   for (int i = 1; i < argc && !bad; i++) {
     const char *a = argv[i];
 
-    if (jcmd_is_help(a)) {
-      fputs(jstack_usage, stderr);
-      return 0;
-    }
     if (a[0] != '-') {
       if (target) {
         fputs("Error: More than one non-option argument\n" JHSDB, stderr);
@@ -109,6 +85,9 @@ int jstack_main(int argc, char **argv)
       target = a;
     } else if (target) {
       bad = 1;  /* options come before the pid */
+    } else if (jdk_is_help(a)) {
+      fputs(jstack_usage, stderr);
+      return 0;
     } else if (!strcmp(a, "-l")) {
       locks = 1;
     } else if (!strcmp(a, "-e")) {
@@ -212,11 +191,11 @@ static int jmap_subopts(enum jmap_mode mode, char *opt, struct jmap_opts *o)
 
 /* jmap -dump:...: jmap's "dumpheap" request (path, -live or -all, gz
  * level) to the one JVM the target names; the file lands at the host path
- * (cmd/jcmd_out.c). jmap's lines, then one naming where a file taken out
+ * (cmd/jdk_out.c). jmap's lines, then one naming where a file taken out
  * of a container went. */
 static int jmap_dump(const char *target, const struct jmap_opts *jo)
 {
-  struct jcmd_out o;
+  struct jdk_out o;
   struct jvm j;
   const char *args[3] = {NULL, jo->mode, jo->gz}, *file = jo->file;
   char *reply = NULL, err[512];
@@ -224,12 +203,10 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
   size_t n;
   int why, rc;
 
-  if ((rc = vm_find(target, &v, &n, err, sizeof(err))) || !n)
-    jdk_none(target, rc, err);
-  else if (n > 1)
+  if (jdk_find(target, &v, &n)) return 1;
+  if (n > 1) {
     error_msg("'%s' names %zu JVMs: a heap dump is of one (give its pid)",
               target, n);
-  if (rc || n != 1) {
     vm_list_free(v, n);
     return 1;
   }
@@ -237,7 +214,7 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
     vm_list_free(v, n);
     return 1;
   }
-  if ((rc = jcmd_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof"))) {
+  if ((rc = jdk_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof"))) {
     errno_msg(rc, "cannot write '%s'", file);
     rc = 1;
   } else {
@@ -245,11 +222,11 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
     why =
         attach_ask(&j, "dumpheap", args, 3600 * 1000, &reply, err, sizeof(err));
     if (!why)
-      rc = jcmd_print_reply(v->pid, reply, NULL);
+      rc = jdk_print_reply(v->pid, reply, NULL);
     else
       jdk_refusal(v->pid, why, err);
     fflush(stdout);
-    rc = jcmd_out_end(&o, !rc && jcmd_out_written(reply));
+    rc = jdk_out_end(&o, !rc && jdk_out_written(reply));
     free(reply);
   }
   jvm_close(&j);
@@ -277,39 +254,49 @@ static int jmap_other(const char *opt)
   return 1;
 }
 
+static int jmap_usage_rc(int rc)
+{
+  fputs(jmap_usage, stderr);
+  return rc;
+}
+
 /* jmap -histo[:live|all] <pid>: jmap's "inspectheap" request ("-live" or
  * "-all", no file, the JVM's choice of threads); jmap -dump:...; nothing
- * else of jmap. */
-int jmap_main(int argc, char **argv)
+ * else of jmap. jmap's checks first: more than one word that is no option
+ * is jhsdb's; among the options before the pid a help word is help (exit
+ * 0) and a second option is not; no option at all is help too (exit 0); a
+ * pid must follow (exit 1 with the help). */
+int jmap_link_main(int argc, char **argv)
 {
-  const char *args[3] = {NULL, "", ""}, *opt;
+  const char *args[3] = {NULL, "", ""};
+  char *opt = NULL;
   struct jmap_opts jo;
+  int i, words = 0;
 
-  argc = jcmd_drop_j(argc, argv);
-  opt = argc > 1 ? argv[1] : "";
-  if (jcmd_is_help(opt)) {
-    fputs("Usage:\n    jmap -histo[:live|all] <pid>\n        to connect to "
-          "running process and print histogram of java object heap\n"
-          "    jmap -dump:[live,][format=b,]file=<file>[,gz=<level>] <pid>\n"
-          "        to connect to running process and dump java heap to "
-          "<file>, on this host\n",
-          stderr);
-    return 0;
-  }
-  if (argc > 3) {
+  if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
+  if (argc < 2) return jmap_usage_rc(1);
+  for (i = 1; i < argc; i++) words += argv[i][0] != '-';
+  if (words > 1) {
     fputs("Error: More than one non-option argument\nCannot connect to core "
           "dump or remote debug server. Use jhsdb jmap instead\n",
           stderr);
     return 1;
   }
-  if (argc == 3 && starts_with(opt, "-dump:")) {
-    if (jmap_subopts(JMAP_DUMP, argv[1] + 6, &jo)) return jmap_other("");
-    return jmap_dump(argv[2], &jo);
+  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+    if (jdk_is_help(argv[i])) return jmap_usage_rc(0);
+    if (opt) return jmap_usage_rc(1);
+    opt = argv[i];
   }
-  if (argc != 3 || (strcmp(opt, "-histo") && !starts_with(opt, "-histo:")))
+  if (!opt) return jmap_usage_rc(0);
+  if (argc - i != 1) return jmap_usage_rc(1);
+  if (starts_with(opt, "-dump:")) {
+    if (jmap_subopts(JMAP_DUMP, opt + 6, &jo)) return jmap_other("");
+    return jmap_dump(argv[i], &jo);
+  }
+  if (strcmp(opt, "-histo") && !starts_with(opt, "-histo:"))
     return jmap_other(opt);
-  if (jmap_subopts(JMAP_HISTO, argv[1] + 6 + (argv[1][6] == ':'), &jo))
+  if (jmap_subopts(JMAP_HISTO, opt + 6 + (opt[6] == ':'), &jo))
     return jmap_other("");
   args[0] = jo.mode;
-  return jdk_request(argv[2], "inspectheap", args, 60000);
+  return jdk_request(argv[i], "inspectheap", args, 60000);
 }

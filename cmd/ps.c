@@ -4,9 +4,10 @@
  * the -m/-v/-V parts, "-- process information unavailable". Deviations: the
  * lines are sorted by pid (jps prints Java HashSet order), jvmtool never
  * lists itself (it is no JVM), and JVMs in other containers are listed under
- * their host pid for every user who can read them, not only root. Run as
- * "jps" (a link), it takes jps's command line: -q and clusters of -lmvV,
- * -J options ignored, only the local host.
+ * their host pid for every user who can read them, not only root. The jps
+ * link (jps_link_main, a row of specs/dropins.def) takes jps's command line:
+ * -q and clusters of -lmvV, -J options ignored, the help words alone on the
+ * line (after -J's are dropped), only the local host.
  */
 #include "core/jvmtool.h"
 #include "core/out.h"
@@ -16,16 +17,11 @@
 #include "core/perfdata.h"
 #include "core/jvm.h"
 #include "core/vm.h"
+#include "cmd/jdk.h"
+#include "jps_usage.inc" /* jps_usage[]: jps's help, byte for byte */
 
 #define OPTS_FILE "specs/ps.opts"
 #include "core/opt_table.h"
-
-static const char jps_usage[] =
-  "usage: jps [--help]\n"
-  "       jps [-q] [-mlvV] [<hostid>]\n\n"
-  "Definitions:\n"
-  "    <hostid>:      <hostname>[:<port>]\n"
-  "    -? -h --help -help: Print this help message and exit.\n";
 
 struct info {
   struct buf cmd;   /* sun.rt.javaCommand, or "Unknown" */
@@ -227,21 +223,20 @@ static int jps_letter(char c)
   }
 }
 
-/* jps's own command line (§3.1); returns -1 to go on, else an exit code. */
+/* jps's own command line (§3.1), -J's dropped; returns -1 to go on, else
+ * an exit code. */
 static int jps_args(int argc, char **argv, int *flags)
 {
   int hosts = 0;
   const char *host = NULL;
 
-  if (argc == 2 && (!strcmp(argv[1], "-?") || !strcmp(argv[1], "-h") ||
-                    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-help"))) {
+  if (argc == 2 && jdk_is_help(argv[1])) {
     fputs(jps_usage, stderr);
     return 0;
   }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 
-    if (starts_with(a, "-J")) continue;
     if (a[0] == '-' && !hosts) {
       if (!strcmp(a, "-q")) {
         flags[OPT_quiet] = 1;
@@ -272,22 +267,13 @@ static int jps_args(int argc, char **argv, int *flags)
   return -1;
 }
 
-int ps_main(int argc, char **argv)
+/* The JVMs, one line each as flags (rows of specs/ps.opts) ask, or JSON. */
+static int list(const int *flags, int json)
 {
-  struct args a;
-  int flags[OPTS_NROWS] = {0}, rc, json = 0;
   struct vm *vms;
   size_t n, shown = 0;
+  int rc;
 
-  if (jt_alias) {
-    if ((rc = jps_args(argc, argv, flags)) >= 0) return rc;
-  } else {
-    if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0)
-      return rc;
-    if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
-    for (int i = 0; i < OPTS_NROWS; i++) flags[i] = a.count[i] > 0;
-    json = flags[OPT_json];
-  }
   until = now_ms() + 5000;
   if ((rc = vm_list(&vms, &n))) {
     errno_msg(rc, "cannot read '/tmp'");
@@ -308,4 +294,24 @@ int ps_main(int argc, char **argv)
   if (json) fputs(shown ? "\n]\n" : "]\n", stdout);
   vm_list_free(vms, n);
   return 0;
+}
+
+int ps_main(int argc, char **argv)
+{
+  struct args a;
+  int flags[OPTS_NROWS] = {0}, rc;
+
+  if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
+  for (int i = 0; i < OPTS_NROWS; i++) flags[i] = a.count[i] > 0;
+  return list(flags, flags[OPT_json]);
+}
+
+int jps_link_main(int argc, char **argv)
+{
+  int flags[OPTS_NROWS] = {0}, rc;
+
+  if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
+  if ((rc = jps_args(argc, argv, flags)) >= 0) return rc;
+  return list(flags, 0);
 }

@@ -410,7 +410,11 @@ static void run_free(struct run *r)
   expr_spec_free(&r->spec);
 }
 
-int stat_main(int argc, char **argv)
+/* A run whose command line args reads (stat_args, or stat_jstat_args for
+ * the jstat link), then its targets opened, sampled and printed. Returns
+ * the exit status. */
+static int run_with(int (*args)(struct run *r, int argc, char **argv), int argc,
+                    char **argv)
 {
   struct run r = {.interval = -1, .count = -1, .utf8 = fmt_locale_utf8()};
   int rc;
@@ -418,7 +422,7 @@ int stat_main(int argc, char **argv)
   /* From the start: a Ctrl-C while a starting JVM is waited for ends the
    * run too, and a SIGINT ignored by a parent shell does not outlive us. */
   stop_signals(1);
-  rc = jt_alias ? stat_jstat_args(&r, argc, argv) : stat_args(&r, argc, argv);
+  rc = args(&r, argc, argv);
   if (rc < 0) {
     if (open_targets(&r)) {
       rc = stop_status(1);
@@ -430,4 +434,14 @@ int stat_main(int argc, char **argv)
   }
   run_free(&r);
   return rc;
+}
+
+int stat_main(int argc, char **argv)
+{
+  return run_with(stat_args, argc, argv);
+}
+
+int jstat_link_main(int argc, char **argv)
+{
+  return run_with(stat_jstat_args, argc, argv);
 }

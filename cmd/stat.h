@@ -50,8 +50,8 @@ const struct expr_option *stat_layout_option(const struct run *r,
 int stat_list_options(struct run *r);
 /* <interval>[ms|s] and <count> operands: 0, or -1 with *why (caller frees) */
 int stat_timing(struct run *r, char **ops, int n, char **why);
-/* jvmtool stat's command line, and jstat's (through a link named jstat),
- * into r: the option, timing and targets (r->tg: a pid or a file each,
+/* jvmtool stat's command line, and jstat's (for the jstat link's main in
+ * cmd/stat.c), into r: the option, timing and targets (r->tg: a pid or a file each,
  * every live JVM for "all"; cmd/stat.c opens them). -1 to go on, or the
  * exit status. */
 int stat_args(struct run *r, int argc, char **argv);

@@ -1,6 +1,7 @@
 /* stat_jstat.c - stat's command lines: ours (specs/stat.opts, jstat's
- * -<option> words read by opt_parse), and jstat's own with its texts (as a
- * link named jstat); the option language, interval and count they share
+ * -<option> words read by opt_parse), and jstat's own with its texts (for
+ * the jstat link, a row of specs/dropins.def whose main is cmd/stat.c's);
+ * the option language, interval and count they share
  *
  * Compatible with jstat of JDK 17 and 25: -<option>, -t, -h<lines>,
  * <vmid> <interval>[ms|s] <count>; errors are jstat's line followed by its
@@ -11,6 +12,7 @@
 #include "core/jvmtool.h"
 #include "core/vm.h"
 #include "cmd/stat.h"
+#include "cmd/jdk.h"
 
 #include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
 #include "jstat_usage.inc" /* jstat_usage[]: jstat's help */
@@ -151,22 +153,15 @@ static int jstat_error(const char *fmt, ...)
   return 1;
 }
 
-/* jstat's launcher drops -J<flag> anywhere; user.home is the one property
- * that changes what we print (where the user's options file is), and that
- * file comes before the built-in options: the first of a name wins. */
-static int drop_java_flags(struct run *r, int argc, char **argv)
+/* The user's options file (~/.jvmstat/jstat_options, ~ being user.home:
+ * HOME, or the launcher's -J-Duser.home=), loaded before the built-in
+ * options: the first of a name wins. */
+static void user_options(struct run *r, const char *home)
 {
-  const char *home = getenv("HOME");
-  char *path;
-  int n = 1;
+  char *path = home ? xasprintf("%s/.jvmstat/jstat_options", home) : NULL;
 
-  for (int i = 1; i < argc; i++)
-    if (starts_with(argv[i], "-J-Duser.home=")) home = argv[i] + 14;
-    else if (!starts_with(argv[i], "-J")) argv[n++] = argv[i];
-  path = home ? xasprintf("%s/.jvmstat/jstat_options", home) : NULL;
   if (path && !access(path, R_OK)) stat_load_spec(r, path);
   free(path);
-  return n;
 }
 
 /* One -word before the vmid: -t, -h<n>, the raw modes, or the option. */
@@ -255,17 +250,19 @@ static int add_all(struct run *r)
   return r->ntg ? 0 : -1;
 }
 
+/* The help words count first on the line only (else -h is jstat's
+ * -h<lines>); none at all is help too. */
 int stat_jstat_args(struct run *r, int argc, char **argv)
 {
-  const char *a;
+  const char *a, *home = getenv("HOME");
   char why[512], *msg = NULL;
   int i, rc;
 
-  argc = drop_java_flags(r, argc, argv);
+  if ((argc = jdk_args(argc, argv, &home)) < 0) return 1;
+  user_options(r, home);
   a = argc > 1 ? argv[1] : "-?";
   stat_load_builtin(r);
-  if (!strcmp(a, "-?") || !strcmp(a, "-h") || !strcmp(a, "--help") ||
-      !strcmp(a, "-help")) {
+  if (jdk_is_help(a)) {
     fputs(jstat_usage, stdout);
     return 0;
   }

@@ -1,4 +1,4 @@
-/* jcmd_out.c - a file a JVM writes for us lands where we asked, on the host
+/* jdk_out.c - a file a JVM writes for us lands where we asked, on the host
  *
  * A heap dump (jmap -dump, jvmtool jcmd --out-file ... GC.heap_dump) names
  * a path the JVM opens itself, in its own mount namespace and as its own
@@ -20,7 +20,7 @@
 #include "core/root.h"
 #include "core/jvm.h"
 #include "core/wfile.h"
-#include "cmd/jcmd.h"
+#include "cmd/jdk.h"
 
 /* How big a heap dump of j may be, from what the kernel says of it (the
  * container's own PerfData could claim any heap): twice its resident
@@ -44,8 +44,8 @@ static int copy_ms(uint64_t size)
   return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-int jcmd_out_begin(struct jcmd_out *o, const struct jvm *j, const char *out,
-                   const char *suffix)
+int jdk_out_begin(struct jdk_out *o, const struct jvm *j, const char *out,
+                  const char *suffix)
 {
   char hex[17], cwd[PATH_MAX];
   int rc;
@@ -80,12 +80,12 @@ int jcmd_out_begin(struct jcmd_out *o, const struct jvm *j, const char *out,
 /* Did the JVM say it wrote the dump? JDK 17 and 25 answer status 0 also
  * for "Unable to create ...", and "Heap dump file created [...]" only when
  * the file is whole. */
-int jcmd_out_written(const char *reply)
+int jdk_out_written(const char *reply)
 {
   return reply && strstr(reply, "\nHeap dump file created [") != NULL;
 }
 
-int jcmd_out_end(struct jcmd_out *o, int written)
+int jdk_out_end(struct jdk_out *o, int written)
 {
   uint64_t copied = 0, size = 0, max, now;
   int fd, rc;

@@ -1,0 +1,89 @@
+/* jdk.h - the JDK tools' conventions, for the drop-in links
+ *
+ * Each row of specs/dropins.def is a link (jps, jstat, jcmd, jstack, jmap,
+ * jinfo) whose <link>_link_main takes that JDK tool's command line; the
+ * files defining those mains (and cmd/jdk*.c) include this header, nothing
+ * else does (test/lint.test learns them from the rows). Here: what the JDK
+ * launchers do alike (-J options, the help words, the attach timeout), the
+ * tools' words for targets that are not there or refuse (cmd/jdk.c), and
+ * a file the JVM writes for us (cmd/jdk_out.c). Each link's help text is
+ * specs/<link>.usage, embedded by build.d/jdk.sh as <link>_usage[] in
+ * dist/gen/<link>_usage.inc (the link's file includes it).
+ */
+#ifndef JDK_H
+#define JDK_H
+
+#include <limits.h>
+#include <stddef.h>
+#include "core/wfile.h"
+
+/* How long the JDK tool links (jcmd, jstack, jinfo) wait for a JVM's
+ * answer, ms: the JDK's attach timeout (sun.tools.attach.attachTimeout's
+ * default, 10 s). jvmtool's own commands take --timeout. */
+enum { JDK_TIMEOUT_MS = 10000 };
+
+/* The JDK launcher's -J<flag> options (for the tool's own JVM, taken
+ * anywhere on the line) dropped from argv (NULL-terminated again); when
+ * user_home is not NULL it gets the last -J-Duser.home= value, else stays.
+ * Returns the new argc, or -1 after the launcher's line for a bare "-J"
+ * (the tool then exits 1, as the JDK's launcher does). */
+int jdk_args(int argc, char **argv, const char **user_home);
+/* 1 for the JDK tools' help words: -h -help --help -?. Where on the line a
+ * tool takes them is each tool's (its link's main says). */
+int jdk_is_help(const char *s);
+
+/* The JDK tools' target check (sun.tools.common.ProcessArgumentMatcher):
+ * an empty target or one that starts with "-" is refused with its
+ * exception's line. Returns 0, or 1 after that line. */
+int jdk_bad_target(const char *target);
+/* The JDK tools' words when vm_find (its rc and err) named no JVM for
+ * target: its reason, or "Could not find any processes matching". */
+void jdk_none(const char *target, int rc, const char *err);
+/* The JVMs target names, as jstack, jmap and jinfo take it:
+ * jdk_bad_target's check (an empty target is no part of every main
+ * class), then core/vm's vm_find. Returns 0 with *n >= 1 (free *v with
+ * vm_list_free), or 1 after the tool's words (*v NULL, *n 0). */
+struct vm;
+int jdk_find(const char *target, struct vm **v, size_t *n);
+/* Why a request was not answered (attach_ask's enum attach_error, err its
+ * reason), in the words of jstack, jmap and jinfo: "<pid>: <why>". */
+void jdk_refusal(int pid, int why, const char *err);
+/* jvm_open_row for the JDK tool links: 0, or -1 after jdk_refusal's line. */
+struct jvm;
+int jdk_open(struct jvm *j, const struct vm *row);
+/* Print a reply through term_write: its body on stdout when the status is
+ * 0 (empty: the line empty, unless NULL) and return 0, else on stderr and
+ * return 1. */
+int jdk_print_reply(int pid, const char *reply, const char *empty);
+
+/* A file the JVM writes for us (cmd/jdk_out.c), landing at out on the
+ * host: jvm_path is what to ask the JVM to write. */
+struct jdk_out {
+  const char *out;         /* the host path asked for */
+  struct wfile w;          /* where a taken file is written */
+  char jvm_path[PATH_MAX]; /* the path to send */
+  const struct jvm *j;     /* the JVM writing it */
+  int pid, taken;          /* taken: a random name in the JVM's /tmp */
+  long long uid;           /* the JVM's user */
+  uint64_t bound;          /* the most bytes a taken file may have: from
+                              the kernel's view of the JVM, at the start */
+};
+/* Pick jvm_path for j: out made absolute when out's folder is the same
+ * folder in the JVM's mount namespace (core/jvm's jvm_same_path) and the
+ * JVM runs as our user, else /tmp/jvmtool-dump-<random><suffix> in its
+ * /tmp, to be taken out. Returns 0, or -errno for the caller to say: out
+ * cannot be written (opened here, before the JVM is asked). */
+int jdk_out_begin(struct jdk_out *o, const struct jvm *j, const char *out,
+                  const char *suffix);
+/* 1 when a dumpheap or GC.heap_dump reply says the file was written. */
+int jdk_out_written(const char *reply);
+/* After the request (also when it failed: call it once after a 0 from
+ * begin): take a file written in the JVM's /tmp out to the host path
+ * (written: the reply said it is whole; else it is only removed), or, for
+ * a path handed to the JVM, check that the file is there on this host.
+ * Returns 0, or 1 (after a message when the JVM said it wrote a file that
+ * is not there or was not taken); prints one line naming where a taken
+ * file went. */
+int jdk_out_end(struct jdk_out *o, int written);
+
+#endif
