@@ -8,6 +8,12 @@
  * NSS in a static binary); whether the JVM still holds its file comes from
  * /proc/locks. Nothing is opened while listing: a FIFO or a device named
  * like a pid is seen by its type and passed over.
+ *
+ * One header, a file per noun: vm_list.c lists (vm_list, vm_each_tmp,
+ * vm_flock_held), vm_target.c resolves what a command line names
+ * (vm_parse_target, vm_find, vm_owner), vm_open.c opens a listed JVM's file
+ * within the per-JVM budget, vm_counters.c reads what a JVM says of itself
+ * in its counters (command line, main class, attach, Java version).
  */
 #ifndef VM_H
 #define VM_H
