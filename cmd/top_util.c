@@ -94,22 +94,7 @@ void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
   buf_printf(b, " %s", last);
 }
 
-/* A number (to 3 decimals), or null when unknown (< 0). */
-void top_json_num(struct buf *b, const char *key, double v, int last)
+double top_json_val(double v)
 {
-  if (v < 0)
-    buf_printf(b, "\"%s\": null", key);
-  else {
-    /* three decimals, in the fewest digits that read back */
-    buf_printf(b, "\"%s\": ", key);
-    out_num(b, round(v * 1000) / 1000);
-  }
-  buf_adds(b, last ? "" : ", ");
-}
-
-void top_json_str(struct buf *b, const char *key, const char *s)
-{
-  buf_printf(b, "\"%s\": ", key);
-  json_buf(b, s, strlen(s));
-  buf_adds(b, ", ");
+  return v < 0 ? NAN : round(v * 1000) / 1000;
 }

@@ -9,21 +9,46 @@
 #include "core/perfdata.h"
 #include "core/vm.h"
 
-void vm_main_class(const char *cmd, int full, struct buf *out)
+int vm_command(const struct perfdata *pd, const char **s, size_t *n)
 {
-  const char *sp = strchr(cmd, ' ');
-  size_t n = sp && sp > cmd ? (size_t)(sp - cmd) : strlen(cmd);
-  char *s = xstrndup(cmd, n), *p = s, *slash, *dot;
+  const struct pd_counter *c = pd ? pd_find(pd, "sun.rt.javaCommand") : NULL;
 
-  if (!full) {
-    slash = strrchr(p, '/');
-    if (strrchr(p, '\\') > slash) slash = strrchr(p, '\\');
-    if (slash && slash > p) p = slash + 1;
-    dot = strrchr(p, '.');
-    if (dot && dot > p && strcmp(dot + 1, "jar")) p = dot + 1;
-  }
-  buf_adds(out, p);
-  free(s);
+  *s = "";
+  *n = 0;
+  if (!c || c->type != 'B') return -ENOENT;
+  *n = pd_string(pd, c, s);
+  return 0;
+}
+
+size_t vm_main_class(const char *cmd, size_t n)
+{
+  const char *sp = memchr(cmd, ' ', n);
+
+  return sp && sp > cmd ? (size_t)(sp - cmd) : n;
+}
+
+/* The last c in s[from..n), or NULL. */
+static const char *last_of(const char *s, size_t from, size_t n, char c)
+{
+  while (n > from)
+    if (s[--n] == c) return s + n;
+  return NULL;
+}
+
+size_t vm_main(const char *cls, size_t n, size_t *at)
+{
+  const char *slash = last_of(cls, 0, n, '/'), *bs = last_of(cls, 0, n, '\\');
+  const char *dot;
+  size_t p = 0;
+
+  if (bs > slash) slash = bs;
+  if (slash && slash > cls) p = (size_t)(slash - cls) + 1;
+  dot = last_of(cls, p, n, '.');
+  if (dot && dot > cls + p &&
+      !(cls + n - dot == 4 && !memcmp(dot + 1, "jar", 3)))
+    p = (size_t)(dot - cls) + 1;
+  *at = p;
+  return n - p;
 }
 
 int vm_attachable(const struct vm *v)
@@ -65,15 +90,16 @@ void vm_text(const struct perfdata *pd, const char *name, const char *missing,
 void vm_java_command(const struct vm *v, struct buf *b)
 {
   struct perfdata pd;
+  const char *s;
+  size_t n;
+  int rc = !v->path ? -ENOENT : vm_open(v, &pd);
 
-  if (!v->path || vm_open(v, &pd)) {
-    vm_text(NULL, NULL, "", b);
-    return;
-  }
-  vm_text(&pd, "sun.rt.javaCommand", "", b);
+  b->len = 0;
+  buf_add(b, "", 0);
+  if (rc) return;
+  if (!vm_command(&pd, &s, &n)) out_java_text(b, s, n, fmt_locale_utf8());
   pd_close(&pd);
 }
-
 /* The leading decimal number of s[0..n), at most 4 digits; *used its
  * length (0: none). */
 static int leading_number(const char *s, size_t n, size_t *used)

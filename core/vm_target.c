@@ -81,7 +81,7 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
             size_t errlen)
 {
   struct vm *vms;
-  struct buf cmd = {0}, cls = {0};
+  struct buf cmd = {0};
   char *path;
   size_t nv, k = 0;
   int pid, rc, all = *target && !target[strspn(target, "0")];
@@ -110,16 +110,14 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
 
     if (keep && !all) {
       vm_java_command(&vms[i], &cmd);
-      cls.len = 0;
-      vm_main_class(cmd.p, 1, &cls);
-      keep = *cls.p && strstr(cls.p, target);
+      cmd.p[vm_main_class(cmd.p, cmd.len)] = 0;
+      keep = *cmd.p && strstr(cmd.p, target);
     }
     if (keep)
       vms[k++] = vms[i];
     else
       vm_free(&vms[i]);
   }
-  buf_free(&cls);
   buf_free(&cmd);
   if (!k) {
     free(vms);
