@@ -34,7 +34,7 @@ struct per_thread {
   int64_t left;
 };
 
-struct agent g = {.fd = -1};
+static struct agent g = {.fd = -1};
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -234,9 +234,9 @@ static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
   }
   if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
   if (g.cfg.lifetime) {
-    life_keep(j, jni, obj, line + at, LINE_CAP - at);
+    life_keep(&g, j, jni, obj, line + at, LINE_CAP - at);
   } else {
-    out_append(line + at, LINE_CAP - at, 1);
+    out_append(&g, line + at, LINE_CAP - at, 1);
   }
 }
 
@@ -248,11 +248,11 @@ static int count_due(jvmtiEnv *j)
   if ((*j)->GetThreadLocalStorage(j, 0, (void **)&pt)) return 0;
   if (!pt) {
     if ((*j)->Allocate(j, sizeof(*pt), (unsigned char **)&pt)) return 0;
-    pt->left = jitter(g.cfg.rate);
+    pt->left = jitter(&g, g.cfg.rate);
     (*j)->SetThreadLocalStorage(j, 0, pt);
   }
   if (--pt->left > 0) return 0;
-  pt->left = jitter(g.cfg.rate);
+  pt->left = jitter(&g, g.cfg.rate);
   return 1;
 }
 
@@ -314,9 +314,9 @@ static int go_running(void)
     say_err("cannot enable allocation sampling", err);
     return AGENT_JVMTI;
   }
-  lock(g.lock);
+  lock(&g, g.lock);
   if (g.state == STARTING) g.state = RUNNING;
-  unlock(g.lock);
+  unlock(&g, g.lock);
   return 0;
 }
 
@@ -336,47 +336,47 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
        (*j)->Allocate(j, sizeof(*lines) * LIFE_CAP, (unsigned char **)&lines) ||
        (*j)->Allocate(j, sizeof(*lens) * LIFE_CAP, (unsigned char **)&lens)))
     say("out of memory for the lifetime recorder", 0, 0);
-  lock(g.lock);
+  lock(&g, g.lock);
   while (g.state == STARTING && g.run == run &&
          (now = clock_ms(K_CLOCK_MONOTONIC)) < begin)
     (*j)->RawMonitorWait(j, g.lock, begin - now < 1000 ? begin - now : 1000);
   st = g.run == run ? g.state : STOPPING;
-  unlock(g.lock);
+  unlock(&g, g.lock);
   if (st == STARTING) go_running();
   for (;;) {
     now = clock_ms(K_CLOCK_MONOTONIC);
     if (g.cfg.strategy == BY_TIME && now >= next_arm) {
       g.armed = 1;
-      next_arm = now + jitter(g.cfg.interval_ms);
+      next_arm = now + jitter(&g, g.cfg.interval_ms);
     }
     /* Stops between sections: a backlog must not hold up stop(). */
     if (g.cfg.lifetime && lines)
       while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST) &&
              __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING &&
              __atomic_load_n(&g.run, __ATOMIC_SEQ_CST) == run)
-        life_section(jni, g.gc_done++, refs, lines, lens);
+        life_section(&g, jni, g.gc_done++, refs, lines, lens);
     if (now - last_flush >= 200 || g.len > BUF_CAP / 2) {
-      out_flush();
+      out_flush(&g);
       last_flush = now;
     }
     wait = g.cfg.lifetime ? 50 : 200;
     if (g.cfg.strategy == BY_TIME && next_arm - now < wait)
       wait = next_arm - now > 0 ? next_arm - now : 1;
-    lock(g.lock);
+    lock(&g, g.lock);
     if (g.state == RUNNING && g.run == run && g.len <= BUF_CAP / 2)
       (*j)->RawMonitorWait(j, g.lock, wait);
     st = g.run == run ? g.state : STOPPING;
-    unlock(g.lock);
+    unlock(&g, g.lock);
     if (st != RUNNING) break;
   }
-  out_flush();
+  out_flush(&g);
   if (refs) (*j)->Deallocate(j, (unsigned char *)refs);
   if (lines) (*j)->Deallocate(j, (unsigned char *)lines);
   if (lens) (*j)->Deallocate(j, (unsigned char *)lens);
-  lock(g.lock);
+  lock(&g, g.lock);
   g.threads--;
   (*j)->RawMonitorNotifyAll(j, g.lock);
-  unlock(g.lock);
+  unlock(&g, g.lock);
 }
 
 static int start_thread(JNIEnv *jni)
@@ -390,15 +390,15 @@ static int start_thread(JNIEnv *jni)
 
   if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
   if (thr) {
-    lock(g.lock);
+    lock(&g, g.lock);
     g.threads++;
-    unlock(g.lock);
+    unlock(&g, g.lock);
     err = (*g.jvmti)->RunAgentThread(g.jvmti, thr, agent_main,
                                      (void *)(uintptr_t)g.run,
                                      JVMTI_THREAD_MIN_PRIORITY);
-    lock(g.lock);
+    lock(&g, g.lock);
     g.threads -= err != 0;
-    unlock(g.lock);
+    unlock(&g, g.lock);
   }
   if (thr) (*jni)->DeleteLocalRef(jni, thr);
   if (name) (*jni)->DeleteLocalRef(jni, name);
@@ -415,31 +415,31 @@ static int stop(void)
   int64_t end;
   int busy;
 
-  lock(g.lock);
+  lock(&g, g.lock);
   if (g.state == IDLE) {
-    unlock(g.lock);
+    unlock(&g, g.lock);
     return AGENT_IDLE;
   }
   g.state = STOPPING;
   (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
-  unlock(g.lock);
+  unlock(&g, g.lock);
   set_events(JVMTI_DISABLE);
   /* Callbacks already past their state check, and the agent thread, finish
    * within milliseconds; the bound is for a stopped-the-world JVM, and by
    * the clock (a wait may end early or late), so that the answer reaches
    * agent-install within its timeout whatever happens. */
   end = clock_ms(K_CLOCK_MONOTONIC) + STOP_BOUND_MS;
-  lock(g.lock);
+  lock(&g, g.lock);
   while ((busy = g.threads ? 1
                  : __atomic_load_n(&g.inflight, __ATOMIC_SEQ_CST) ? 2 : 0) &&
          clock_ms(K_CLOCK_MONOTONIC) < end)
     (*g.jvmti)->RawMonitorWait(g.jvmti, g.lock, 10);
-  unlock(g.lock);
+  unlock(&g, g.lock);
   if (busy)
     say(busy == 1 ? "stop: the agent thread did not end in 5 s"
                   : "stop: a sampling callback did not end in 5 s", 0, 0);
-  out_close();
-  life_clear();
+  out_close(&g);
+  life_clear(&g);
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
   (*g.jvmti)->SetHeapSamplingInterval(g.jvmti, 512 * 1024);
   memset(&rel, 0, sizeof(rel));
@@ -449,9 +449,9 @@ static int stop(void)
     g.caps.can_generate_garbage_collection_events;
   (*g.jvmti)->RelinquishCapabilities(g.jvmti, &rel);
   memset(&g.caps, 0, sizeof(g.caps));
-  lock(g.lock);
+  lock(&g, g.lock);
   g.state = IDLE;
-  unlock(g.lock);
+  unlock(&g, g.lock);
   return AGENT_OK;
 }
 
@@ -459,12 +459,12 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
 {
   int was;
 
-  lock(g.lock);
+  lock(&g, g.lock);
   was = g.state;
   g.state = STOPPING;
   (*j)->RawMonitorNotifyAll(j, g.lock);
-  unlock(g.lock);
-  if (was != IDLE) out_close();
+  unlock(&g, g.lock);
+  if (was != IDLE) out_close(&g);
 }
 
 /* Start-up only: the VM can run Java now; sampling starts here. */
@@ -481,7 +481,7 @@ static int get_buffers(void)
   if (!g.buf && ((*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.buf) ||
                  (*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.spare)))
     return -1;
-  if (g.cfg.lifetime && life_alloc(j)) return -1;
+  if (g.cfg.lifetime && life_alloc(&g, j)) return -1;
   return 0;
 }
 
@@ -548,7 +548,7 @@ static int start(JNIEnv *jni, int live)
   g.armed = 0;
   g.rng = (uint64_t)clock_ms(K_CLOCK_MONOTONIC) * 0x9e3779b97f4a7c15ull + 1;
   __atomic_add_fetch(&g.run, 1, __ATOMIC_SEQ_CST);
-  out_header();
+  out_header(&g);
   g.state = STARTING;
   if (!live) return 0;
   rc = g.cfg.delay_secs == 0 ? go_running() : 0;

@@ -28,7 +28,7 @@ static const char jps_usage[] =
   "    -? -h --help -help: Print this help message and exit.\n";
 
 struct info {
-  struct buf cmd;   /* the command line (vm_command), or "Unknown" */
+  struct buf cmd; /* the command line (vm_command), or "Unknown" */
   int has_args;
   const char *args; /* after the first space, or NULL */
 };
@@ -170,11 +170,11 @@ static void json_vm(const struct vm *v, int first)
   struct json_obj o;
   const struct pd_counter *t, *hz;
   static const char *const strings[][2] = {
-    {"jvm_args", "java.rt.vmArgs"},
-    {"jvm_flags", "java.rt.vmFlags"},
-    {"java_version", "java.property.java.version"},
-    {"vm_name", "java.property.java.vm.name"},
-    {"vm_vendor", "java.property.java.vm.vendor"},
+      {"jvm_args", "java.rt.vmArgs"},
+      {"jvm_flags", "java.rt.vmFlags"},
+      {"java_version", "java.property.java.version"},
+      {"vm_name", "java.property.java.vm.name"},
+      {"vm_vendor", "java.property.java.vm.vendor"},
   };
   int ok = attach(v, &pd) == 0;
 
@@ -202,8 +202,8 @@ static void json_vm(const struct vm *v, int first)
   /* milliseconds, in the fewest digits that read back */
   json_num(&o, "uptime_s",
            t && hz && pd_long(&pd, hz) > 0
-             ? round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000
-             : NAN);
+               ? round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000
+               : NAN);
   json_close(&o);
   fwrite(out.p, 1, out.len, stdout);
   if (ok) pd_close(&pd);

@@ -51,8 +51,8 @@ static double lval(const struct perfdata *pd, const char *name, int *ok)
   return (double)pd_long(pd, c);
 }
 
-static void put_label(struct prom_labels *out, const char *name,
-                      const char *v, size_t n)
+static void put_label(struct prom_labels *out, const char *name, const char *v,
+                      size_t n)
 {
   out->l[out->n].name = name;
   out->l[out->n].value = v;

@@ -21,10 +21,14 @@ static int parse_file_uri(const char *s, int flags, char **path, char *err,
   const char *p = s + 5, *why = NULL;
   struct buf b = {0};
 
-  if (starts_with(p, "//") && p[2] != '/') why = "URI has an authority component";
-  else if (starts_with(p, "//")) p += 2;
-  if (!why && *p != '/') why = "URI is not absolute";
-  else if (!why && strpbrk(p, "?#")) why = "URI has a query or fragment";
+  if (starts_with(p, "//") && p[2] != '/')
+    why = "URI has an authority component";
+  else if (starts_with(p, "//"))
+    p += 2;
+  if (!why && *p != '/')
+    why = "URI is not absolute";
+  else if (!why && strpbrk(p, "?#"))
+    why = "URI has a query or fragment";
   else if (!why && (flags & VM_TARGET_JSTAT) && strchr(p, ' '))
     why = "Malformed VM Identifier";
   if (why) {
@@ -44,16 +48,19 @@ static int parse_file_uri(const char *s, int flags, char **path, char *err,
   return 0;
 }
 
-int vm_parse_target(const char *s, int flags, int *pid, char **path,
-                    char *err, size_t errlen)
+int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
+                    size_t errlen)
 {
   const char *p = s;
 
   *pid = 0;
   *path = NULL;
-  if (starts_with(s, "file:")) return parse_file_uri(s, flags, path, err, errlen);
-  if (starts_with(p, "local://")) p += 8;
-  else if (starts_with(p, "//")) p += 2;
+  if (starts_with(s, "file:"))
+    return parse_file_uri(s, flags, path, err, errlen);
+  if (starts_with(p, "local://"))
+    p += 8;
+  else if (starts_with(p, "//"))
+    p += 2;
   if (!parse_pid(p, pid)) return 0;
   if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
     snprintf(err, errlen, "remote vmids are not supported: %s", s);
