@@ -67,11 +67,11 @@ static void sock_addr(int fd, const char *listen, struct buf *b)
   }
 }
 
-/* v's labels (core/prom's prom_jvm_labels) appended to b, read as
+/* v's labels (core/prom's prom_jvm_labels) added to o, read as
  * /metrics reads a JVM: its PerfData under core/vm's per-JVM budget, and
  * not at all once the answer has spent the scrape's (start: when it
  * began); no main_class then. Empty values are left out. */
-static void labels(const struct vm *v, uint64_t start, struct buf *b)
+static void labels(const struct vm *v, uint64_t start, struct json_obj *o)
 {
   struct perfdata pd;
   struct prom_jvm j = {.pid = v->pid, .pd = NULL};
@@ -81,11 +81,8 @@ static void labels(const struct vm *v, uint64_t start, struct buf *b)
       !vm_open_budget(v, &pd))
     j.pd = &pd;
   prom_jvm_labels(&j, &l);
-  for (size_t i = 0; i < l.n; i++) {
-    if (!l.l[i].len) continue;
-    buf_printf(b, ",\"%s\":", l.l[i].name);
-    json_buf(b, l.l[i].value, l.l[i].len);
-  }
+  for (size_t i = 0; i < l.n; i++)
+    if (l.l[i].len) json_str(o, l.l[i].name, l.l[i].value, l.l[i].len);
   if (j.pd) pd_close(&pd);
 }
 
@@ -109,13 +106,23 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
   if (vm_list(&v, &n)) n = 0;
   buf_addc(&body, '[');
   for (size_t i = 0, k = 0; i < n; i++) {
+    struct json_obj group, l;
+    char pid[16];
+
     if (!v[i].alive || (!sc->all_users && v[i].uid != geteuid())) continue;
     buf_adds(&body, k++ ? ",\n" : "\n");
-    buf_adds(&body, "{\"targets\":[");
+    json_open(&group, &body, 0);
+    json_key(&group, "targets");
+    buf_addc(&body, '[');
     json_buf(&body, target.p, target.len);
-    buf_printf(&body, "],\"labels\":{\"__param_pid\":\"%d\"", v[i].pid);
-    labels(&v[i], start, &body);
-    buf_adds(&body, "}}");
+    buf_addc(&body, ']');
+    json_key(&group, "labels");
+    json_open(&l, &body, 0);
+    snprintf(pid, sizeof(pid), "%d", v[i].pid);
+    json_strz(&l, "__param_pid", pid);
+    labels(&v[i], start, &l);
+    json_close(&l);
+    json_close(&group);
   }
   buf_adds(&body, "]\n");
   vm_list_free(v, n);
