@@ -13,10 +13,11 @@
  * of the original's stacks.txt format to a buffer that the agent thread
  * writes out. Return codes, words and file names: agent/protocol.h.
  *
- * This file: the options, the JVMTI callbacks (one sample, GC counting),
- * the agent thread, start and stop, the entry points. Below it: life.c
- * (the lifetime recorder) and rt.c (runtime helpers, the samples file);
- * the state all three share, and its locking: agent/agent.h.
+ * This file: the options, the JVMTI callbacks (when to sample, GC
+ * counting), the agent thread, start and stop, the entry points. Below it:
+ * sample.c (one sample as a line), life.c (the lifetime recorder) and rt.c
+ * (runtime helpers, the samples file); the state this file holds and
+ * passes to them, and its locking: agent/agent.h.
  */
 #include <jvmti.h>
 #include "agent/agent.h"
@@ -24,6 +25,7 @@
 #include "agent/life.h"
 #include "agent/protocol.h"
 #include "agent/rt.h"
+#include "agent/sample.h"
 #include "agent/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -94,152 +96,6 @@ static int parse_options(struct config *c, const char *opts)
   return apply(c, opts, n, ',', 0);
 }
 
-/* ---- one sample --------------------------------------------------------- */
-
-/* The allocated type as the original wrote it: internal name of a class
- * ("java/lang/String"), the element type of a one-dimensional array
- * ("char", "java/lang/String"), a multi-dimensional primitive array as its
- * descriptor ("[[I"), the element class of other arrays. */
-static void put_type(struct text *t, const char *sig)
-{
-  static const char *const prim[] = {
-    "Bbyte", "Cchar", "Ddouble", "Ffloat", "Iint", "Jlong", "Sshort",
-    "Zboolean"
-  };
-  size_t dims = 0, n = str_len(sig), i;
-
-  while (sig[dims] == '[') dims++;
-  if (sig[dims] == 'L' && n > dims + 1 && sig[n - 1] == ';') {
-    put(t, sig + dims + 1, n - dims - 2);
-    return;
-  }
-  if (dims == 1 && n == 2)
-    for (i = 0; i < sizeof(prim) / sizeof(prim[0]); i++)
-      if (prim[i][0] == sig[1]) {
-        puts_(t, prim[i] + 1);
-        return;
-      }
-  puts_(t, sig);
-}
-
-/* "Ljava/lang/Thread;" -> "java.lang.Thread"; a hidden class's
- * "LFoo$$Lambda$1.0x0800;" -> "Foo$$Lambda$1/0x0800", as Class.getName and
- * StackTraceElement spell it. */
-static void put_class(struct text *t, const char *sig)
-{
-  size_t n = str_len(sig), i;
-
-  if (n >= 2 && sig[0] == 'L' && sig[n - 1] == ';') {
-    sig++;
-    n -= 2;
-  }
-  for (i = 0; i < n; i++)
-    put(t, sig[i] == '/' ? "." : sig[i] == '.' ? "/" : sig + i, 1);
-}
-
-/* StackTraceElement's line: -2 native, -1 unknown. */
-static int line_of(jvmtiEnv *j, jmethodID m, jlocation at)
-{
-  jvmtiLineNumberEntry *tab = 0;
-  jint n = 0, i, line = -1;
-  jlocation best = -1;
-
-  if (at < 0) return -2;
-  if ((*j)->GetLineNumberTable(j, m, &n, &tab) != JVMTI_ERROR_NONE) return -1;
-  for (i = 0; i < n; i++)
-    if (tab[i].start_location <= at && tab[i].start_location >= best) {
-      best = tab[i].start_location;
-      line = tab[i].line_number;
-    }
-  (*j)->Deallocate(j, (unsigned char *)tab);
-  return line;
-}
-
-static void put_frame(jvmtiEnv *j, JNIEnv *jni, struct text *t,
-                      const jvmtiFrameInfo *f)
-{
-  char *name = 0, *sig = 0;
-  jclass cls = 0;
-
-  if (g.cfg.verbosity != V_METHOD &&
-      (*j)->GetMethodDeclaringClass(j, f->method, &cls) == JVMTI_ERROR_NONE) {
-    if ((*j)->GetClassSignature(j, cls, &sig, 0) == JVMTI_ERROR_NONE) {
-      put_class(t, sig);
-      (*j)->Deallocate(j, (unsigned char *)sig);
-    }
-    (*jni)->DeleteLocalRef(jni, cls);
-    puts_(t, ".");
-  }
-  if ((*j)->GetMethodName(j, f->method, &name, 0, 0) == JVMTI_ERROR_NONE) {
-    puts_(t, name);
-    (*j)->Deallocate(j, (unsigned char *)name);
-  } else {
-    puts_(t, "unknown");
-  }
-  if (g.cfg.verbosity == V_LINE) {
-    puts_(t, ":");
-    put_num(t, line_of(j, f->method, f->location));
-  }
-}
-
-/* The number a sample line carries (the header's "values="). strategy
- * bytes: HotSpot samples an object of s bytes with probability
- * 1 - e^(-s/I) (exponentially spaced sample points, mean I), so it stands
- * for s / (1 - e^(-s/I)) bytes: that sum estimates the bytes allocated at
- * each stack without bias, for small and large objects alike. */
-static int64_t value_of(jlong size)
-{
-  const struct config *c = &g.cfg;
-  double q;
-
-  if (!c->record_size) return 1;
-  if (c->strategy != BY_BYTES || c->weight != W_ESTIMATE ||
-      c->interval_bytes <= 0 || size <= 0)
-    return size;
-  q = one_minus_exp_neg((double)size / (double)c->interval_bytes);
-  return (int64_t)((double)size / q + 0.5);
-}
-
-static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
-                   jlong size)
-{
-  char line[LINE_CAP], piece[1024], *sig = 0;
-  jvmtiFrameInfo small[STACK_FRAMES], *frames = small;
-  struct text t = { piece, 0, sizeof(piece) - 1 };
-  size_t at = LINE_CAP;
-  jint n = 0, i;
-
-  if ((*j)->GetClassSignature(j, klass, &sig, 0) != JVMTI_ERROR_NONE) return;
-  put_type(&t, sig);
-  (*j)->Deallocate(j, (unsigned char *)sig);
-  puts_(&t, " ");
-  put_num(&t, value_of(size));
-  puts_(&t, "\n");
-  at -= t.len;
-  memcpy(line + at, piece, t.len);
-  if (g.cfg.depth > STACK_FRAMES &&
-      (*j)->Allocate(j, (jlong)sizeof(*frames) * g.cfg.depth,
-                     (unsigned char **)&frames))
-    return;
-  if ((*j)->GetStackTrace(j, 0, 0, (jint)g.cfg.depth, frames, &n)) n = 0;
-  /* Leaf first, each frame put in front: root first in the line; a stack
-   * too long for the line loses its outermost frames, like max.stack.depth. */
-  for (i = 0; i < n; i++) {
-    t.len = 0;
-    put_frame(j, jni, &t, &frames[i]);
-    if (t.len + 1 > at) break;
-    line[--at] = ';';
-    at -= t.len;
-    memcpy(line + at, piece, t.len);
-  }
-  if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
-  if (g.cfg.lifetime) {
-    life_keep(&g, j, jni, obj, line + at, LINE_CAP - at);
-  } else {
-    out_append(&g, line + at, LINE_CAP - at, 1);
-  }
-}
-
 /* allocationCount: every rate-th allocation of this thread, jittered. */
 static int count_due(jvmtiEnv *j)
 {
@@ -268,7 +124,7 @@ static void JNICALL on_alloc(jvmtiEnv *j, JNIEnv *jni, jthread thread,
   }
   __atomic_add_fetch(&g.inflight, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING)
-    sample(j, jni, obj, klass, size);
+    sample(&g, j, jni, obj, klass, size);
   __atomic_sub_fetch(&g.inflight, 1, __ATOMIC_SEQ_CST);
 }
 
