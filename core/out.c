@@ -115,15 +115,6 @@ void json_bool(struct json_obj *o, const char *key, int v)
   buf_adds(o->b, v < 0 ? "null" : v ? "true" : "false");
 }
 
-void json_string(FILE *f, const char *str, size_t n)
-{
-  struct buf b = {0};
-
-  json_buf(&b, str, n);
-  fwrite(b.p, 1, b.len, f);
-  buf_free(&b);
-}
-
 void out_java_text(struct buf *b, const char *str, size_t n, int utf8)
 {
   const unsigned char *s = (const unsigned char *)str;

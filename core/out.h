@@ -1,14 +1,13 @@
-/* out.h - output escaping shared by commands: JSON strings */
+/* out.h - output shared by commands: JSON strings and objects, XML, terminal
+ * and Prometheus escaping, numbers */
 #ifndef OUT_H
 #define OUT_H
 
 #include <stdio.h>
 
-/* Write s (n bytes, any content) as a JSON string literal, quotes included:
- * control characters escaped, invalid UTF-8 bytes replaced by U+FFFD, so the
- * result is always valid JSON. */
-void json_string(FILE *f, const char *s, size_t n);
-/* The same, appended to b. */
+/* Append s (n bytes, any content) to b as a JSON string literal, quotes
+ * included: control characters escaped, invalid UTF-8 bytes replaced by
+ * U+FFFD, so the result is always valid JSON. */
 struct buf;
 void json_buf(struct buf *b, const char *s, size_t n);
 
