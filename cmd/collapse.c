@@ -63,8 +63,23 @@ static int write_folded(const char *path, const struct fold_stack *st,
   return 0;
 }
 
+/* What a graph of f's inputs (jf: its recordings) shows: an event word,
+ * "jstack", "alloc" (--type-frames), NULL: not known (folded files or
+ * sampler stacks, a mix). flame_title names it. */
+static const char *graph_kind(const struct fold *f, struct jfr_fold *jf,
+                              const struct args *a)
+{
+  unsigned fm = fold_formats(f) & ~(1u << FOLD_AUTO);
+
+  if (a->count[OPT_type_frames]) return "alloc";
+  if (jf) return fm ? NULL : jfr_fold_word(jf);
+  if (fm == 1u << FOLD_JSTACK) return "jstack";
+  return NULL; /* stacks and folded lines look alike */
+}
+
 static int write_svg(const char *path, const struct fold_stack *st, size_t n,
-                     struct args *a, const char *unit, const int64_t *before)
+                     struct args *a, const char *unit, const int64_t *before,
+                     const char *kind)
 {
   struct flame_opts fo = {a->val[OPT_title],
                           a->count[OPT_samples] ? "samples" : "bytes",
@@ -77,9 +92,7 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
   int rc;
 
   if (unit) fo.unit = unit;
-  if (!fo.title) fo.title = (a->count[OPT_samples] || strcmp(fo.unit, "bytes"))
-                            && !a->count[OPT_type_frames]
-                              ? "Flame Graph" : "Allocation Flame Graph";
+  if (!fo.title) fo.title = flame_title(before ? "diff" : kind);
   fo.width = (int)a->num[OPT_width];
   fo.minwidth = a->real[OPT_minwidth];
   if ((rc = wfile_open(&w, path))) {
@@ -101,9 +114,18 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
 /* .jfr inputs: what to fold from them (core/jfr, docs/jfr.md). */
 static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
 {
-  *jo = (struct jfr_fold_opts){a->val[OPT_event], a->val[OPT_value],
-                               a->count[OPT_lines], a->count[OPT_thread_frames],
-                               a->count[OPT_samples], -1, -1};
+  *jo = (struct jfr_fold_opts){a->val[OPT_event],
+                               a->val[OPT_value],
+                               a->count[OPT_lines],
+                               a->count[OPT_thread_frames],
+                               a->count[OPT_samples],
+                               -1,
+                               -1,
+                               NULL,
+                               0,
+                               0,
+                               1,
+                               0};
   if (jo->event && !jfr_event_valid(jo->event))
     return jfr_event_error(jo->event);
   if (a->val[OPT_from]) jo->from_ns = a->num[OPT_from];
@@ -209,7 +231,8 @@ static int write_diff(struct args *a, const struct fold_opts *o,
     if (!rc && path && (rc = wfile_commit(&w)))
       errno_msg(rc, "cannot write '%s'", path);
   }
-  if (a->val[OPT_svg] && write_svg(a->val[OPT_svg], u, nu, a, unit, before))
+  if (a->val[OPT_svg] &&
+      write_svg(a->val[OPT_svg], u, nu, a, unit, before, NULL))
     rc = 1;
   free(u);
   free(before);
@@ -275,7 +298,8 @@ static int write_pprof(const struct args *a, struct fold *f,
                           0,
                           0,
                           a->count[OPT_thread_frames],
-                          NULL};
+                          NULL,
+                          0};
   const char *path = a->val[OPT_output];
   struct wfile w = {.f = stdout};
   int err;
@@ -359,7 +383,8 @@ int collapse_main(int argc, char **argv)
              : write_folded(a.val[OPT_output], st, n,
                             a.count[OPT_seed_compat])))
       rc = 1;
-    if (a.val[OPT_svg] && write_svg(a.val[OPT_svg], st, n, &a, unit, NULL))
+    if (a.val[OPT_svg] &&
+        write_svg(a.val[OPT_svg], st, n, &a, unit, NULL, graph_kind(f, jf, &a)))
       rc = 1;
   }
   free(rev);

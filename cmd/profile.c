@@ -81,6 +81,7 @@ struct outs {
   const char *path[NOUT];
   struct pprof_opts pprof; /* -o is pprof when its period is set */
   struct fold *counts;     /* pprof: the events per stack */
+  char why[600];           /* alloc: why JFR samples, "" when ours does */
 };
 
 static int outs_open(struct outs *o, struct args *a)
@@ -172,7 +173,6 @@ static const char *jfr_only(const struct args *a)
   if (a->val[OPT_interval]) return "--interval sets JFR's sampling rate";
   if (a->val[OPT_jfr]) return "--jfr keeps a JFR recording";
   if (a->count[OPT_thread_frames]) return "--thread-frames needs JFR's threads";
-  if (a->word[OPT_format] == 1) return "pprof takes JFR's threads and counts";
   if (v && strcmp(v, "samples")) return "--value names a field of JFR's events";
   return NULL;
 }
@@ -185,28 +185,59 @@ static int agent_profile(struct palloc *pa, struct args *a, struct outs *o,
                          int64_t duration)
 {
   int samples = a->val[OPT_value] != NULL; /* jfr_only: "samples" */
+  int pp = a->word[OPT_format] == 1;
   /* type names as JFR's: byte[], java.lang.String[] */
   struct fold_opts fo = {.format = FOLD_STACKS,
                          .samples = samples,
                          .normalize = 1,
                          .gc_lo = -1,
                          .gc_hi = -1};
-  struct fold *f = fold_new(&fo);
+  struct fold *f = fold_new(&fo), *counts = NULL;
   struct buf title = {0};
   int pid = pa->t->pid, rc;
+  int64_t t0 = (int64_t)wall_ms() * 1000000;
 
+  fo.samples = 1;
+  if (pp && !samples) o->counts = counts = fold_new(&fo);
   wait_for(pa->t, duration);
   if (!jvm_alive(pa->t)) {
     error_msg("pid %d exited during the profile: nothing to collect", pid);
     palloc_abort(pa);
     rc = 1;
-  } else if (!(rc = palloc_collect(pa, f))) {
-    buf_printf(&title, "allocations (jvmti), pid %d", pid);
+  } else if (!(rc = palloc_collect(pa, f, counts))) {
+    buf_printf(&title, "%s (jvmti), pid %d", flame_title("alloc"), pid);
+    if (pp) {
+      o->pprof = (struct pprof_opts){
+          .kind = samples ? PPROF_VALUE : PPROF_ALLOC,
+          .unit = samples ? "samples" : "bytes",
+          .period = a->num[OPT_interval],
+          .time_ns = t0,
+          .duration_ns = (int64_t)wall_ms() * 1000000 - t0,
+          .comment = "alloc: JVMTI's sampler (jvmtool's agent): samples at "
+                     "random byte offsets, each weighted by the bytes it "
+                     "stands for"};
+    }
     write_result(o, a, f, samples ? "samples" : "bytes", title.p);
   }
   buf_free(&title);
   fold_free(f);
+  if (counts) fold_free(counts);
+  o->counts = NULL;
   return rc;
+}
+
+/* JFR's own code left out of the profile, said. */
+static void say_own(int pid, const struct jfr_fold_stats *js)
+{
+  if (!js->own) return;
+  if (js->accounted)
+    info_msg("pid %d: left out: %" PRIu64 " samples in JFR's own code "
+             "(jdk.jfr.internal), %.3f s of CPU",
+             pid, js->own, js->own_ns / 1e9);
+  else
+    info_msg("pid %d: left out: %" PRIu64 " events in JFR's own code "
+             "(jdk.jfr.internal)",
+             pid, js->own);
 }
 
 /* Read the recording back and write what was asked for. */
@@ -220,7 +251,13 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                              a->count[OPT_thread_frames] || pp,
                              0,
                              -1,
-                             -1};
+                             -1,
+                             p->cpu,
+                             p->ncpu,
+                             p->cpu_ns,
+                             0,
+                             p->span_ns};
+  const struct jfr_fold_stats *js;
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
@@ -243,8 +280,18 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
       warn_msg("pid %d: the recording holds no %s events", p->j->pid, event);
       chosen = event;
     }
-    buf_printf(&title, "%s, pid %d", chosen, p->j->pid);
+    buf_printf(&title, "%s (%s), pid %d",
+               flame_title(jfr_fold_word(jf) ? jfr_fold_word(jf) : event),
+               chosen, p->j->pid);
+    js = jfr_fold_stats(jf);
+    say_own(p->j->pid, js);
+    if (js->accounted)
+      info_msg("pid %d: cpu: %.3f s of CPU accounted from /proc (the "
+               "process used %.3f s), %.3f s in threads JFR does not sample",
+               p->j->pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
+               js->unsampled_ns / 1e9);
     if (pp) jfr_fold_pprof(jf, &o->pprof);
+    if (pp && o->why[0]) o->pprof.comment = o->why;
     o->pprof.period = pp ? a->num[OPT_interval] : 0;
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->j->pid, chosen,
                 jfr_fold_stats(jf)->used);
@@ -278,14 +325,20 @@ static int record(struct jfr_rec *p, struct args *a, const char *event,
   int fd;
 
   if (outs_open(&outs, a)) return 1;
-  if (agent && palloc_start(&pa, p->j, a->count[OPT_lines], p->timeout_ms, why,
-                            sizeof(why))) {
+  if (!strcmp(event, "alloc") && !agent && !a->val[OPT_sampler] && jfr_only(a))
+    snprintf(outs.why, sizeof(outs.why), "alloc: JFR's sampler: %s",
+             jfr_only(a));
+  if (agent &&
+      palloc_start(&pa, p->j, a->count[OPT_lines] || a->word[OPT_format] == 1,
+                   p->timeout_ms, why, sizeof(why))) {
     if (a->val[OPT_sampler]) {
       error_msg("pid %d: %s", p->j->pid, why);
       return outs_close(&outs, 1);
     }
     info_msg("pid %d: sampler jfr: the agent cannot sample there: %s",
              p->j->pid, why);
+    snprintf(outs.why, sizeof(outs.why),
+             "alloc: JFR's sampler, not jvmtool's agent: %s", why);
     agent = 0;
   }
   if (agent) return outs_close(&outs, agent_profile(&pa, a, &outs, duration));
@@ -329,7 +382,7 @@ int profile_main(int argc, char **argv)
   struct args a;
   struct jvm j;
   char err[512];
-  int rc, agent;
+  int rc, agent, since;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
@@ -348,6 +401,14 @@ int profile_main(int argc, char **argv)
     jfr_rec_close(&p);
     jvm_close(&j);
     return 1;
+  }
+  if ((since = jfr_start_since(event, p.jdk))) { /* before any recording */
+    rc = usage_error("--event %s: pid %d runs JDK %d, that event needs "
+                     "JDK %d or later",
+                     event, j.pid, p.jdk, since);
+    jfr_rec_close(&p);
+    jvm_close(&j);
+    return rc;
   }
   stop_signals(1);
   rc = record(&p, &a, event, agent);

@@ -29,9 +29,10 @@ struct jvm;
 int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
                  int timeout_ms, char *why, size_t n);
 
-/* Stop the sampler and fold its samples into f (the file is removed).
- * 0, or 1 (reported). The target is closed either way. */
-int palloc_collect(struct palloc *pa, struct fold *f);
+/* Stop the sampler and fold its samples into f, and into counts when not
+ * NULL (a fold that counts lines: pprof's alloc_objects); the file is
+ * removed. 0, or 1 (reported). The target is closed either way. */
+int palloc_collect(struct palloc *pa, struct fold *f, struct fold *counts);
 
 /* Stop the sampler if the JVM still runs, remove its samples file and,
  * when nothing maps it, the agent; close. Quiet. */

@@ -21,7 +21,7 @@ int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
 {
   char opts[CONFIG_PATH_MAX + 512], err[256];
   struct config c;
-  const char *v = lines ? "stack.trace.verbosity=line" : "";
+  const char *v = lines ? "stack.trace.verbosity=methodClassLineNumber" : "";
   int reused, rc;
 
   memset(pa, 0, sizeof(*pa));
@@ -53,9 +53,10 @@ int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
   return 0;
 }
 
-/* Fold the complete lines of fd's first size bytes (a target may still
- * write to it: what grew after the open is not read). */
-static int fold_upto(struct fold *f, int fd, off_t size)
+/* Fold the complete lines of fd's first size bytes into f and counts
+ * (NULL: none; a target may still write to it: what grew after the open
+ * is not read). */
+static int fold_upto(struct fold *f, struct fold *counts, int fd, off_t size)
 {
   static char b[1 << 16];
   size_t have = 0;
@@ -72,6 +73,7 @@ static int fold_upto(struct fold *f, int fd, off_t size)
     end = b + have + r;
     while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
       fold_line(f, p, (size_t)(nl - p));
+      if (counts) fold_line(counts, p, (size_t)(nl - p));
       p = nl + 1;
     }
     have = (size_t)(end - p);
@@ -82,7 +84,7 @@ static int fold_upto(struct fold *f, int fd, off_t size)
 }
 
 /* Take the samples file: checked, removed by inode, folded. */
-static int take(struct palloc *pa, struct fold *f)
+static int take(struct palloc *pa, struct fold *f, struct fold *counts)
 {
   struct stat sb;
   int fd, rc;
@@ -92,13 +94,13 @@ static int take(struct palloc *pa, struct fold *f)
               root_check_msg(rc, S_IFREG));
     return 1;
   }
-  if ((rc = fold_upto(f, fd, sb.st_size)))
+  if ((rc = fold_upto(f, counts, fd, sb.st_size)))
     errno_msg(rc, "pid %d: cannot read its samples", pa->t->pid);
   close(fd);
   return rc != 0;
 }
 
-int palloc_collect(struct palloc *pa, struct fold *f)
+int palloc_collect(struct palloc *pa, struct fold *f, struct fold *counts)
 {
   char why[512];
   int rc = 0, code;
@@ -111,7 +113,7 @@ int palloc_collect(struct palloc *pa, struct fold *f)
     error_msg("pid %d: the agent did not stop (code %d)", pa->t->pid, code);
     rc = 1;
   }
-  rc = rc ? rc : take(pa, f);
+  rc = rc ? rc : take(pa, f, counts);
   if (rc) palloc_abort(pa);
   pa->open = 0;
   return rc;

@@ -1,8 +1,9 @@
 /* serve_pull.c - serve's profile pulls, Go's pprof endpoints per JVM
  *
- * GET /debug/pprof/profile (cpu), /allocs (alloc: JFR's sampler and its
- * estimator, never our agent), /mutex (lock), with pid=<pid or main class
- * part> and seconds=<1..SECONDS_MAX, default SECONDS_DEF>, interval=<JFR's
+ * GET /debug/pprof/profile (cpu, its CPU from /proc: core/jfr_cpu), /allocs
+ * (alloc: JFR's sampler and its estimator, never our agent), /mutex (lock),
+ * /wall (on-CPU and blocked time, as profile --event wall), with
+ * pid=<pid or main class part> and seconds=<1..SECONDS_MAX, default SECONDS_DEF>, interval=<JFR's
  * period or threshold, default 10ms>. The answer is what profile --format
  * pprof writes (application/octet-stream, gzipped profile.proto), or a
  * status with one line of text (X-Go-Pprof: 1, so go tool pprof shows it).
@@ -56,7 +57,10 @@ static struct pull_conf conf;
 
 static const struct {
   const char *path, *event;
-} routes[] = {{"profile", "cpu"}, {"allocs", "alloc"}, {"mutex", "lock"}};
+} routes[] = {{"profile", "cpu"},
+              {"allocs", "alloc"},
+              {"mutex", "lock"},
+              {"wall", "wall"}};
 
 void pull_setup(const struct pull_conf *pc)
 {
@@ -266,7 +270,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     if (strlen(routes[i].path) == plen && !memcmp(path, routes[i].path, plen))
       event = routes[i].event;
   if (!event) {
-    fail(c, 404, "no such profile: profile, allocs or mutex", 0, head);
+    fail(c, 404, "no such profile: profile, allocs, mutex or wall", 0, head);
     return;
   }
   if (head) {
@@ -344,8 +348,7 @@ static void answer(struct pull *p)
   if (!(mem = open_memstream(&data, &size))) {
     fail(c, 500, "out of memory", 0, 0);
   } else {
-    rc = jfr_rec_pprof(fd, p->r.file, p->event, p->interval, mem, err,
-                       sizeof(err));
+    rc = jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err, sizeof(err));
     fclose(mem);
     if (rc)
       fail(c, 502, err, 0, 0);

@@ -380,3 +380,19 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
   buf_free(&arena);
   return ferror(out) ? -EIO : 0;
 }
+
+const char *flame_title(const char *kind)
+{
+  static const char *const titles[][2] = {{"cpu", "CPU Flame Graph"},
+                                          {"cputime", "CPU Flame Graph"},
+                                          {"native", "Native Flame Graph"},
+                                          {"alloc", "Allocation Flame Graph"},
+                                          {"lock", "Lock Flame Graph"},
+                                          {"wall", "Wall-clock Flame Graph"},
+                                          {"jstack", "Thread Dump Flame Graph"},
+                                          {"diff", "Diff Flame Graph"}};
+
+  for (size_t i = 0; kind && i < sizeof(titles) / sizeof(titles[0]); i++)
+    if (!strcmp(kind, titles[i][0])) return titles[i][1];
+  return "Flame Graph";
+}

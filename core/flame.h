@@ -26,6 +26,11 @@ struct flame_opts {
                             before (fold_union); NULL: a plain one */
 };
 
+/* The default title of a graph of kind: an event word (cpu, cputime,
+ * native, alloc, lock, wall), "jstack" (thread dumps), "diff"; anything
+ * else, NULL included (a folded file of unknown origin), "Flame Graph". */
+const char *flame_title(const char *kind);
+
 /* Write the SVG for n stacks (sorted by key, as fold_result gives them).
  * Returns 0, or -EIO when writing failed. */
 int flame_svg(FILE *out, const struct fold_stack *st, size_t n,

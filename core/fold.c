@@ -477,3 +477,8 @@ struct fold_stack *fold_union(const struct fold_stack *a, size_t na,
   *n = k;
   return u;
 }
+
+unsigned fold_formats(const struct fold *f)
+{
+  return f->formats;
+}

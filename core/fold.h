@@ -76,6 +76,10 @@ struct fold_stack *fold_union(const struct fold_stack *a, size_t na,
                               const struct fold_stack *b, size_t nb,
                               int64_t **before, size_t *n);
 
+/* A bit (1 << enum fold_format) for each format fold_fd read (FOLD_AUTO:
+ * a file that held no line to tell). */
+unsigned fold_formats(const struct fold *f);
+
 /* The totals, sorted by key bytes; valid until fold_free. */
 size_t fold_result(struct fold *f, const struct fold_stack **out);
 

@@ -38,6 +38,7 @@ struct fold {
   int in_thread, nframes;
   char state[32];
   enum fold_format fmt;
+  unsigned formats;             /* 1 << each format read */
   char **filter_lc;             /* the filters in lower case */
   size_t *filter_len;
 };

@@ -267,6 +267,7 @@ int fold_fd(struct fold *f, int fd, const char *name)
   if (fold_split(f, fd, &rc)) rc = fold_range(f, fd, -1, -1);
   sigaction(SIGBUS, &was, NULL);
   if (f->fmt == FOLD_JSTACK) fold_jstack_end(f);
+  f->formats |= 1u << f->fmt;
   f->fmt = keep;
   return rc;
 }

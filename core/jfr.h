@@ -28,6 +28,7 @@ enum {
 };
 
 struct jfr;
+struct proc_cpu;
 
 /* One frame of a stack trace in the stack-trace pool (jfr_stack). */
 struct jfr_frame {
@@ -99,6 +100,10 @@ int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out);
 /* Append a thread's Java name (else its OS name). 0, or -1 + "[unknown]". */
 int jfr_thread_name(struct jfr *j, uint64_t thread, struct buf *out);
 
+/* A thread's osThreadId (its tid inside the JVM's pid namespace), or -1
+ * when the pools do not say. */
+int64_t jfr_thread_os_id(struct jfr *j, uint64_t thread);
+
 /* Ticks of the current chunk as ns since the epoch; a span of ticks as ns. */
 int64_t jfr_time_ns(const struct jfr *j, uint64_t ticks);
 int64_t jfr_span_ns(const struct jfr *j, int64_t ticks);
@@ -117,10 +122,12 @@ struct jfr_event_row {
   int group;
   const char *name;        /* the event type */
   const char *value;       /* the field summed, NULL: one a sample */
-  int type_leaf;           /* the allocated class as the leaf frame */
+  int type_leaf;           /* the leaf frame: 1 the allocated class, 2 the
+                              monitor's (or parked-on object's) class */
   const char *settings;    /* JFR.start settings, NULL: none */
   const char *scale;       /* "type#field": per-thread bytes, NULL: none */
   int from, to;            /* the JDKs profile asks it of (0: unbounded) */
+  const char *state;       /* the frame first under the thread, NULL: none */
 };
 extern const struct jfr_event_row jfr_event_rows[];
 extern const int jfr_event_nrows;
@@ -142,6 +149,9 @@ struct jfr_start {
   const char *jfc; /* settings=: a .jfc in the target's filesystem
                               (jfr_start_jfc's text), NULL: inline options */
 };
+/* 0 if JDK jdk (0: unknown) can record event (an event type by name is
+ * taken on trust), else the first JDK that can (cputime: 25). */
+int jfr_start_since(const char *event, int jdk);
 /* 1 if JDK jdk takes no event options in JFR.start: its events must come
  * from a .jfc file (JDK 11-16), else 0. */
 int jfr_start_needs_jfc(int jdk);
@@ -176,6 +186,16 @@ struct jfr_fold_opts {
   int thread_frames;       /* the thread's name as the root frame */
   int samples;             /* one a sample, whatever the value */
   int64_t from_ns, to_ns;  /* since the recording's start; -1: open */
+  /* cpu and wall's on-CPU samples: each thread's CPU over the recording
+   * (core/proc's window), the process's in cpu_ns; cpu NULL: samples
+   * count as recorded. Not owned. */
+  const struct proc_cpu *cpu;
+  size_t ncpu;
+  int64_t cpu_ns;
+  int keep_own;    /* keep stacks in JFR's own code (collapse) */
+  int64_t span_ns; /* the window's length (wall: a thread's time
+                              waiting for a core is at most what its CPU
+                              and blocking events leave of it) */
 };
 
 struct jfr_fold_stats {
@@ -186,6 +206,12 @@ struct jfr_fold_stats {
   uint64_t end;            /* the last recording's bytes read (chunks whole) */
   int64_t start_ns, end_ns; /* the recordings' span, ns since the epoch */
   int truncated, live;     /* some recording was cut short / being written */
+  uint64_t own;            /* events in JFR's own code (jdk.jfr.internal),
+                              left out */
+  int64_t own_ns;          /* their CPU, when accounted */
+  int accounted;           /* values are CPU ns from the kernel */
+  int64_t cpu_ns, process_ns; /* the profile's total and the process's */
+  int64_t unsampled_ns;       /* of threads JFR does not sample */
 };
 
 struct jfr_fold;
@@ -205,6 +231,9 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
  * "bytes", "ns" or the field's name). */
 const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit);
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf);
+/* After finish: the --event word of the events chosen (cpu, alloc, ...),
+ * NULL for an event type asked for by name or none found. */
+const char *jfr_fold_word(const struct jfr_fold *jf);
 /* After finish: the pprof columns the chosen events give (core/pprof:
  * cpu, alloc, lock; a --value or --samples one column), the recordings'
  * start and length, whether the root frame is the thread. o->period is

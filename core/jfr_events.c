@@ -18,21 +18,17 @@
 #include "core/jfr_int.h"
 #include "core/pprof.h"
 
-const struct jfr_event_row jfr_event_rows[] = {
-#define EVENT(w, g, n, v, l, s, x, f, t) {w, g, n, v, l, s, x, f, t},
-#include "specs/jfr_events.def"
-#undef EVENT
-};
-const int jfr_event_nrows =
-  (int)(sizeof(jfr_event_rows) / sizeof(jfr_event_rows[0]));
-
 enum { MAXSEL = 16 };
 
 struct sel {
   const char *name, *value;
-  int group, leaf;         /* group: index into pending[] */
+  int group, leaf;         /* group: index into pending[]; leaf: the
+                              allocated class is the leaf (bytes) */
   const char *scale;       /* the row's scale, when it applies */
   const char *word;        /* the row's word; NULL: an event type */
+  int acct;                /* on-CPU samples weighted to /proc's CPU */
+  int cls;                 /* a class leaf: the row's type_leaf */
+  const char *state;       /* the row's state frame, NULL: none */
 };
 
 struct bound {             /* where a selected event keeps its fields */
@@ -54,36 +50,15 @@ struct jfr_fold {
   uint8_t *want;
   struct jmap stacks;            /* stack key -> offset in cache */
   struct buf cache, key, chosen;
-  struct agg *agg;               /* this chunk's sums */
-  uint64_t bound_gen;            /* the metadata bind[] was made for */
-  size_t nagg, agg_cap;
+  struct jfr_aggs aggs; /* this chunk's sums */
+  uint64_t bound_gen;   /* the metadata bind[] was made for */
   struct jfr_est *est; /* the scaled group's samples */
   int est_group, est_leaf;
+  struct jfr_cpu *cpu; /* the accounted group's samples */
+  int cpu_group;
   struct jfr_fold_stats st;
   const char *word, *unit; /* what finish chose */
 };
-
-int jfr_event_valid(const char *e)
-{
-  for (int i = 0; i < jfr_event_nrows; i++)
-    if (!strcmp(jfr_event_rows[i].word, e)) return 1;
-  for (const char *c = e; *c; c++)
-    if (!isalnum((unsigned char)*c) && !strchr("._$", *c)) return 0;
-  return strchr(e, '.') != NULL;
-}
-
-int jfr_event_error(const char *e)
-{
-  const char *names[32] = {0};
-  int n = 0;
-
-  for (int i = 0; i < jfr_event_nrows && n < 32; i++)
-    if (!n || strcmp(names[n - 1], jfr_event_rows[i].word))
-      names[n++] = jfr_event_rows[i].word;
-  return opt_bad_word("--event", e, names, n,
-                      "cpu, cputime, native, alloc, "
-                      "lock or an event type such as jdk.SocketRead");
-}
 
 struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
 {
@@ -104,17 +79,31 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
     if (o->event && strcmp(o->event, r->word)) continue;
     if (r->group != last) jf->ngroups++;
     last = r->group;
-    jf->sel[jf->nsel++] = (struct sel){
-        r->name,      o->value ? o->value : r->value,           jf->ngroups - 1,
-        r->type_leaf, o->value || o->samples ? NULL : r->scale, r->word};
+    jf->sel[jf->nsel++] =
+        (struct sel){r->name,
+                     o->value ? o->value : r->value,
+                     jf->ngroups - 1,
+                     r->type_leaf == 1,
+                     o->value || o->samples ? NULL : r->scale,
+                     r->word,
+                     o->cpu && !o->value && !o->samples && !r->value &&
+                         (!strcmp(r->word, "cpu") || !strcmp(r->word, "wall")),
+                     r->type_leaf,
+                     r->state};
+    if (jf->sel[jf->nsel - 1].acct && !jf->cpu) {
+      jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns,
+                            !strcmp(r->word, "wall"), o->span_ns);
+      jf->cpu_group = jf->ngroups - 1;
+    }
     if (r->scale && !o->value && !o->samples && !jf->est) {
       jf->est = jfr_est_new();
       jf->est_group = jf->ngroups - 1;
-      jf->est_leaf = r->type_leaf;
+      jf->est_leaf = r->type_leaf == 1;
     }
   }
   if (!jf->nsel) {  /* an event type by name */
-    jf->sel[jf->nsel++] = (struct sel){o->event, o->value, 0, 0, NULL, NULL};
+    jf->sel[jf->nsel++] =
+        (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0, 0, NULL};
     jf->ngroups = 1;
   }
   jf->pending[0] = f;
@@ -170,7 +159,7 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     int t = jfr_type(j, s->name), num = 0;
     struct bound *b;
 
-    if (t < 0) continue;
+    if (t < 0 || jf->want[t]) continue; /* a type two words share: the first */
     bound++;
     b = &jf->bind[t];
     b->sel = i;
@@ -178,7 +167,10 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     b->stack = jfr_field(j, t, "stackTrace");
     if ((b->thread = jfr_field(j, t, "sampledThread")) < 0)
       b->thread = jfr_field(j, t, "eventThread");
-    b->cls = s->leaf ? jfr_field(j, t, "objectClass") : -1;
+    b->cls = s->cls == 1   ? jfr_field(j, t, "objectClass")
+             : s->cls == 2 ? jfr_field(j, t, "monitorClass")
+                           : -1;
+    if (s->cls == 2 && b->cls < 0) b->cls = jfr_field(j, t, "parkedClass");
     b->value = s->value ? jfr_field(j, t, s->value) : -1;
     if (s->value && !(num = jfr_field_numeric(j, t, b->value))) {
       /* a table row this JDK lays out else, or a --value that only some
@@ -209,9 +201,15 @@ static void clean(struct buf *b, size_t from)
     if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
 }
 
+/* JFR's own code: its start-up in the thread that took JFR.start, its
+ * periodic tasks. A profile leaves these stacks out (counted). */
+static const char own_prefix[] = "jdk.jfr.internal.";
+enum { OWN = 1u << 31 }; /* in a cached length: a stack of JFR's own */
+
 /* Append the frames of stack key, root first (cached): nothing for an
- * empty stack, "[no stack]" for one the chunk does not hold. */
-static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
+ * empty stack, "[no stack]" for one the chunk does not hold. Returns 1
+ * when a frame is JFR's own code, else 0. */
+static int stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
 {
   uint32_t at = jmap_get(&jf->stacks, key), len;
   const struct jfr_frame *fr;
@@ -220,6 +218,7 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
 
   if (at == UINT32_MAX) {
     size_t start = c->len;
+    uint32_t own = 0;
 
     buf_add(c, "\0\0\0\0", 4);
     if ((n = jfr_stack(jf->j, key, &fr, &truncated)) < 0) {
@@ -231,70 +230,22 @@ static void stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
         size_t from = c->len;
 
         if (jfr_method_name(jf->j, fr[i].method, c)) jf->st.unknown_frames++;
+        if (c->len - from > sizeof(own_prefix) - 1 &&
+            !memcmp(c->p + from, own_prefix, sizeof(own_prefix) - 1))
+          own = OWN;
         if (jf->o.lines && fr[i].line >= 0) buf_printf(c, ":%d", fr[i].line);
         clean(c, from);
         if (i) buf_addc(c, ';');
       }
     }
-    len = (uint32_t)(c->len - start - 4);
+    len = (uint32_t)(c->len - start - 4) | own;
     memcpy(c->p + start, &len, 4);
     jmap_put(&jf->stacks, key, at = (uint32_t)start);
   }
   memcpy(&len, c->p + at, 4);
-  if (len && out->len) buf_addc(out, ';');
-  buf_add(out, c->p + at + 4, len);
-}
-
-/* Events of a chunk that fold to the same stack are summed first (a
- * table keyed by what names the stack), so each distinct stack is named
- * and handed to the fold once per chunk. */
-struct agg {
-  uint64_t stack, thread, cls;
-  int64_t value;
-  uint64_t count;
-  int sel;                 /* -1: empty slot */
-  uint8_t has;             /* 1 stack, 2 thread, 4 class fields */
-};
-
-static uint64_t agg_hash(const struct agg *a)
-{
-  uint64_t h = a->stack * 0x9e3779b97f4a7c15ULL;
-
-  h = (h ^ (h >> 29) ^ a->thread) * 0xbf58476d1ce4e5b9ULL;
-  h = (h ^ (h >> 31) ^ a->cls) * 0x94d049bb133111ebULL;
-  return h ^ (h >> 32) ^ (uint64_t)a->sel ^ (uint64_t)a->has << 40;
-}
-
-static void agg_add(struct jfr_fold *jf, const struct agg *a)
-{
-  size_t i;
-
-  if (jf->nagg * 2 >= jf->agg_cap) {
-    struct agg *old = jf->agg;
-    size_t n = jf->agg_cap;
-
-    jf->agg_cap = n ? n * 2 : 1024;
-    jf->agg = xmalloc(jf->agg_cap * sizeof(*jf->agg));
-    for (i = 0; i < jf->agg_cap; i++) jf->agg[i].sel = -1;
-    jf->nagg = 0;
-    for (i = 0; i < n; i++)
-      if (old[i].sel >= 0) agg_add(jf, &old[i]);
-    free(old);
-  }
-  for (i = agg_hash(a) & (jf->agg_cap - 1); jf->agg[i].sel >= 0;
-       i = (i + 1) & (jf->agg_cap - 1)) {
-    struct agg *e = &jf->agg[i];
-
-    if (e->stack == a->stack && e->thread == a->thread && e->cls == a->cls &&
-        e->sel == a->sel && e->has == a->has) {
-      if (__builtin_add_overflow(e->value, a->value, &e->value))
-        e->value = a->value > 0 ? INT64_MAX : INT64_MIN;
-      e->count += a->count;
-      return;
-    }
-  }
-  jf->agg[i] = *a;
-  jf->nagg++;
+  if ((len & ~OWN) && out->len) buf_addc(out, ';');
+  buf_add(out, c->p + at + 4, len & ~OWN);
+  return (len & OWN) != 0;
 }
 
 static int on_event(void *ctx, int t, const uint64_t *v)
@@ -302,7 +253,7 @@ static int on_event(void *ctx, int t, const uint64_t *v)
   struct jfr_fold *jf = ctx;
   const struct bound *b = &jf->bind[t];
   const struct sel *s = &jf->sel[b->sel];
-  struct agg a = {0, 0, 0, 1, 1, b->sel, 0};
+  struct jfr_agg a = {0, 0, 0, 1, 1, b->sel, 0};
 
   if (b->scale) {
     jfr_est_tas(jf->est, v[b->thread], (int64_t)v[b->value]);
@@ -313,6 +264,10 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.thread = v[b->thread];
     a.has |= 8;
     jfr_est_seen(jf->est, a.thread);
+  }
+  if (s->acct) { /* weighted by its thread's CPU: keyed by thread */
+    a.thread = b->thread >= 0 ? v[b->thread] : 0;
+    a.has |= 16;
   }
   if (b->time >= 0 && (jf->o.from_ns >= 0 || jf->o.to_ns >= 0)) {
     int64_t rel = jfr_time_ns(jf->j, v[b->time]) - jfr_start_ns(jf->j);
@@ -325,6 +280,9 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.value = (int64_t)v[b->value];
     if (b->ticks) a.value = jfr_span_ns(jf->j, a.value);
   }
+  if (s->state && jf->cpu && b->value >= 0 && b->thread >= 0 && b->ticks)
+    jfr_cpu_blocked(jf->cpu, jfr_thread_os_id(jf->j, v[b->thread]),
+                    jfr_span_ns(jf->j, (int64_t)v[b->value]));
   if (b->stack >= 0) {
     a.stack = v[b->stack];
     a.has |= 1;
@@ -333,21 +291,22 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.thread = v[b->thread];
     a.has |= 2;
   }
-  if (jf->sel[b->sel].leaf && b->cls >= 0) {
+  if (jf->sel[b->sel].cls && b->cls >= 0) {
     a.cls = v[b->cls];
     a.has |= 4;
   }
-  agg_add(jf, &a);
+  jfr_agg_add(&jf->aggs, &a);
   jf->group_events[s->group]++;
   return 0;
 }
 
 /* "thread;frames...;leaf": each part only when there is one; a stack
  * with none of them is "[no stack]". */
-static void fold_agg(struct jfr_fold *jf, const struct agg *a)
+static void fold_agg(struct jfr_fold *jf, const struct jfr_agg *a)
 {
   const struct sel *s = &jf->sel[a->sel];
   struct buf *k = &jf->key;
+  int own = 0;
 
   k->len = 0;
   buf_add(k, "", 0);
@@ -356,8 +315,12 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
       jf->st.unknown_frames++;
     clean(k, 0);
   }
+  if (s->state) {
+    if (k->len) buf_addc(k, ';');
+    buf_adds(k, s->state);
+  }
   if (a->has & 1) {
-    stack_frames(jf, a->stack, k);
+    own = stack_frames(jf, a->stack, k);
   } else {
     buf_adds(k, k->len ? ";[no stack]" : "[no stack]");
     jf->st.no_stack++;
@@ -370,10 +333,31 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
     if (!(a->has & 4) || jfr_class_name(jf->j, a->cls, k))
       jf->st.unknown_frames++;
     clean(k, from);
+  } else if (s->cls && (a->has & 4) && a->cls) {
+    /* the monitor's class, when the event names one (a park on no
+     * object has none) */
+    size_t from;
+
+    if (k->len) buf_addc(k, ';');
+    from = k->len;
+    if (jfr_class_name(jf->j, a->cls, k)) jf->st.unknown_frames++;
+    clean(k, from);
   }
   if (!k->len) {
     buf_adds(k, "[no stack]");
     jf->st.no_stack++;
+  }
+  if (a->has & 16) {
+    own &= !jf->o.keep_own;
+    jfr_cpu_add(jf->cpu,
+                (a->has & 16) && a->thread ? jfr_thread_os_id(jf->j, a->thread)
+                                           : -1,
+                k->p, k->len, a->count, own);
+    return;
+  }
+  if (own && !jf->o.keep_own) {
+    jf->st.own += a->count;
+    return;
   }
   if (a->has & 8)
     jfr_est_add(jf->est, a->thread, k->p, k->len, a->count, a->value);
@@ -386,10 +370,12 @@ static void fold_agg(struct jfr_fold *jf, const struct agg *a)
 /* The chunk's sums go into the folds while its pools name them. */
 static void flush_chunk(struct jfr_fold *jf)
 {
-  for (size_t i = 0; i < jf->agg_cap && jf->nagg; i++)
-    if (jf->agg[i].sel >= 0) fold_agg(jf, &jf->agg[i]);
-  for (size_t i = 0; i < jf->agg_cap; i++) jf->agg[i].sel = -1;
-  jf->nagg = 0;
+  struct jfr_aggs *t = &jf->aggs;
+
+  for (size_t i = 0; i < t->cap && t->n; i++)
+    if (t->e[i].sel >= 0) fold_agg(jf, &t->e[i]);
+  for (size_t i = 0; i < t->cap; i++) t->e[i].sel = -1;
+  t->n = 0;
 }
 
 int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
@@ -413,6 +399,18 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
     jfr_est_flush(jf->est, jf->pending[jf->est_group],
                   jf->counts[jf->est_group], jf->est_leaf, &jf->st.scaled,
                   &jf->st.unscaled);
+  if (jf->cpu) {
+    struct jfr_cpu_stats cs;
+
+    jfr_cpu_flush(jf->cpu, jf->pending[jf->cpu_group],
+                  jf->counts[jf->cpu_group], jf->o.thread_frames, &cs);
+    jf->st.accounted = 1;
+    jf->st.cpu_ns += cs.total_ns;
+    jf->st.process_ns += cs.process_ns;
+    jf->st.unsampled_ns += cs.unsampled_ns;
+    jf->st.own_ns += cs.own_ns;
+    jf->st.own += cs.own_samples;
+  }
   s = jfr_stats(jf->j);
   jf->st.chunks += s->chunks;
   jf->st.events += s->events;
@@ -434,7 +432,10 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
   int g = 0, leaf = 0;
   size_t n;
 
-  while (g < jf->ngroups && !jf->group_events[g]) g++;
+  /* the accounted group holds CPU even when JFR sampled nothing */
+  while (g < jf->ngroups && !jf->group_events[g] &&
+         !(jf->cpu && g == jf->cpu_group && jf->st.cpu_ns))
+    g++;
   *unit = "samples";
   jf->st.used = g < jf->ngroups ? jf->group_events[g] : 0;
   if (g == jf->ngroups) return NULL;
@@ -448,6 +449,7 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
     if (jf->sel[i].value && !jf->o.samples)
       *unit = leaf ? "bytes" : jf->group_ticks[g] ? "ns" : jf->sel[i].value;
   }
+  if (jf->cpu && g == jf->cpu_group) *unit = "ns";
   if (g > 0) {
     n = fold_result(jf->pending[g], &st);
     for (size_t i = 0; i < n; i++)
@@ -471,11 +473,21 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
   o->duration_ns =
       jf->st.end_ns > jf->st.start_ns ? jf->st.end_ns - jf->st.start_ns : 0;
   o->thread_root = jf->o.thread_frames;
+  o->accounted = jf->st.accounted;
+  if (o->accounted)
+    o->comment = "cpu/nanoseconds: each thread's CPU from /proc "
+                 "(utime+stime over the recording) shared among its JFR "
+                 "samples; threads JFR does not sample as frames by kind";
 }
 
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)
 {
   return &jf->st;
+}
+
+const char *jfr_fold_word(const struct jfr_fold *jf)
+{
+  return jf->word;
 }
 
 void jfr_fold_free(struct jfr_fold *jf)
@@ -486,9 +498,10 @@ void jfr_fold_free(struct jfr_fold *jf)
     if (jf->counts[0]) fold_free(jf->counts[g]);
   }
   jfr_est_free(jf->est);
+  jfr_cpu_free(jf->cpu);
   free(jf->bind);
   free(jf->want);
-  free(jf->agg);
+  free(jf->aggs.e);
   jmap_free(&jf->stacks);
   buf_free(&jf->cache);
   buf_free(&jf->key);

@@ -1,8 +1,9 @@
 /* jfr_int.h - what core/jfr.c (chunks, checkpoints, the event walk),
  * jfr_record.c (a chunk's bytes, one record), jfr_meta.c (the type system
  * from the metadata), jfr_wire.c (varints, strings, values), jfr_pool.c
- * (constant pools, names) and jfr_events.c (folding) share; nothing outside
- * core/jfr*.c includes it.
+ * (constant pools, names) and jfr_events.c (folding, with jfr_agg.c's
+ * per-chunk sums, jfr_alloc.c's and jfr_cpu.c's estimators) share; nothing
+ * outside core/jfr*.c includes it.
  *
  * The files call downwards only: jfr_events.c -> jfr.c -> jfr_meta.c,
  * jfr_pool.c -> jfr_record.c, jfr_wire.c (test/lint.test checks that no
@@ -139,6 +140,22 @@ void jmap_clear(struct jmap *m);
 uint32_t jmap_get(const struct jmap *m, uint64_t key);
 void jmap_put(struct jmap *m, uint64_t key, uint32_t v);
 
+/* ---- a chunk's events summed per stack (core/jfr_agg.c) ---- */
+struct jfr_agg {
+  uint64_t stack, thread, cls;
+  int64_t value;
+  uint64_t count;
+  int sel;     /* the selected row; -1: an empty slot */
+  uint8_t has; /* 1 stack, 2 thread, 4 class fields; 8 a
+                              scaled sample, 16 an accounted one */
+};
+struct jfr_aggs { /* zeroed: empty */
+  struct jfr_agg *e;
+  size_t n, cap;
+};
+/* Add a (sel >= 0) to its entry in t, or make one: values saturate. */
+void jfr_agg_add(struct jfr_aggs *t, const struct jfr_agg *a);
+
 /* ---- bytes per stack of sampled allocations (core/jfr_alloc.c) ---- */
 struct jfr_est;
 struct jfr_est *jfr_est_new(void);
@@ -157,6 +174,35 @@ void jfr_est_add(struct jfr_est *e, uint64_t thread, const char *key,
  * to the counters. Then empty. */
 void jfr_est_flush(struct jfr_est *e, struct fold *f, struct fold *counts,
                    int has_type, uint64_t *scaled, uint64_t *unscaled);
+
+/* ---- CPU ns per stack from samples and /proc (core/jfr_cpu.c) ---- */
+struct jfr_cpu;
+struct jfr_cpu_stats {
+  int64_t total_ns, process_ns, unsampled_ns, own_ns, wait_ns;
+  uint64_t own_samples;
+};
+/* Account samples to the threads t[0..n) (not owned; process_ns: the
+ * whole process's CPU over the same window; wall: each thread's wait for
+ * a core is a "[runnable]" frame of its own too). Never NULL. */
+struct jfr_cpu *jfr_cpu_new(const struct proc_cpu *t, size_t n,
+                            int64_t process_ns, int wall, int64_t span_ns);
+/* wall: ns a thread (osThreadId) spent blocked in an event (its duration
+ * also holds the wait for a core after waking up, which is not counted
+ * twice). */
+void jfr_cpu_blocked(struct jfr_cpu *c, int64_t ostid, int64_t ns);
+void jfr_cpu_free(struct jfr_cpu *c);
+/* count samples of the thread whose osThreadId is ostid (-1: unknown) at
+ * stack key[0..len) (copied); own: JFR's own code, counted for the
+ * thread's share and then left out. */
+void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key, size_t len,
+                 uint64_t count, int own);
+/* Each stack gets count / its thread's samples x the thread's CPU ns into
+ * f (its count into counts, NULL: none); threads without samples become
+ * "[KIND] name" frames (under the name as a root with thread_frames), and
+ * with wall each thread's runqueue wait "[runnable]".
+ * The sums go into st. Then empty. */
+void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
+                   int thread_frames, struct jfr_cpu_stats *st);
 
 /* Decode one value of field f (or, f NULL, of type t) at c, capturing it
  * into v (may be NULL). */

@@ -26,6 +26,7 @@ struct e_method {
 
 struct e_thread {
   struct jstr java, os;
+  int64_t os_id; /* osThreadId: the tid in the JVM's pid namespace */
 };
 
 struct e_stack {
@@ -143,9 +144,13 @@ static int keep_frames(struct jfr *j, const struct jfield *f,
 static int keep(struct jfr *j, struct cur *c, int p, int t, uint64_t key)
 {
   static const char *const names[P_COUNT][3] = {
-    {"string"}, {NULL}, {"name", "hidden"}, {"type", "name"},
-    {"javaName", "osName"}, {"truncated", "frames"}};
-  static const int nbind[P_COUNT] = {1, 0, 2, 2, 2, 2};
+      {"string"},
+      {NULL},
+      {"name", "hidden"},
+      {"type", "name"},
+      {"javaName", "osName", "osThreadId"},
+      {"truncated", "frames"}};
+  static const int nbind[P_COUNT] = {1, 0, 2, 2, 3, 2};
   const struct jtype *ty = &j->types[t];
   int idx[3] = {-1, -1, -1};
   void *e;
@@ -176,6 +181,8 @@ static int keep(struct jfr *j, struct cur *c, int p, int t, uint64_t key)
     ((struct e_method *)e)->name = field_val(j, idx[1])->u;
     return 0;
   case P_THREAD:
+    ((struct e_thread *)e)->os_id =
+        idx[2] >= 0 ? (int64_t)field_val(j, idx[2])->u : -1;
     return keep_str(j, field_val(j, idx[0]), &((struct e_thread *)e)->java) |
            keep_str(j, field_val(j, idx[1]), &((struct e_thread *)e)->os);
   default:
@@ -359,4 +366,11 @@ int jfr_thread_name(struct jfr *j, uint64_t thread, struct buf *out)
   if (!s || !n) return unknown(out);
   buf_add(out, s, n);
   return 0;
+}
+
+int64_t jfr_thread_os_id(struct jfr *j, uint64_t thread)
+{
+  const struct e_thread *t = pool_get(j, P_THREAD, thread);
+
+  return t && t->os_id > 0 ? t->os_id : -1;
 }

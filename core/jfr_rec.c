@@ -92,6 +92,8 @@ int jfr_rec_start_line(struct jfr_rec *r, const char *event, int64_t interval,
   s.ms = ms;
   s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
   r->jfc[0] = 0;
+  /* cpu and wall: samples weighted by the threads' CPU (core/jfr_cpu) */
+  r->account = !strcmp(event, "cpu") ? 1 : !strcmp(event, "wall") ? 2 : 0;
   if (jfr_start_needs_jfc(r->jdk)) {
     if ((rc = jfr_start_put_jfc(r->j, &s, r->jfc, sizeof(r->jfc)))) {
       r->jfc[0] = 0;
@@ -132,6 +134,8 @@ int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
   }
   buf_adds(&w, "");
   *warn = w.p;
+  /* no window (a process gone): the samples count as recorded */
+  if (r->account) proc_window_start(&r->win, r->j->pid, r->account == 2);
   return 0;
 }
 
@@ -153,8 +157,14 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
   return jfr_rec_started(r, rc, reply, warn, err, n);
 }
 
-void jfr_rec_stop_line(const struct jfr_rec *r, int plain, struct buf *line)
+void jfr_rec_stop_line(struct jfr_rec *r, int plain, struct buf *line)
 {
+  /* the window ends as the stop is asked (no window: counted as recorded) */
+  if (!plain && r->win.on &&
+      proc_window_end(&r->win, &r->cpu, &r->ncpu, &r->cpu_ns, &r->span_ns)) {
+    free(r->cpu);
+    r->cpu = NULL;
+  }
   buf_printf(line, "JFR.stop name=%s", r->name);
   if (!plain) buf_printf(line, " filename=%s", r->file);
 }
@@ -225,12 +235,16 @@ void jfr_rec_abandon(struct jfr_rec *r, int stop)
 void jfr_rec_close(struct jfr_rec *r)
 {
   r->open = 0;
+  proc_window_free(&r->win);
+  free(r->cpu);
+  r->cpu = NULL;
 }
 
-int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
-                  FILE *out, char *err, size_t n)
+int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
+                  int64_t interval, FILE *out, char *err, size_t n)
 {
-  struct jfr_fold_opts jo = {event, NULL, 1, 1, 0, -1, -1};
+  struct jfr_fold_opts jo = {event, NULL,   1,       1,         0, -1,
+                             -1,    r->cpu, r->ncpu, r->cpu_ns, 0, r->span_ns};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
@@ -239,7 +253,7 @@ int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
   int rc;
 
   jfr_fold_counts(jf, counts);
-  rc = jfr_fold_fd(jf, fd, name, err, n) ? -1 : 0;
+  rc = jfr_fold_fd(jf, fd, r->file, err, n) ? -1 : 0;
   if (!rc) {
     jfr_fold_finish(jf, &unit); /* none: an empty profile is an answer */
     jfr_fold_pprof(jf, &po);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "core/attach.h"
 #include "core/jvm.h"
+#include "core/proc.h"
 
 enum {
   JFR_REC_NOJFR = -100,   /* no JFR in that JVM (JDK 8 before 8u262) */
@@ -35,6 +36,14 @@ struct jfr_rec {
   char name[64]; /* the recording's */
   char file[64]; /* its file, "/tmp/jvmtool-<hex>.jfr" in the target */
   char jfc[64];  /* the .jfc put for JFR.start (JDK 11-16), "": none */
+  int account;   /* 1 cpu, 2 wall: the threads' CPU is measured; 0 not */
+  /* cpu and wall: the threads' CPU from the start's answer to the stop
+   * (core/proc), what core/jfr_cpu weighs samples by */
+  struct proc_window win;
+  struct proc_cpu *cpu; /* after the stop; NULL: not measured */
+  size_t ncpu;
+  int64_t cpu_ns;  /* the process's CPU over the window */
+  int64_t span_ns; /* the window's length */
 };
 
 /* Make ready to record j (core/jvm's, held by the caller until
@@ -50,7 +59,8 @@ int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
 
 /* Start recording event (a --event word or type; interval: its period or
  * threshold, ns) for ns nanoseconds plus timeout_ms (so our stop always
- * comes first). 0 and *warn the JVM's "Warning" lines (malloc'd, "" for
+ * comes first); cpu and wall also start the threads' CPU window, which
+ * jfr_rec_stop ends (r->cpu). 0 and *warn the JVM's "Warning" lines (malloc'd, "" for
  * none; caller frees), or an error. */
 int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
                   int64_t ns, char **warn, char *err, size_t n);
@@ -66,8 +76,8 @@ int jfr_rec_start_line(struct jfr_rec *r, const char *event, int64_t interval,
 int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
                     char *err, size_t n);
 /* JFR.stop's line (into r->file, or plain: only ending it) appended to
- * line; its outcome (reply taken): 0 when written, or an error. */
-void jfr_rec_stop_line(const struct jfr_rec *r, int plain, struct buf *line);
+ * line (not plain: the CPU window of cpu and wall ends here); its outcome (reply taken): 0 when written, or an error. */
+void jfr_rec_stop_line(struct jfr_rec *r, int plain, struct buf *line);
 int jfr_rec_stopped(const struct jfr_rec *r, int rc, char *reply, char *err,
                     size_t n);
 
@@ -89,11 +99,12 @@ void jfr_rec_abandon(struct jfr_rec *r, int stop);
 
 void jfr_rec_close(struct jfr_rec *r);
 
-/* Fold a taken recording (fd) of event into a gzipped pprof profile
- * (core/pprof: frames with lines, threads as labels, period interval)
- * written to out. 0, or -1 with err (nothing usable in it). */
+/* Fold r's taken recording (fd) of event into a gzipped pprof profile
+ * (core/pprof: frames with lines, threads as labels, period interval; CPU
+ * accounted from r->cpu when measured) written to out. 0, or -1 with err
+ * (nothing usable in it). */
 #include <stdio.h>
-int jfr_rec_pprof(int fd, const char *name, const char *event, int64_t interval,
-                  FILE *out, char *err, size_t n);
+int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
+                  int64_t interval, FILE *out, char *err, size_t n);
 
 #endif

@@ -75,6 +75,21 @@ static int serves(const struct jfr_event_row *r, int jdk)
   return (!r->from || jdk >= r->from) && (!r->to || jdk <= r->to);
 }
 
+int jfr_start_since(const char *event, int jdk)
+{
+  int word = 0, since = 0;
+
+  for (int i = 0; i < jfr_event_nrows; i++) {
+    const struct jfr_event_row *r = &jfr_event_rows[i];
+
+    if (strcmp(r->word, event)) continue;
+    word = 1;
+    if (serves(r, jdk)) return 0;
+    if (r->from > jdk && (!since || r->from < since)) since = r->from;
+  }
+  return word ? since : 0;
+}
+
 /* A time span as JFR takes it: 10ms, 250us, 7ns (a .jfc: "10 ms"). */
 static void span(struct buf *b, int64_t ns, const char *gap)
 {

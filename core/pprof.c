@@ -74,11 +74,9 @@ static int64_t cstr_id(struct pprof *p, const char *s)
 static const struct {
   const char *word;
   enum pprof_kind kind;
-} kinds[] = {{"cpu", PPROF_CPU},
-             {"cputime", PPROF_CPU},
-             {"native", PPROF_CPU},
-             {"alloc", PPROF_ALLOC},
-             {"lock", PPROF_LOCK}};
+} kinds[] = {{"cpu", PPROF_CPU},    {"cputime", PPROF_CPU},
+             {"native", PPROF_CPU}, {"alloc", PPROF_ALLOC},
+             {"lock", PPROF_LOCK},  {"wall", PPROF_WALL}};
 
 enum pprof_kind pprof_kind_of(const char *event)
 {
@@ -94,7 +92,9 @@ static void columns(struct pprof *p)
   static const char *const names[][6] = {
       {"samples", "count", "cpu", "nanoseconds", "cpu", "nanoseconds"},
       {"alloc_objects", "count", "alloc_space", "bytes", "space", "bytes"},
-      {"contentions", "count", "delay", "nanoseconds", "contentions", "count"}};
+      {"contentions", "count", "delay", "nanoseconds", "contentions", "count"},
+      {NULL},
+      {"samples", "count", "wall", "nanoseconds", "wall", "nanoseconds"}};
   const char *u = p->o.unit ? p->o.unit : "samples";
 
   if (p->o.kind != PPROF_VALUE) {
@@ -154,7 +154,9 @@ static uint64_t address(struct pprof *p, const char *s, size_t n, int64_t line)
   }
 }
 
-/* "name:42" -> the line 42 and *n cut to "name"; else 0. */
+/* "name:42" -> the line 42 and *n cut to "name"; else 0. The agent's
+ * "name:-1" (no line table) and "name:-2" (native), Java's numbers for
+ * "unknown", are cut to "name" with no line. */
 static int64_t split_line(const char *s, size_t *n)
 {
   size_t i = *n;
@@ -165,7 +167,12 @@ static int64_t split_line(const char *s, size_t *n)
     mul *= 10;
     i--;
   }
-  if (i == *n || i < 2 || s[i - 1] != ':') return 0;
+  if (i == *n || i < 2) return 0;
+  if (s[i - 1] == '-' && i >= 3 && s[i - 2] == ':') {
+    *n = i - 2;
+    return 0;
+  }
+  if (s[i - 1] != ':') return 0;
   *n = i - 1;
   return line;
 }
@@ -222,8 +229,10 @@ void pprof_add(struct pprof *p, const char *key, size_t len, int64_t count,
     }
     s += n + 1;
   }
-  if (p->o.kind == PPROF_CPU &&
-      __builtin_mul_overflow(count, p->o.period, &v[1]))
+  if ((p->o.kind == PPROF_CPU && p->o.accounted) || p->o.kind == PPROF_WALL)
+    v[1] = value;
+  else if (p->o.kind == PPROF_CPU &&
+           __builtin_mul_overflow(count, p->o.period, &v[1]))
     v[1] = INT64_MAX;
   if (p->o.kind == PPROF_VALUE) v[0] = value;
   /* the locations leaf first: a packed list of varints */

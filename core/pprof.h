@@ -20,6 +20,7 @@ enum pprof_kind {
   PPROF_ALLOC, /* alloc_objects/count, alloc_space/bytes */
   PPROF_LOCK,  /* contentions/count, delay/nanoseconds */
   PPROF_VALUE, /* one column, named after unit */
+  PPROF_WALL,  /* samples/count, wall/nanoseconds (the values) */
 };
 
 struct pprof_opts {
@@ -31,13 +32,15 @@ struct pprof_opts {
   int thread_root;     /* each stack's root frame is its thread's
                               name: it becomes the label "thread" */
   const char *comment; /* NULL: none */
+  int accounted;       /* PPROF_CPU: the values are CPU ns themselves
+                          (core/jfr_cpu), not count x period */
 };
 
 struct fold_stack;
 struct pprof;
 
 /* The kind of profile a --event word gives (cpu, cputime and native are
- * PPROF_CPU; alloc; lock), PPROF_VALUE for anything else. */
+ * PPROF_CPU; alloc; lock; wall), PPROF_VALUE for anything else. */
 enum pprof_kind pprof_kind_of(const char *event);
 
 /* A new, empty profile (o and its strings are copied). Never NULL. */

@@ -257,7 +257,7 @@ int proc_max_fds(int pid, uint64_t *soft)
   return 0;
 }
 
-static int by_tid(const void *a, const void *b)
+int proc_task_cmp(const void *a, const void *b)
 {
   int x = ((const struct proc_task *)a)->tid;
   int y = ((const struct proc_task *)b)->tid;
@@ -297,7 +297,7 @@ int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped)
     (*tasks)[(*n)++] = t;
   }
   closedir(d);
-  if (*n) qsort(*tasks, *n, sizeof(**tasks), by_tid);
+  if (*n) qsort(*tasks, *n, sizeof(**tasks), proc_task_cmp);
   if (dropped) *dropped = over;
   return 0;
 }
@@ -378,6 +378,20 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
     d[i][0] = cur[i].st.utime > u ? cur[i].st.utime - u : 0;
     d[i][1] = cur[i].st.stime > s ? cur[i].st.stime - s : 0;
   }
+}
+
+int proc_task_wait(int pid, int tid, uint64_t *ns)
+{
+  char path[64], buf[128];
+  unsigned long long run, wait;
+  size_t len;
+  int rc;
+
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
+  *ns = wait;
+  return 0;
 }
 
 /* Fields of a maps line: "start-end perms offset dev inode   path". */

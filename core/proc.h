@@ -105,12 +105,59 @@ struct proc_task {
 enum { PROC_MAX_TASKS = 1 << 16 };
 int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
 
+/* qsort/bsearch order of struct proc_task: by tid. */
+int proc_task_cmp(const void *a, const void *b);
+
 /* The CPU ticks each thread of cur used since prev (both ascending by
  * tid, as proc_tasks returns them): d[i][0] user, d[i][1] system, for
  * cur[i]. A tid not in prev, or in it with another starttime (reused),
  * started in between and counts all its time. O(np + nc). */
 void proc_tasks_delta(const struct proc_task *prev, size_t np,
                       const struct proc_task *cur, size_t nc, uint64_t (*d)[2]);
+
+/* The CPU a process's threads use over a window: each thread's
+ * utime+stime (proc(5), exact per thread) at its start and end. */
+struct proc_window {
+  int pid;
+  struct proc_task *tasks; /* at the start, ascending by tid */
+  size_t n;
+  uint64_t ticks;    /* the process's utime+stime at the start */
+  int on;            /* started */
+  uint64_t *wait;    /* runqueue ns of tasks[i] at the start; NULL:
+                              not asked */
+  uint64_t start_ms; /* now_ms() at the start */
+};
+
+/* One thread's CPU over a window. */
+struct proc_cpu {
+  int tid;         /* host tid */
+  int nstid;       /* its tid in the process's innermost pid namespace (the
+                     osThreadId a JVM reports), tid without NSpid */
+  char comm[16];   /* its name (a Java thread's, cut to 15 bytes) */
+  int64_t ns;      /* utime+stime over the window, ns */
+  int64_t wait_ns; /* time it was ready to run and waited for a core
+                      (schedstat), when asked, else 0 */
+  int whole;       /* it ran through the whole window */
+};
+
+/* The second field of /proc/<pid>/task/<tid>/schedstat: ns the thread
+ * waited on a runqueue (ready, no core free). 0 and *ns, or -errno (a
+ * kernel without schedstats: -ENOENT). */
+int proc_task_wait(int pid, int tid, uint64_t *ns);
+
+/* Start a window on pid's threads (wait: also the time each waits for a
+ * core: one more read per thread). 0, or -errno (no such process). */
+int proc_window_start(struct proc_window *w, int pid, int wait);
+
+/* End it: every thread that used CPU in the window, ascending by tid, into
+ * *out (caller frees) and *n; *process_ns the whole process's CPU over it
+ * (threads that ended inside it included), *span_ns its length. Reads one status file per
+ * thread that ran. 0, or -errno (the process is gone). Frees w. */
+int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
+                    int64_t *process_ns, int64_t *span_ns);
+
+/* Drop a window (started or not). */
+void proc_window_free(struct proc_window *w);
 
 /* Clock ticks per second of the utime/stime fields (sysconf, asked once). */
 long proc_hz(void);

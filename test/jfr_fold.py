@@ -5,7 +5,8 @@ Reads `jfr print --json --stack-depth 2048 --events ...` on stdin and writes
 folded stacks the way our reader names them (docs/jfr.md §5, §6): frames root
 first as dotted.Class.method (hidden classes as written), a "[truncated]"
 root when JFR cut the stack, "[no stack]" when there is none, the allocated
-class as the leaf for allocation events (an event with none of these:
+class as the leaf for allocation events, the monitor's (or the object
+parked on) for lock events (an event with none of these:
 "[no stack]"); values: one a sample, bytes from jdk.ThreadAllocationStatistics
 per thread (`weight` with --raw), `tlabSize`/`allocationSize`, or the
 duration in ns.
@@ -112,6 +113,11 @@ for e in json.load(sys.stdin)["recording"]["events"]:
         stack.insert(0, clean(name))
     if LEAF:
         stack.append(clean(class_name(v.get("objectClass"))))
+    elif kind == "lock":
+        # the monitor's class, or the object parked on (none: no leaf)
+        c = v.get("monitorClass", v.get("parkedClass"))
+        if c is not None:
+            stack.append(clean(class_name(c)))
     if not stack:
         stack = ["[no stack]"]
     field = VALUE.get(e["type"])
