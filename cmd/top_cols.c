@@ -1,36 +1,12 @@
-/* top_util.c - what every part of jvmtool top uses: the clock, the wait
- * between refreshes, and how sizes, JVM text and JSON fields are written.
- * It calls no other part of top, so the parts call downwards only:
- * top.c -> top_tty.c -> top_jvm.c -> top_node.c -> here.
+/* top_cols.c - how every part of jvmtool top writes a line: sizes, JVM
+ * text, the columns that fit a width and their titles, JSON values. It
+ * calls no other part of top, so the parts call downwards only:
+ * top.c -> top_tty.c -> top_jvm.c -> top_node.c -> here (and top_clock.c).
  */
 #include "core/jvmtool.h"
 #include "cmd/top.h"
 #include "core/out.h"
 #include <math.h>
-#include <poll.h>
-
-uint64_t top_now_ns(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int top_wait(uint64_t until_ns, int fd)
-{
-  for (;;) {
-    uint64_t now = top_now_ns();
-    struct pollfd p = {fd, POLLIN, 0};
-    int ms, rc;
-
-    if (jt_stop_signal || now >= until_ns) return 0;
-    ms = (int)((until_ns - now + 999999) / 1000000);
-    rc = poll(&p, fd >= 0, ms);
-    if (rc > 0 && (p.revents & POLLIN)) return 1;
-    if (rc < 0 || (fd >= 0 && p.revents & (POLLHUP | POLLERR))) return 0;
-  }
-}
 
 void top_size(struct buf *b, double v)
 {
