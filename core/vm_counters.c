@@ -27,26 +27,16 @@ size_t vm_main_class(const char *cmd, size_t n)
   return sp && sp > cmd ? (size_t)(sp - cmd) : n;
 }
 
-/* The last c in s[from..n), or NULL. */
-static const char *last_of(const char *s, size_t from, size_t n, char c)
-{
-  while (n > from)
-    if (s[--n] == c) return s + n;
-  return NULL;
-}
-
 size_t vm_main(const char *cls, size_t n, size_t *at)
 {
-  const char *slash = last_of(cls, 0, n, '/'), *bs = last_of(cls, 0, n, '\\');
-  const char *dot;
-  size_t p = 0;
+  size_t p = n, d;
 
-  if (bs > slash) slash = bs;
-  if (slash && slash > cls) p = (size_t)(slash - cls) + 1;
-  dot = last_of(cls, p, n, '.');
-  if (dot && dot > cls + p &&
-      !(cls + n - dot == 4 && !memcmp(dot + 1, "jar", 3)))
-    p = (size_t)(dot - cls) + 1;
+  /* after the last '/' or '\\', unless that starts the name */
+  while (p > 0 && cls[p - 1] != '/' && cls[p - 1] != '\\') p--;
+  if (p == 1) p = 0;
+  /* a class's own name after its last dot; a jar keeps its ".jar" */
+  for (d = n; d > p && cls[d - 1] != '.'; d--) continue;
+  if (d > p + 1 && !(n - d == 3 && !memcmp(cls + d, "jar", 3))) p = d;
   *at = p;
   return n - p;
 }
