@@ -262,7 +262,7 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
   struct fold *f = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
   const char *unit, *chosen;
-  struct buf title = {0};
+  struct buf title = {0}, comment = {0};
   char err[256];
   int fd = take_file(p, 0), rc = fd < 0;
 
@@ -290,14 +290,19 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                "process used %.3f s), %.3f s in threads JFR does not sample",
                p->j->pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
                js->unsampled_ns / 1e9);
-    if (pp) jfr_fold_pprof(jf, &o->pprof);
-    if (pp && o->why[0]) o->pprof.comment = o->why;
+    if (pp) {
+      jfr_fold_pprof(jf, &o->pprof);
+      jfr_rec_comment(p, event, a->num[OPT_interval],
+                      o->why[0] ? o->why : o->pprof.comment, &comment);
+      o->pprof.comment = comment.p;
+    }
     o->pprof.period = pp ? a->num[OPT_interval] : 0;
     verbose_msg("pid %d: %s, %" PRIu64 " events", p->j->pid, chosen,
                 jfr_fold_stats(jf)->used);
     write_result(o, a, f, unit, title.p);
   }
   buf_free(&title);
+  buf_free(&comment);
   jfr_fold_free(jf);
   fold_free(f);
   if (o->counts) fold_free(o->counts);

@@ -3,8 +3,9 @@
  * GET /debug/pprof/profile (cpu, its CPU from /proc: core/jfr_cpu), /allocs
  * (alloc: JFR's sampler and its estimator, never our agent), /mutex (lock),
  * /wall (on-CPU and blocked time, as profile --event wall), with
- * pid=<pid or main class part> and seconds=<1..SECONDS_MAX, default SECONDS_DEF>, interval=<JFR's
- * period or threshold, default 10ms>. The answer is what profile --format
+ * pid=<pid or main class part>, seconds=<1..SECONDS_MAX, default
+ * SECONDS_DEF> and the route's time parameter (routes[]: interval=, JFR's
+ * period, or /mutex's threshold=). The answer is what profile --format
  * pprof writes (application/octet-stream, gzipped profile.proto), or a
  * status with one line of text (X-Go-Pprof: 1, so go tool pprof shows it).
  *
@@ -55,12 +56,20 @@ struct pull {
 static struct pull pulls[PULLS_MAX];
 static struct pull_conf conf;
 
-static const struct {
-  const char *path, *event;
-} routes[] = {{"profile", "cpu"},
-              {"allocs", "alloc"},
-              {"mutex", "lock"},
-              {"wall", "wall"}};
+/* The pulls, a row each: the path under /debug/pprof/, profile's --event
+ * word, and its one time parameter (JFR's sampling period, or the lock
+ * threshold: a wait shorter is not recorded) with its default and range. */
+#define MS 1000000LL
+static const struct route {
+  const char *path, *event, *param;
+  long long def, lo, hi; /* ns */
+} routes[] = {
+    {"profile", "cpu", "interval", 10 * MS, 1 * MS, 1000 * MS},
+    {"allocs", "alloc", "interval", 10 * MS, 1 * MS, 1000 * MS},
+    {"mutex", "lock", "threshold", 1 * MS, 0, 1000 * MS},
+    {"wall", "wall", "interval", 10 * MS, 1 * MS, 1000 * MS},
+};
+#define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
 void pull_setup(const struct pull_conf *pc)
 {
@@ -115,28 +124,51 @@ static int left_s(const struct pull *p, uint64_t now)
   return p->due > now ? (int)((p->due - now + 999) / 1000) : 1;
 }
 
-/* seconds= and interval=: 0, or a 400 said. */
+/* seconds= and the route's time parameter (r->param; the other one is
+ * refused, not ignored): 0, or a 400 said. */
 static int params(struct conn *c, const char *t, size_t len, int head,
-                  long *secs, int64_t *interval)
+                  const struct route *r, long *secs, int64_t *ns)
 {
-  char v[32] = "";
-  long long ns, s = SECONDS_DEF;
+  static const char *const names[] = {"interval", "threshold"};
+  char v[32] = "", msg[160];
+  long long x, s = SECONDS_DEF;
+  struct buf b = {0};
   long n;
 
-  *interval = 10000000;
   if ((n = http_query(t, len, "seconds", v, sizeof(v))) != -1) {
     if (n <= 0 || parse_long(v, 1, SECONDS_MAX, &s)) {
-      fail(c, 400, "seconds: want 1 to 60 (default 10)", 0, head);
+      snprintf(msg, sizeof(msg), "seconds: want 1 to %d (default %d)",
+               SECONDS_MAX, SECONDS_DEF);
+      fail(c, 400, msg, 0, head);
       return -1;
     }
   }
-  if ((n = http_query(t, len, "interval", v, sizeof(v))) != -1) {
-    if (n <= 0 || parse_span(v, &ns) || ns < 1000000 || ns > 1000000000) {
-      fail(c, 400, "interval: want 1ms to 1s (default 10ms)", 0, head);
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (strcmp(names[i], r->param) &&
+        http_query(t, len, names[i], v, sizeof(v)) != -1) {
+      snprintf(msg, sizeof(msg), "%s: not a parameter of /%s (it takes %s)",
+               names[i], r->path, r->param);
+      fail(c, 400, msg, 0, head);
       return -1;
     }
-    *interval = ns;
+  x = r->def;
+  if ((n = http_query(t, len, r->param, v, sizeof(v))) != -1 &&
+      (n <= 0 || parse_span(v, &x) || x < r->lo || x > r->hi)) {
+    buf_printf(&b, "%s: want ", r->param);
+    if (r->lo)
+      span_text(&b, r->lo);
+    else
+      buf_addc(&b, '0');
+    buf_adds(&b, " to ");
+    span_text(&b, r->hi);
+    buf_adds(&b, " (default ");
+    span_text(&b, r->def);
+    buf_adds(&b, ")");
+    fail(c, 400, b.p, 0, head);
+    buf_free(&b);
+    return -1;
   }
+  *ns = x;
   *secs = (long)s;
   return 0;
 }
@@ -254,7 +286,8 @@ static int start(struct pull *p, char *err, size_t n)
 void pull_request(struct conn *c, const char *t, size_t len, int head)
 {
   size_t plen = strcspn(t, "? \r") - 13;
-  const char *path = t + 13, *event = NULL;
+  const char *path = t + 13;
+  const struct route *r = NULL;
   char err[512];
   int64_t interval;
   struct pull *p;
@@ -266,18 +299,26 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     fail(c, 403, "profile pulls are off (serve --no-profiles)", 0, head);
     return;
   }
-  for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+  for (size_t i = 0; i < NROUTES; i++)
     if (strlen(routes[i].path) == plen && !memcmp(path, routes[i].path, plen))
-      event = routes[i].event;
-  if (!event) {
-    fail(c, 404, "no such profile: profile, allocs, mutex or wall", 0, head);
+      r = &routes[i];
+  if (!r) {
+    struct buf b = {0};
+
+    buf_adds(&b, "no such profile:");
+    for (size_t i = 0; i < NROUTES; i++)
+      buf_printf(&b, "%s %s", i ? (i + 1 < NROUTES ? "," : " or") : "",
+                 routes[i].path);
+    fail(c, 404, b.p, 0, head);
+    buf_free(&b);
     return;
   }
   if (head) {
     fail(c, 405, "a profile is pulled with GET", 0, head);
     return;
   }
-  if (params(c, t, len, head, &secs, &interval) || which(c, t, len, head, &j))
+  if (params(c, t, len, head, r, &secs, &interval) ||
+      which(c, t, len, head, &j))
     return;
   if (!(p = room(c, j.pid, head))) {
     jvm_close(&j);
@@ -290,7 +331,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
   memset(&p->x, 0, sizeof(p->x));
   p->x.state = ATTACH_DONE;
   p->r.timeout_ms = BUDGET_MS; /* duration= is seconds + this */
-  p->event = event;
+  p->event = r->event;
   p->interval = interval;
   p->secs = secs;
   p->due = now_ms() + (uint64_t)secs * 1000; /* again once started */

@@ -158,6 +158,12 @@ int jfr_start_needs_jfc(int jdk);
 /* Append the .jfc text that enables what the rows of event ask of JDK jdk
  * (every setting as its own event element). */
 void jfr_start_jfc(struct buf *b, const char *event, int64_t interval, int jdk);
+/* Append what a profile of event asked JDK jdk's JFR for, for a reader of
+ * the profile: "JFR (JDK 17): jdk.JavaMonitorEnter#threshold=1ms
+ * jdk.ThreadPark#threshold=1ms" (every setting of the rows but enabled
+ * and stackTrace; jdk 0: "JFR (JDK unknown)"). */
+void jfr_start_source(struct buf *b, const char *event, int64_t interval,
+                      int jdk);
 /* The feature version of the JVM j: its PerfData's, else the "JDK N" line
  * of its VM.version (a JVM run with -XX:-UsePerfData); 0 when neither
  * says. */

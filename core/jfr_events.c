@@ -53,6 +53,7 @@ struct jfr_fold {
   struct jfr_aggs aggs; /* this chunk's sums */
   uint64_t bound_gen;   /* the metadata bind[] was made for */
   struct jfr_est *est; /* the scaled group's samples */
+  int estimated;       /* the group chosen is est's */
   int est_group, est_leaf;
   struct jfr_cpu *cpu; /* the accounted group's samples */
   int cpu_group;
@@ -439,6 +440,7 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
   *unit = "samples";
   jf->st.used = g < jf->ngroups ? jf->group_events[g] : 0;
   if (g == jf->ngroups) return NULL;
+  jf->estimated = jf->est && g == jf->est_group;
   jf->chosen.len = 0;
   for (int i = 0; i < jf->nsel; i++) {
     if (jf->sel[i].group != g) continue;
@@ -478,6 +480,11 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
     o->comment = "cpu/nanoseconds: each thread's CPU from /proc "
                  "(utime+stime over the recording) shared among its JFR "
                  "samples; threads JFR does not sample as frames by kind";
+  if (jf->estimated)
+    o->comment = "alloc_space: JFR's sampled allocations, not every one: "
+                 "each thread's bytes (jdk.ThreadAllocationStatistics over "
+                 "the recording) shared among its stacks by their share of "
+                 "its samples, an estimate; alloc_objects: JFR's samples";
 }
 
 const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf)

@@ -240,6 +240,14 @@ void jfr_rec_close(struct jfr_rec *r)
   r->cpu = NULL;
 }
 
+void jfr_rec_comment(const struct jfr_rec *r, const char *event,
+                     int64_t interval, const char *more, struct buf *b)
+{
+  buf_adds(b, "source: ");
+  jfr_start_source(b, event, interval, r->jdk);
+  if (more && *more) buf_printf(b, "\n%s", more);
+}
+
 int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
                   int64_t interval, FILE *out, char *err, size_t n)
 {
@@ -249,6 +257,7 @@ int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
   struct pprof_opts po = {0};
+  struct buf cm = {0};
   const char *unit;
   int rc;
 
@@ -259,11 +268,14 @@ int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
     jfr_fold_pprof(jf, &po);
     if (!jfr_fold_stats(jf)->used) po.kind = pprof_kind_of(event);
     po.period = interval;
+    jfr_rec_comment(r, event, interval, po.comment, &cm);
+    po.comment = cm.p;
     if (pprof_write_folds(out, &po, f, counts)) {
       snprintf(err, n, "cannot write the profile");
       rc = -1;
     }
   }
+  buf_free(&cm);
   jfr_fold_free(jf);
   fold_free(f);
   fold_free(counts);

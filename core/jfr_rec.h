@@ -99,6 +99,14 @@ void jfr_rec_abandon(struct jfr_rec *r, int stop);
 
 void jfr_rec_close(struct jfr_rec *r);
 
+/* Append the comment a profile of r's recording (event, interval) carries
+ * (pprof's, a line each): what was asked of JFR (jfr_start_source), then
+ * more when not NULL (how the values were made: the CPU accounting, the
+ * allocation estimator, a sampler's fall-back). */
+struct buf;
+void jfr_rec_comment(const struct jfr_rec *r, const char *event,
+                     int64_t interval, const char *more, struct buf *b);
+
 /* Fold r's taken recording (fd) of event into a gzipped pprof profile
  * (core/pprof: frames with lines, threads as labels, period interval; CPU
  * accounted from r->cpu when measured) written to out. 0, or -1 with err

@@ -176,6 +176,25 @@ static void jfc_setting(struct buf *out, const char *event, size_t elen,
              (int)elen, event, (int)nlen, name, value);
 }
 
+static void source_setting(struct buf *out, const char *event, size_t elen,
+                           const char *name, size_t nlen, const char *value)
+{
+  if ((nlen == 7 && !memcmp(name, "enabled", 7)) ||
+      (nlen == 10 && !memcmp(name, "stackTrace", 10)))
+    return;
+  buf_printf(out, " %.*s#%.*s=%s", (int)elen, event, (int)nlen, name, value);
+}
+
+void jfr_start_source(struct buf *b, const char *event, int64_t interval,
+                      int jdk)
+{
+  if (jdk)
+    buf_printf(b, "JFR (JDK %d):", jdk);
+  else
+    buf_adds(b, "JFR (JDK unknown):");
+  each_setting(b, event, interval, jdk, 0, source_setting);
+}
+
 void jfr_start_jfc(struct buf *b, const char *event, int64_t interval, int jdk)
 {
   buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -29,7 +29,8 @@ struct pprof {
   struct loc *loc; /* location id - 1 -> what it is */
   size_t nloc, loc_cap, nfn, fn_cap;
   struct buf samples, msg, ids, packed;
-  int64_t types[2][2], period_type[2], thread_key, mapping_name, comment;
+  int64_t types[2][2], period_type[2], thread_key, mapping_name;
+  int64_t comment[8]; /* string ids, 0 ends */
   int ncols;
 };
 
@@ -128,7 +129,15 @@ struct pprof *pprof_new(const struct pprof_opts *o)
   columns(p);
   p->thread_key = cstr_id(p, "thread");
   p->mapping_name = cstr_id(p, "[jvm]");
-  p->comment = o->comment ? cstr_id(p, o->comment) : 0;
+  for (const char *c = o->comment; c && *c;) {
+    size_t n = strcspn(c, "\n"), k = 0;
+
+    while (k < sizeof(p->comment) / sizeof(p->comment[0]) - 1 && p->comment[k])
+      k++;
+    if (n && k < sizeof(p->comment) / sizeof(p->comment[0]) - 1)
+      p->comment[k] = str_id(p, c, n);
+    c += n + (c[n] == '\n');
+  }
   p->o.comment = NULL;
   p->o.unit = NULL;
   return p;
@@ -341,7 +350,8 @@ int pprof_write(struct pprof *p, FILE *f)
   p->msg.len = 0;
   if (p->o.kind == PPROF_CPU) field_int(&p->msg, 12, (uint64_t)p->o.period);
   if (p->o.kind == PPROF_LOCK) field_int(&p->msg, 12, 1);
-  if (p->comment) field_int(&p->msg, 13, (uint64_t)p->comment);
+  for (int k = 0; p->comment[k]; k++)
+    field_int(&p->msg, 13, (uint64_t)p->comment[k]);
   gz_write(z, p->msg.p, p->msg.len);
   rc = gz_finish(z);
   free(z);

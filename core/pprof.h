@@ -31,7 +31,7 @@ struct pprof_opts {
   int64_t duration_ns; /* and its length; 0: unknown */
   int thread_root;     /* each stack's root frame is its thread's
                               name: it becomes the label "thread" */
-  const char *comment; /* NULL: none */
+  const char *comment; /* NULL: none; a comment a line ('\n' between) */
   int accounted;       /* PPROF_CPU: the values are CPU ns themselves
                           (core/jfr_cpu), not count x period */
 };

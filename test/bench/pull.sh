@@ -2,7 +2,8 @@
 #
 # The overhead of a pulled profile on the known workload: two JfrWork
 # burners print their rounds each second, one is pulled (a 12 s
-# /debug/pprof/profile at 10 ms from second 16), the other is the control
+# /debug/pprof/profile at 10 ms from second 16; then the same for
+# /debug/pprof/mutex at its 1 ms threshold, beside contenders), the other is the control
 # under the same machine load; the median of the pulled/control ratio in
 # seconds 20-27 against that of seconds 5-14 and 34-43 (no pull, before
 # and after): a load that drifts moves both burners. Then 10 JVMs pulled at once (serve --max-pulls 10, 5 s each): the
@@ -16,24 +17,32 @@ PULL_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 $JT serve --listen "127.0.0.1:$PULL_PORT" --max-pulls 10 >/dev/null 2>&1 &
 PULL_SERVE=$!
 echo $PULL_SERVE >> "$JT_TMP/pids"
-java -cp "$JT_TMP/classes" JfrWork rate 45 > "$JT_TMP/pull.rate" 2>&1 &
-jp=$!
-java -cp "$JT_TMP/classes" JfrWork rate 45 > "$JT_TMP/pull.ctl" 2>&1 &
-jc=$!
-echo "$jp $jc" >> "$JT_TMP/pids"
-sleep 16
-curl -s -o "$JT_TMP/pull.pb.gz" \
-  "http://127.0.0.1:$PULL_PORT/debug/pprof/profile?pid=$jp&seconds=12"
-wait $jp $jc
-# each second's rounds of the pulled JVM over the control's
-paste "$JT_TMP/pull.rate" "$JT_TMP/pull.ctl" |
-awk 'NR > 1 && $2 > 0 { r[NR - 1] = $1 / $2; p[NR - 1] = $1 }
-  function med(x, a, b,   n, i, j, t, v) { n = 0
-    for (i = a; i <= b; i++) v[++n] = x[i]
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-  END { a = (med(r, 5, 14) + med(r, 34, 43)) / 2; b = med(r, 20, 27)
-    printf "pull overhead (serve /debug/pprof/profile, cpu, 10 ms): pulled/control rounds %.3f alone (%.3f before, %.3f after), %.3f while pulled: %.1f %% (pulled JVM %.0f rounds/s alone, %.0f while pulled)\n", a, med(r, 5, 14), med(r, 34, 43), b, (a - b) * 100 / a, (med(p, 5, 14) + med(p, 34, 43)) / 2, med(p, 20, 27) }'
+# overhead PATH-AND-QUERY WORKLOAD LABEL: the burner's rounds of a pulled
+# JVM and of a control, seconds 5-14 and 34-43 alone, 20-27 pulled
+overhead() {
+  java -cp "$JT_TMP/classes" JfrWork "$2" 45 > "$JT_TMP/pull.rate" 2>&1 &
+  jp=$!
+  java -cp "$JT_TMP/classes" JfrWork "$2" 45 > "$JT_TMP/pull.ctl" 2>&1 &
+  jc=$!
+  echo "$jp $jc" >> "$JT_TMP/pids"
+  sleep 16
+  curl -s -o "$JT_TMP/pull.pb.gz" \
+    "http://127.0.0.1:$PULL_PORT/debug/pprof/$1&pid=$jp&seconds=12"
+  wait $jp $jc
+  # each second's rounds of the pulled JVM over the control's
+  paste "$JT_TMP/pull.rate" "$JT_TMP/pull.ctl" |
+  awk -v what="$3" 'NR > 1 && $2 > 0 { r[NR - 1] = $1 / $2; p[NR - 1] = $1 }
+    function med(x, a, b,   n, i, j, t, v) { n = 0
+      for (i = a; i <= b; i++) v[++n] = x[i]
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+    END { a = (med(r, 5, 14) + med(r, 34, 43)) / 2; b = med(r, 20, 27)
+      printf "pull overhead (%s): pulled/control rounds %.3f alone (%.3f before, %.3f after), %.3f while pulled: %.1f %% (pulled JVM %.0f rounds/s alone, %.0f while pulled)\n", what, a, med(r, 5, 14), med(r, 34, 43), b, (a - b) * 100 / a, (med(p, 5, 14) + med(p, 34, 43)) / 2, med(p, 20, 27) }'
+}
+overhead "profile?interval=10ms" rate "serve /debug/pprof/profile, cpu, 10 ms"
+# the mutex threshold's cost: the burner beside three contenders on one
+# monitor, an allocator and a parker (JfrWork allrate), pulled at 1 ms
+overhead "mutex?threshold=1ms" allrate "serve /debug/pprof/mutex, threshold 1 ms, JfrWork allrate"
 
 # 10 JVMs at once
 PULL_JVMS=

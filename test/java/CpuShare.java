@@ -9,7 +9,8 @@
 //            whatever the load; it times both on its own clock
 // Threads run in methods of their own so a stack names them. Runs args[0]
 // seconds (default 600); with args[1], appends "T <epoch s> <burn ns>
-// <nap ns>" (wall-25's totals so far) to that file every 50 ms.
+// <nap ns>" (wall-25's totals so far) to that file every 50 ms, and each
+// nap of wall-25 as "N <from> <to>" (epoch ns).
 public class CpuShare {
   static volatile long sink;
   static volatile Object keep;
@@ -49,6 +50,12 @@ public class CpuShare {
   }
 
   static volatile long burnNs, napNs;
+  // the epoch in ns of a System.nanoTime() reading: EPOCH + t
+  static final long EPOCH =
+      System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+  // wall-25's naps, "N <from> <to>" (epoch ns), for the log to write
+  static final java.util.concurrent.ConcurrentLinkedQueue<String> NAPS =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   static void wall25() throws InterruptedException {
     for (;;) {
@@ -56,8 +63,10 @@ public class CpuShare {
       burn25(MX.getCurrentThreadCpuTime() + 10_000_000L);
       long t1 = System.nanoTime();
       nap75(30);
+      long t2 = System.nanoTime();
       burnNs += t1 - t0;
-      napNs += System.nanoTime() - t1;
+      napNs += t2 - t1;
+      NAPS.add("N " + (EPOCH + t1) + " " + (EPOCH + t2));
     }
   }
 
@@ -96,6 +105,7 @@ public class CpuShare {
       while (System.currentTimeMillis() < end) {
         log.printf("T %.3f %d %d%n", System.currentTimeMillis() / 1000.0,
                    burnNs, napNs);
+        for (String n; (n = NAPS.poll()) != null;) log.println(n);
         Thread.sleep(50);
       }
     }

@@ -4,7 +4,8 @@
  * light()'s work, so a CPU profile shows them 3:1. With "all", more threads
  * allocate (byte arrays and strings), contend on one monitor and park, so
  * a recording holds allocation, monitor and park events too. With "rate",
- * prints the burner's rounds of each second (for profile's overhead).
+ * prints the burner's rounds of each second (for profile's overhead);
+ * "allrate" does both.
  * Prints "ready" once running; runs until killed (or args[1] seconds).
  */
 import java.util.concurrent.locks.LockSupport;
@@ -60,7 +61,7 @@ public class JfrWork {
   }
 
   public static void main(String[] args) throws Exception {
-    boolean all = args.length > 0 && args[0].equals("all");
+    boolean all = args.length > 0 && args[0].startsWith("all");
     start("burner", JfrWork::cpu);
     if (all) {
       start("allocator", JfrWork::alloc);
@@ -70,7 +71,7 @@ public class JfrWork {
     System.out.println("ready");
     System.out.flush();
     long secs = args.length > 1 ? Long.parseLong(args[1]) : 3600;
-    if (args.length > 0 && args[0].equals("rate")) {
+    if (args.length > 0 && args[0].endsWith("rate")) {
       for (long s = 0, last = 0; s < secs; s++) {
         Thread.sleep(1000);
         long r = rounds;
