@@ -13,10 +13,11 @@
  * of the original's stacks.txt format to a buffer that the agent thread
  * writes out. Return codes, words and file names: agent/protocol.h.
  *
- * This file: the options, the JVMTI callbacks (one sample, GC counting),
- * the agent thread, start and stop, the entry points. Below it: life.c
- * (the lifetime recorder) and rt.c (runtime helpers, the samples file);
- * the state all three share, and its locking: agent/agent.h.
+ * This file: the options, the JVMTI callbacks (when to sample, GC
+ * counting), the agent thread, start and stop, the entry points. Below it:
+ * sample.c (one sample as a line), life.c (the lifetime recorder) and rt.c
+ * (runtime helpers, the samples file); the state this file holds and
+ * passes to them, and its locking: agent/agent.h.
  */
 #include <jvmti.h>
 #include "agent/agent.h"
@@ -24,6 +25,7 @@
 #include "agent/life.h"
 #include "agent/protocol.h"
 #include "agent/rt.h"
+#include "agent/sample.h"
 #include "agent/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -34,7 +36,7 @@ struct per_thread {
   int64_t left;
 };
 
-struct agent g = {.fd = -1};
+static struct agent g = {.fd = -1};
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -94,152 +96,6 @@ static int parse_options(struct config *c, const char *opts)
   return apply(c, opts, n, ',', 0);
 }
 
-/* ---- one sample --------------------------------------------------------- */
-
-/* The allocated type as the original wrote it: internal name of a class
- * ("java/lang/String"), the element type of a one-dimensional array
- * ("char", "java/lang/String"), a multi-dimensional primitive array as its
- * descriptor ("[[I"), the element class of other arrays. */
-static void put_type(struct text *t, const char *sig)
-{
-  static const char *const prim[] = {
-    "Bbyte", "Cchar", "Ddouble", "Ffloat", "Iint", "Jlong", "Sshort",
-    "Zboolean"
-  };
-  size_t dims = 0, n = str_len(sig), i;
-
-  while (sig[dims] == '[') dims++;
-  if (sig[dims] == 'L' && n > dims + 1 && sig[n - 1] == ';') {
-    put(t, sig + dims + 1, n - dims - 2);
-    return;
-  }
-  if (dims == 1 && n == 2)
-    for (i = 0; i < sizeof(prim) / sizeof(prim[0]); i++)
-      if (prim[i][0] == sig[1]) {
-        puts_(t, prim[i] + 1);
-        return;
-      }
-  puts_(t, sig);
-}
-
-/* "Ljava/lang/Thread;" -> "java.lang.Thread"; a hidden class's
- * "LFoo$$Lambda$1.0x0800;" -> "Foo$$Lambda$1/0x0800", as Class.getName and
- * StackTraceElement spell it. */
-static void put_class(struct text *t, const char *sig)
-{
-  size_t n = str_len(sig), i;
-
-  if (n >= 2 && sig[0] == 'L' && sig[n - 1] == ';') {
-    sig++;
-    n -= 2;
-  }
-  for (i = 0; i < n; i++)
-    put(t, sig[i] == '/' ? "." : sig[i] == '.' ? "/" : sig + i, 1);
-}
-
-/* StackTraceElement's line: -2 native, -1 unknown. */
-static int line_of(jvmtiEnv *j, jmethodID m, jlocation at)
-{
-  jvmtiLineNumberEntry *tab = 0;
-  jint n = 0, i, line = -1;
-  jlocation best = -1;
-
-  if (at < 0) return -2;
-  if ((*j)->GetLineNumberTable(j, m, &n, &tab) != JVMTI_ERROR_NONE) return -1;
-  for (i = 0; i < n; i++)
-    if (tab[i].start_location <= at && tab[i].start_location >= best) {
-      best = tab[i].start_location;
-      line = tab[i].line_number;
-    }
-  (*j)->Deallocate(j, (unsigned char *)tab);
-  return line;
-}
-
-static void put_frame(jvmtiEnv *j, JNIEnv *jni, struct text *t,
-                      const jvmtiFrameInfo *f)
-{
-  char *name = 0, *sig = 0;
-  jclass cls = 0;
-
-  if (g.cfg.verbosity != V_METHOD &&
-      (*j)->GetMethodDeclaringClass(j, f->method, &cls) == JVMTI_ERROR_NONE) {
-    if ((*j)->GetClassSignature(j, cls, &sig, 0) == JVMTI_ERROR_NONE) {
-      put_class(t, sig);
-      (*j)->Deallocate(j, (unsigned char *)sig);
-    }
-    (*jni)->DeleteLocalRef(jni, cls);
-    puts_(t, ".");
-  }
-  if ((*j)->GetMethodName(j, f->method, &name, 0, 0) == JVMTI_ERROR_NONE) {
-    puts_(t, name);
-    (*j)->Deallocate(j, (unsigned char *)name);
-  } else {
-    puts_(t, "unknown");
-  }
-  if (g.cfg.verbosity == V_LINE) {
-    puts_(t, ":");
-    put_num(t, line_of(j, f->method, f->location));
-  }
-}
-
-/* The number a sample line carries (the header's "values="). strategy
- * bytes: HotSpot samples an object of s bytes with probability
- * 1 - e^(-s/I) (exponentially spaced sample points, mean I), so it stands
- * for s / (1 - e^(-s/I)) bytes: that sum estimates the bytes allocated at
- * each stack without bias, for small and large objects alike. */
-static int64_t value_of(jlong size)
-{
-  const struct config *c = &g.cfg;
-  double q;
-
-  if (!c->record_size) return 1;
-  if (c->strategy != BY_BYTES || c->weight != W_ESTIMATE ||
-      c->interval_bytes <= 0 || size <= 0)
-    return size;
-  q = one_minus_exp_neg((double)size / (double)c->interval_bytes);
-  return (int64_t)((double)size / q + 0.5);
-}
-
-static void sample(jvmtiEnv *j, JNIEnv *jni, jobject obj, jclass klass,
-                   jlong size)
-{
-  char line[LINE_CAP], piece[1024], *sig = 0;
-  jvmtiFrameInfo small[STACK_FRAMES], *frames = small;
-  struct text t = { piece, 0, sizeof(piece) - 1 };
-  size_t at = LINE_CAP;
-  jint n = 0, i;
-
-  if ((*j)->GetClassSignature(j, klass, &sig, 0) != JVMTI_ERROR_NONE) return;
-  put_type(&t, sig);
-  (*j)->Deallocate(j, (unsigned char *)sig);
-  puts_(&t, " ");
-  put_num(&t, value_of(size));
-  puts_(&t, "\n");
-  at -= t.len;
-  memcpy(line + at, piece, t.len);
-  if (g.cfg.depth > STACK_FRAMES &&
-      (*j)->Allocate(j, (jlong)sizeof(*frames) * g.cfg.depth,
-                     (unsigned char **)&frames))
-    return;
-  if ((*j)->GetStackTrace(j, 0, 0, (jint)g.cfg.depth, frames, &n)) n = 0;
-  /* Leaf first, each frame put in front: root first in the line; a stack
-   * too long for the line loses its outermost frames, like max.stack.depth. */
-  for (i = 0; i < n; i++) {
-    t.len = 0;
-    put_frame(j, jni, &t, &frames[i]);
-    if (t.len + 1 > at) break;
-    line[--at] = ';';
-    at -= t.len;
-    memcpy(line + at, piece, t.len);
-  }
-  if (frames != small) (*j)->Deallocate(j, (unsigned char *)frames);
-  if (g.cfg.lifetime) {
-    life_keep(j, jni, obj, line + at, LINE_CAP - at);
-  } else {
-    out_append(line + at, LINE_CAP - at, 1);
-  }
-}
-
 /* allocationCount: every rate-th allocation of this thread, jittered. */
 static int count_due(jvmtiEnv *j)
 {
@@ -248,11 +104,11 @@ static int count_due(jvmtiEnv *j)
   if ((*j)->GetThreadLocalStorage(j, 0, (void **)&pt)) return 0;
   if (!pt) {
     if ((*j)->Allocate(j, sizeof(*pt), (unsigned char **)&pt)) return 0;
-    pt->left = jitter(g.cfg.rate);
+    pt->left = jitter(&g, g.cfg.rate);
     (*j)->SetThreadLocalStorage(j, 0, pt);
   }
   if (--pt->left > 0) return 0;
-  pt->left = jitter(g.cfg.rate);
+  pt->left = jitter(&g, g.cfg.rate);
   return 1;
 }
 
@@ -268,7 +124,7 @@ static void JNICALL on_alloc(jvmtiEnv *j, JNIEnv *jni, jthread thread,
   }
   __atomic_add_fetch(&g.inflight, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING)
-    sample(j, jni, obj, klass, size);
+    sample(&g, j, jni, obj, klass, size);
   __atomic_sub_fetch(&g.inflight, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -314,9 +170,9 @@ static int go_running(void)
     say_err("cannot enable allocation sampling", err);
     return AGENT_JVMTI;
   }
-  lock(g.lock);
+  lock(&g, g.lock);
   if (g.state == STARTING) g.state = RUNNING;
-  unlock(g.lock);
+  unlock(&g, g.lock);
   return 0;
 }
 
@@ -336,47 +192,47 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
        (*j)->Allocate(j, sizeof(*lines) * LIFE_CAP, (unsigned char **)&lines) ||
        (*j)->Allocate(j, sizeof(*lens) * LIFE_CAP, (unsigned char **)&lens)))
     say("out of memory for the lifetime recorder", 0, 0);
-  lock(g.lock);
+  lock(&g, g.lock);
   while (g.state == STARTING && g.run == run &&
          (now = clock_ms(K_CLOCK_MONOTONIC)) < begin)
     (*j)->RawMonitorWait(j, g.lock, begin - now < 1000 ? begin - now : 1000);
   st = g.run == run ? g.state : STOPPING;
-  unlock(g.lock);
+  unlock(&g, g.lock);
   if (st == STARTING) go_running();
   for (;;) {
     now = clock_ms(K_CLOCK_MONOTONIC);
     if (g.cfg.strategy == BY_TIME && now >= next_arm) {
       g.armed = 1;
-      next_arm = now + jitter(g.cfg.interval_ms);
+      next_arm = now + jitter(&g, g.cfg.interval_ms);
     }
     /* Stops between sections: a backlog must not hold up stop(). */
     if (g.cfg.lifetime && lines)
       while (g.gc_done < __atomic_load_n(&g.gc_count, __ATOMIC_SEQ_CST) &&
              __atomic_load_n(&g.state, __ATOMIC_SEQ_CST) == RUNNING &&
              __atomic_load_n(&g.run, __ATOMIC_SEQ_CST) == run)
-        life_section(jni, g.gc_done++, refs, lines, lens);
+        life_section(&g, jni, g.gc_done++, refs, lines, lens);
     if (now - last_flush >= 200 || g.len > BUF_CAP / 2) {
-      out_flush();
+      out_flush(&g);
       last_flush = now;
     }
     wait = g.cfg.lifetime ? 50 : 200;
     if (g.cfg.strategy == BY_TIME && next_arm - now < wait)
       wait = next_arm - now > 0 ? next_arm - now : 1;
-    lock(g.lock);
+    lock(&g, g.lock);
     if (g.state == RUNNING && g.run == run && g.len <= BUF_CAP / 2)
       (*j)->RawMonitorWait(j, g.lock, wait);
     st = g.run == run ? g.state : STOPPING;
-    unlock(g.lock);
+    unlock(&g, g.lock);
     if (st != RUNNING) break;
   }
-  out_flush();
+  out_flush(&g);
   if (refs) (*j)->Deallocate(j, (unsigned char *)refs);
   if (lines) (*j)->Deallocate(j, (unsigned char *)lines);
   if (lens) (*j)->Deallocate(j, (unsigned char *)lens);
-  lock(g.lock);
+  lock(&g, g.lock);
   g.threads--;
   (*j)->RawMonitorNotifyAll(j, g.lock);
-  unlock(g.lock);
+  unlock(&g, g.lock);
 }
 
 static int start_thread(JNIEnv *jni)
@@ -390,15 +246,15 @@ static int start_thread(JNIEnv *jni)
 
   if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
   if (thr) {
-    lock(g.lock);
+    lock(&g, g.lock);
     g.threads++;
-    unlock(g.lock);
+    unlock(&g, g.lock);
     err = (*g.jvmti)->RunAgentThread(g.jvmti, thr, agent_main,
                                      (void *)(uintptr_t)g.run,
                                      JVMTI_THREAD_MIN_PRIORITY);
-    lock(g.lock);
+    lock(&g, g.lock);
     g.threads -= err != 0;
-    unlock(g.lock);
+    unlock(&g, g.lock);
   }
   if (thr) (*jni)->DeleteLocalRef(jni, thr);
   if (name) (*jni)->DeleteLocalRef(jni, name);
@@ -415,31 +271,31 @@ static int stop(void)
   int64_t end;
   int busy;
 
-  lock(g.lock);
+  lock(&g, g.lock);
   if (g.state == IDLE) {
-    unlock(g.lock);
+    unlock(&g, g.lock);
     return AGENT_IDLE;
   }
   g.state = STOPPING;
   (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
-  unlock(g.lock);
+  unlock(&g, g.lock);
   set_events(JVMTI_DISABLE);
   /* Callbacks already past their state check, and the agent thread, finish
    * within milliseconds; the bound is for a stopped-the-world JVM, and by
    * the clock (a wait may end early or late), so that the answer reaches
    * agent-install within its timeout whatever happens. */
   end = clock_ms(K_CLOCK_MONOTONIC) + STOP_BOUND_MS;
-  lock(g.lock);
+  lock(&g, g.lock);
   while ((busy = g.threads ? 1
                  : __atomic_load_n(&g.inflight, __ATOMIC_SEQ_CST) ? 2 : 0) &&
          clock_ms(K_CLOCK_MONOTONIC) < end)
     (*g.jvmti)->RawMonitorWait(g.jvmti, g.lock, 10);
-  unlock(g.lock);
+  unlock(&g, g.lock);
   if (busy)
     say(busy == 1 ? "stop: the agent thread did not end in 5 s"
                   : "stop: a sampling callback did not end in 5 s", 0, 0);
-  out_close();
-  life_clear();
+  out_close(&g);
+  life_clear(&g);
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
   (*g.jvmti)->SetHeapSamplingInterval(g.jvmti, 512 * 1024);
   memset(&rel, 0, sizeof(rel));
@@ -449,9 +305,9 @@ static int stop(void)
     g.caps.can_generate_garbage_collection_events;
   (*g.jvmti)->RelinquishCapabilities(g.jvmti, &rel);
   memset(&g.caps, 0, sizeof(g.caps));
-  lock(g.lock);
+  lock(&g, g.lock);
   g.state = IDLE;
-  unlock(g.lock);
+  unlock(&g, g.lock);
   return AGENT_OK;
 }
 
@@ -459,12 +315,12 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
 {
   int was;
 
-  lock(g.lock);
+  lock(&g, g.lock);
   was = g.state;
   g.state = STOPPING;
   (*j)->RawMonitorNotifyAll(j, g.lock);
-  unlock(g.lock);
-  if (was != IDLE) out_close();
+  unlock(&g, g.lock);
+  if (was != IDLE) out_close(&g);
 }
 
 /* Start-up only: the VM can run Java now; sampling starts here. */
@@ -481,7 +337,7 @@ static int get_buffers(void)
   if (!g.buf && ((*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.buf) ||
                  (*j)->Allocate(j, BUF_CAP, (unsigned char **)&g.spare)))
     return -1;
-  if (g.cfg.lifetime && life_alloc(j)) return -1;
+  if (g.cfg.lifetime && life_alloc(&g, j)) return -1;
   return 0;
 }
 
@@ -548,7 +404,7 @@ static int start(JNIEnv *jni, int live)
   g.armed = 0;
   g.rng = (uint64_t)clock_ms(K_CLOCK_MONOTONIC) * 0x9e3779b97f4a7c15ull + 1;
   __atomic_add_fetch(&g.run, 1, __ATOMIC_SEQ_CST);
-  out_header();
+  out_header(&g);
   g.state = STARTING;
   if (!live) return 0;
   rc = g.cfg.delay_secs == 0 ? go_running() : 0;

@@ -1,9 +1,12 @@
-/* agent.h - the agent's one state, shared by its three files
+/* agent.h - the agent's one state, passed from agent.c to the files below it
  *
- * agent.c (options, JVMTI callbacks, start and stop) defines g; life.c
- * (the lifetime recorder) and rt.c (runtime helpers, the samples file)
- * read and update it as the fields say. Calls go one way only: agent.c
- * calls life.c and rt.c, life.c calls rt.c, rt.c calls neither.
+ * agent.c (options, JVMTI callbacks, start and stop) holds the one
+ * instance (its callbacks have no argument to carry it) and passes it
+ * down: sample.c (one sample as a line), life.c (the lifetime recorder)
+ * and rt.c (runtime helpers, the samples file) read and update the struct
+ * agent they are given, as the fields say. Calls go one way only: agent.c
+ * calls the three, sample.c calls life.c and rt.c, life.c calls rt.c, rt.c
+ * calls none (lint.test's lint-2.1 checks it).
  *
  * Locking: "lock" guards the state and the sample buffer, "io" the output
  * file. The garbage-collection callback runs in the VM thread during a
@@ -57,16 +60,15 @@ struct agent {
   uint64_t life_seq;
   jvmtiCapabilities caps;
 };
-extern struct agent g __attribute__((visibility("hidden")));
-
-static inline void lock(jrawMonitorID m)
+/* Enter or leave a's raw monitor m (a->lock or a->io). */
+static inline void lock(const struct agent *a, jrawMonitorID m)
 {
-  (*g.jvmti)->RawMonitorEnter(g.jvmti, m);
+  (*a->jvmti)->RawMonitorEnter(a->jvmti, m);
 }
 
-static inline void unlock(jrawMonitorID m)
+static inline void unlock(const struct agent *a, jrawMonitorID m)
 {
-  (*g.jvmti)->RawMonitorExit(g.jvmti, m);
+  (*a->jvmti)->RawMonitorExit(a->jvmti, m);
 }
 
 #endif

@@ -135,22 +135,22 @@ void say_err(const char *what, jvmtiError err)
 }
 
 /* xorshift64*: jitter only, so quality and thread races do not matter. */
-static uint64_t rnd(void)
+static uint64_t rnd(struct agent *a)
 {
-  uint64_t x = g.rng ? g.rng : 0x9e3779b97f4a7c15ull;
+  uint64_t x = a->rng ? a->rng : 0x9e3779b97f4a7c15ull;
 
   x ^= x >> 12;
   x ^= x << 25;
   x ^= x >> 27;
-  g.rng = x;
+  a->rng = x;
   return x * 0x2545f4914f6cdd1dull;
 }
 
 /* n jittered uniformly within n/2..3n/2, as the original's strategies. */
-int64_t jitter(int64_t n)
+int64_t jitter(struct agent *a, int64_t n)
 {
   if (n < 2) return n;
-  return n / 2 + (int64_t)(rnd() % (uint64_t)(n + 1));
+  return n / 2 + (int64_t)(rnd(a) % (uint64_t)(n + 1));
 }
 
 /* 1 - e^(-x) for x >= 0, relative error below 1e-14, without libm: a
@@ -198,15 +198,15 @@ long out_create(const char *path)
   return fd;
 }
 
-static void write_all(const char *p, size_t n)
+static void write_all(struct agent *a, const char *p, size_t n)
 {
   long w;
 
-  while (n && g.fd >= 0) {
-    w = sys_write(g.fd, p, n);
+  while (n && a->fd >= 0) {
+    w = sys_write(a->fd, p, n);
     if (w == -K_EINTR || w == -K_EAGAIN) continue;
     if (w <= 0) {
-      g.write_errors++;
+      a->write_errors++;
       return;
     }
     p += w;
@@ -216,54 +216,55 @@ static void write_all(const char *p, size_t n)
 
 /* Write the buffered lines out. Order io, then lock: the buffers are swapped
  * under lock, written under io alone, so callbacks only wait for a swap. */
-void out_flush(void)
+void out_flush(struct agent *a)
 {
   char *full;
   size_t n;
 
-  lock(g.io);
-  lock(g.lock);
-  full = g.buf;
-  n = g.len;
-  g.buf = g.spare;
-  g.spare = full;
-  g.len = 0;
-  unlock(g.lock);
-  write_all(full, n);
-  unlock(g.io);
+  lock(a, a->io);
+  lock(a, a->lock);
+  full = a->buf;
+  n = a->len;
+  a->buf = a->spare;
+  a->spare = full;
+  a->len = 0;
+  unlock(a, a->lock);
+  write_all(a, full, n);
+  unlock(a, a->io);
 }
 
 /* Append whole lines; flush first when they do not fit. accept: the state
  * in which lines are still taken. */
-int out_append(const char *s, size_t n, int sample)
+int out_append(struct agent *a, const char *s, size_t n, int sample)
 {
   int tries;
 
   for (tries = 0; tries < 4; tries++) {
-    lock(g.lock);
-    if (g.state != RUNNING || g.fd < 0) {
-      unlock(g.lock);
+    lock(a, a->lock);
+    if (a->state != RUNNING || a->fd < 0) {
+      unlock(a, a->lock);
       return -1;
     }
-    if (n <= BUF_CAP - g.len) {
-      memcpy(g.buf + g.len, s, n);
-      g.len += n;
-      g.samples += sample; /* under the lock: the end line's count */
-      if (g.len > BUF_CAP / 2) (*g.jvmti)->RawMonitorNotifyAll(g.jvmti, g.lock);
-      unlock(g.lock);
+    if (n <= BUF_CAP - a->len) {
+      memcpy(a->buf + a->len, s, n);
+      a->len += n;
+      a->samples += sample; /* under the lock: the end line's count */
+      if (a->len > BUF_CAP / 2)
+        (*a->jvmti)->RawMonitorNotifyAll(a->jvmti, a->lock);
+      unlock(a, a->lock);
       return 0;
     }
-    unlock(g.lock);
-    out_flush();
+    unlock(a, a->lock);
+    out_flush(a);
   }
   return -1;
 }
 
-void out_header(void)
+void out_header(struct agent *a)
 {
   char line[512];
   struct text t = {line, 0, sizeof(line) - 1};
-  const struct config *c = &g.cfg;
+  const struct config *c = &a->cfg;
 
   puts_(&t, "# jvmtool-agent pid=");
   put_num(&t, sys_getpid());
@@ -292,34 +293,34 @@ void out_header(void)
   puts_(&t, " start=");
   put_time(&t, clock_ms(K_CLOCK_REALTIME));
   line[t.len++] = '\n';
-  write_all(line, t.len);
+  write_all(a, line, t.len);
 }
 
 /* The last line: says the output is complete. */
-static void write_trailer(void)
+static void write_trailer(struct agent *a)
 {
   char line[160];
   struct text t = {line, 0, sizeof(line) - 1};
 
   puts_(&t, "# end samples=");
-  put_num(&t, (int64_t)g.samples);
+  put_num(&t, (int64_t)a->samples);
   puts_(&t, " dropped=");
-  put_num(&t, (int64_t)g.dropped);
+  put_num(&t, (int64_t)a->dropped);
   puts_(&t, " stop=");
   put_time(&t, clock_ms(K_CLOCK_REALTIME));
   line[t.len++] = '\n';
-  write_all(line, t.len);
+  write_all(a, line, t.len);
 }
 
 /* Flush, end and close the output (idempotent). */
-void out_close(void)
+void out_close(struct agent *a)
 {
-  out_flush();
-  lock(g.io);
-  if (g.fd >= 0) {
-    write_trailer();
-    sys_close(g.fd);
-    g.fd = -1;
+  out_flush(a);
+  lock(a, a->io);
+  if (a->fd >= 0) {
+    write_trailer(a);
+    sys_close(a->fd);
+    a->fd = -1;
   }
-  unlock(g.io);
+  unlock(a, a->io);
 }

@@ -15,6 +15,8 @@
 #include <string.h> /* memset, memcpy: rt.c defines them */
 #include <jvmti.h>
 
+struct agent; /* agent/agent.h: the state the samples file lives in */
+
 /* Text building: a bounded string that silently stops at its capacity. */
 struct text {
   char *p;
@@ -35,28 +37,28 @@ size_t fmt_i64(char *out, int64_t v);
 void say(const char *a, const char *b, const char *c);
 void say_err(const char *what, jvmtiError err);
 
-/* n jittered uniformly within n/2..3n/2 (xorshift on g.rng: jitter only,
- * so quality and thread races do not matter); n below 2 as it is. */
-int64_t jitter(int64_t n);
+/* n jittered uniformly within n/2..3n/2 (xorshift on a->rng: jitter
+ * only, so quality and thread races do not matter); n below 2 as it is. */
+int64_t jitter(struct agent *a, int64_t n);
 /* 1 - e^(-x) for x >= 0, relative error below 1e-14, without libm. */
 double one_minus_exp_neg(double x);
 
-/* ---- the samples file: g.fd, g.buf and g.spare (agent/agent.h) ---- */
+/* ---- the samples file: a->fd, a->buf and a->spare (agent/agent.h) ---- */
 
 /* Create path for writing: a new inode, never through a link, never into
  * a FIFO, never a truncated existing file (a name that is taken is
  * removed and made afresh, once). Returns the fd or -errno. */
 long out_create(const char *path);
-/* The header line ("# jvmtool-agent pid=... start=..."), from g.cfg. */
-void out_header(void);
+/* The header line ("# jvmtool-agent pid=... start=..."), from a->cfg. */
+void out_header(struct agent *a);
 /* Append whole lines (n bytes; sample: count them as one sample), under
- * g.lock, flushing first when they do not fit. Returns 0, or -1 when the
+ * a->lock, flushing first when they do not fit. Returns 0, or -1 when the
  * agent is not RUNNING, there is no file, or four flushes left no room. */
-int out_append(const char *s, size_t n, int sample);
+int out_append(struct agent *a, const char *s, size_t n, int sample);
 /* Write the buffered lines out (takes io, then lock for the swap only). */
-void out_flush(void);
+void out_flush(struct agent *a);
 /* Flush, write the trailer ("# end samples=... dropped=..."), close
  * (idempotent). */
-void out_close(void);
+void out_close(struct agent *a);
 
 #endif

@@ -4,18 +4,9 @@
 # built for; defines nothing it does not prefix with agent_, never exits
 # but through die.
 
-agent_jdk_include() {
-  for agent_d in "${JAVA_HOME:-}" \
-      "$(dirname "$(dirname "$(readlink -f "$(command -v javac || echo /x/x)")")")" \
-      /usr/lib/jvm/*; do
-    [ -n "$agent_d" ] && [ -f "$agent_d/include/jvmti.h" ] &&
-      { echo "$agent_d/include"; return 0; }
-  done
-  return 1
-}
-
 agent_build() {
-  agent_inc=$(agent_jdk_include) ||
+  agent_inc=$AGENT_INC  # build.d/flags.sh
+  [ -n "$agent_inc" ] ||
     die "agent: no JDK headers (include/jvmti.h): install a JDK or set JAVA_HOME"
   agent_so=$JT_OUT/agent.so
   agent_gen=$JT_OUT/gen

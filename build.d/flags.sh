@@ -16,6 +16,10 @@
 #      TESTLIBS    the test-only sources every test program links with
 #      RELEASE     size flags of dist/jvmtool (with -static, --gc-sections)
 #      AGENT       the agent's compile and link line (agent/*.c -> agent.so)
+#      AGENT_INC   the JDK's include folder (jvmti.h; jni_md.h in its linux/),
+#                  from JAVA_HOME, javac's JDK or /usr/lib/jvm/*; "" if none
+#      AGENT_SOURCES the agent's sources as globs relative to the tree
+#                  (agent.so's; lint checks their calls as it does SOURCES')
 #      SOURCES     the binary's sources as globs relative to the tree (expand
 #                  them there): core/, cmd/ and the agent's option parser,
 #                  which agent-install shares with the agent (agent/config.h)
@@ -49,4 +53,14 @@ AGENT="-std=c11 -O2 -fPIC -shared -nostdlib -ffreestanding -fno-builtin \
  -ffile-prefix-map=$(pwd)/= $WARN -Wl,-z,defs -Wl,--hash-style=both \
  -Wl,-z,noexecstack -Wl,--build-id=none -Wl,-soname,agent.so"
 if [ "$JT_ARCH" = aarch64 ]; then AGENT="$AGENT -mno-outline-atomics"; fi
+AGENT_INC=
+for _flags_jdk in "${JAVA_HOME:-}" \
+    "$(dirname "$(dirname "$(readlink -f "$(command -v javac || echo /x/x)")")")" \
+    /usr/lib/jvm/*; do
+  if [ -n "$_flags_jdk" ] && [ -f "$_flags_jdk/include/jvmti.h" ]; then
+    AGENT_INC=$_flags_jdk/include
+    break
+  fi
+done
+AGENT_SOURCES="agent/*.c"
 SOURCES="core/*.c cmd/*.c agent/config.c"

@@ -37,18 +37,24 @@ static void json(const struct perfdata *pd, const struct pd_counter *c,
 {
   const char *s;
   size_t n;
+  struct buf b = {0};
+  struct json_obj o;
 
-  printf("%s\n  ", first ? "" : ",");
-  json_string(stdout, c->name, strlen(c->name));
-  fputs(": {\"value\": ", stdout);
+  buf_adds(&b, first ? "\n  " : ",\n  ");
+  json_buf(&b, c->name, strlen(c->name));
+  buf_adds(&b, ": ");
+  json_open(&o, &b, 1);
   if (c->type == 'J') {
-    printf("%" PRId64, pd_long(pd, c));
+    json_int(&o, "value", pd_long(pd, c));
   } else {
     n = pd_string(pd, c, &s);
-    json_string(stdout, s, n);
+    json_str(&o, "value", s, n);
   }
-  printf(", \"units\": \"%s\", \"variability\": \"%s\"}",
-         pd_units_name(c->units), pd_var_name(c->var));
+  json_strz(&o, "units", pd_units_name(c->units));
+  json_strz(&o, "variability", pd_var_name(c->var));
+  json_close(&o);
+  fwrite(b.p, 1, b.len, stdout);
+  buf_free(&b);
 }
 
 /* --prometheus: every target (pids, files, "all") in one exposition,

@@ -24,7 +24,7 @@
 #include "core/opt_table.h"
 
 struct info {
-  struct buf cmd;   /* sun.rt.javaCommand, or "Unknown" */
+  struct buf cmd; /* the command line (vm_command), or "Unknown" */
   int has_args;
   const char *args; /* after the first space, or NULL */
 };
@@ -33,6 +33,21 @@ struct info {
 static void text(const struct perfdata *pd, const char *name, struct buf *b)
 {
   vm_text(pd, name, "Unknown", b);
+}
+
+/* The command line (core/vm's vm_command) as jps shows it: "Unknown" when
+ * it is absent. */
+static void command(const struct perfdata *pd, struct buf *b)
+{
+  const char *s;
+  size_t n;
+
+  b->len = 0;
+  if (vm_command(pd, &s, &n))
+    buf_adds(b, "Unknown");
+  else
+    out_java_text(b, s, n, fmt_locale_utf8());
+  buf_add(b, "", 0);
 }
 
 /* The args part (§3.3): after the first space (not at index 0), or
@@ -97,6 +112,7 @@ static void line(const struct vm *v, const int *flags)
   struct buf out = {0}, cmd = {0}, s = {0};
   struct perfdata pd;
   const char *args;
+  size_t len, at = 0;
   int rc;
 
   buf_printf(&out, "%d", v->pid);
@@ -111,8 +127,11 @@ static void line(const struct vm *v, const int *flags)
     pd_close(&pd);
     goto done;
   }
-  text(&pd, "sun.rt.javaCommand", &cmd);
-  vm_main_class(cmd.p, flags[OPT_long], &out);
+  command(&pd, &cmd);
+  /* jps -l: main_class; jps: its short form */
+  len = vm_main_class(cmd.p, cmd.len);
+  if (!flags[OPT_long]) len = vm_main(cmd.p, len, &at);
+  buf_add(&out, cmd.p + at, len);
   if (flags[OPT_args] && (args = main_args(cmd.p)) && *args)
     buf_printf(&out, " %s", args);
   if (flags[OPT_jvm_args]) {
@@ -137,73 +156,56 @@ done:
   buf_free(&s);
 }
 
-static void json_field(const char *key, const char *val, int last)
-{
-  printf("\"%s\": ", key);
-  if (val) json_string(stdout, val, strlen(val));
-  else fputs("null", stdout);
-  fputs(last ? "" : ", ", stdout);
-}
-
+/* One JVM as a JSON object: main_class is jps -l's (core/vm's
+ * vm_main_class), args and the JVM's strings as jps shows them; null what
+ * its PerfData cannot say. */
 static void json_vm(const struct vm *v, int first)
 {
   struct perfdata pd;
-  struct buf cmd = {0}, cls = {0}, a = {0}, f = {0}, ver = {0}, name = {0},
-             vendor = {0};
-  const struct pd_counter *c;
+  struct buf out = {0}, cmd = {0}, s = {0};
+  struct json_obj o;
+  const struct pd_counter *t, *hz;
+  static const char *const strings[][2] = {
+      {"jvm_args", "java.rt.vmArgs"},
+      {"jvm_flags", "java.rt.vmFlags"},
+      {"java_version", "java.property.java.version"},
+      {"vm_name", "java.property.java.vm.name"},
+      {"vm_vendor", "java.property.java.vm.vendor"},
+  };
   int ok = attach(v, &pd) == 0;
 
-  printf("%s\n  {\"pid\": %d, \"nspid\": %d, ", first ? "" : ",", v->pid,
-         v->nspid);
-  json_field("user", v->user, 0);
-  json_field("perfdata", v->path, 0);
-  printf("\"other_namespace\": %s, \"alive\": %s, \"locked\": %s, ",
-         v->other_ns ? "true" : "false", v->alive ? "true" : "false",
-         v->locked > 0 ? "true" : v->locked ? "null" : "false");
-  if (ok) {
-    text(&pd, "sun.rt.javaCommand", &cmd);
-    vm_main_class(cmd.p, 1, &cls);
-    text(&pd, "java.rt.vmArgs", &a);
-    text(&pd, "java.rt.vmFlags", &f);
-    text(&pd, "java.property.java.version", &ver);
-    text(&pd, "java.property.java.vm.name", &name);
-    text(&pd, "java.property.java.vm.vendor", &vendor);
+  buf_adds(&out, first ? "\n  " : ",\n  ");
+  json_open(&o, &out, 1);
+  json_int(&o, "pid", v->pid);
+  json_int(&o, "nspid", v->nspid);
+  json_strz(&o, "user", v->user);
+  json_strz(&o, "perfdata", v->path);
+  json_bool(&o, "other_namespace", v->other_ns);
+  json_bool(&o, "alive", v->alive);
+  json_bool(&o, "locked", v->locked < 0 ? -1 : v->locked > 0);
+  if (ok) command(&pd, &cmd);
+  json_str(&o, "main_class", ok ? cmd.p : NULL,
+           ok ? vm_main_class(cmd.p, cmd.len) : 0);
+  json_strz(&o, "args", ok ? main_args(cmd.p) : NULL);
+  for (size_t i = 0; i < sizeof(strings) / sizeof(*strings); i++) {
+    if (ok) text(&pd, strings[i][1], &s);
+    json_strz(&o, strings[i][0], ok ? s.p : NULL);
   }
-  json_field("main_class", ok ? cls.p : NULL, 0);
-  json_field("args", ok ? main_args(cmd.p) : NULL, 0);
-  json_field("jvm_args", ok ? a.p : NULL, 0);
-  json_field("jvm_flags", ok ? f.p : NULL, 0);
-  json_field("java_version", ok ? ver.p : NULL, 0);
-  json_field("vm_name", ok ? name.p : NULL, 0);
-  json_field("vm_vendor", ok ? vendor.p : NULL, 0);
-  if (ok && (c = pd_find(&pd, "sun.rt.createVmBeginTime")))
-    printf("\"start_time_ms\": %" PRId64 ", ", pd_long(&pd, c));
-  else fputs("\"start_time_ms\": null, ", stdout);
-  {
-    const struct pd_counter *t = ok ? pd_find(&pd, "sun.os.hrt.ticks") : NULL;
-    const struct pd_counter *hz =
-      ok ? pd_find(&pd, "sun.os.hrt.frequency") : NULL;
-
-    if (t && hz && pd_long(&pd, hz) > 0) {
-      struct buf num = {0};
-
-      /* milliseconds, in the fewest digits that read back */
-      out_num(&num,
-              round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000);
-      printf("\"uptime_s\": %s}", num.p);
-      buf_free(&num);
-    } else {
-      fputs("\"uptime_s\": null}", stdout);
-    }
-  }
+  t = ok ? pd_find(&pd, "sun.rt.createVmBeginTime") : NULL;
+  json_num(&o, "start_time_ms", t ? (double)pd_long(&pd, t) : NAN);
+  t = ok ? pd_find(&pd, "sun.os.hrt.ticks") : NULL;
+  hz = ok ? pd_find(&pd, "sun.os.hrt.frequency") : NULL;
+  /* milliseconds, in the fewest digits that read back */
+  json_num(&o, "uptime_s",
+           t && hz && pd_long(&pd, hz) > 0
+               ? round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000
+               : NAN);
+  json_close(&o);
+  fwrite(out.p, 1, out.len, stdout);
   if (ok) pd_close(&pd);
+  buf_free(&out);
   buf_free(&cmd);
-  buf_free(&cls);
-  buf_free(&a);
-  buf_free(&f);
-  buf_free(&ver);
-  buf_free(&name);
-  buf_free(&vendor);
+  buf_free(&s);
 }
 
 /* The option row a jps letter (-l -m -v -V, combinable) sets, or -1. */

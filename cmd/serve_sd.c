@@ -3,12 +3,13 @@
  * A JSON array with a target group for every JVM /metrics shows (alive,
  * ours unless --all-users): "targets" is serve itself, as the client
  * reached it (the Host header, when it is HOST:PORT of host characters;
- * else the socket's own address) or --advertise; "labels" are pid,
- * main_class, container_id and pod_uid (those /metrics puts on every
- * series; empty ones left out) and __param_pid, which a scraper turns into
- * ?pid= of its profile pulls and of /metrics. A main class is read under
- * the budgets /metrics has (core/vm's per JVM, PROM_SCRAPE_BUDGET_MS for
- * the answer; a JVM past them has no main_class label). Every value is a JSON string (core/out's
+ * else the socket's own address) or --advertise; "labels" are those
+ * /metrics puts on every series (core/prom's prom_jvm_labels: pid,
+ * main_class, container_id, pod_uid; empty ones left out) and
+ * __param_pid, which a scraper turns into ?pid= of its profile pulls and
+ * of /metrics. A main class is read under the budgets /metrics has
+ * (core/vm's per JVM, PROM_SCRAPE_BUDGET_MS for the answer; a JVM past
+ * them has no main_class label). Every value is a JSON string (core/out's
  * escaper: a main class is the target's text).
  */
 #include "core/jvmtool.h"
@@ -66,33 +67,29 @@ static void sock_addr(int fd, const char *listen, struct buf *b)
   }
 }
 
-/* v's main class (its java command) into cmd, read as /metrics reads a
- * JVM: under core/vm's per-JVM budget, and not at all once the answer has
- * spent the scrape's (start: when it began); "" then. */
-static void java_command(const struct vm *v, uint64_t start, struct buf *cmd)
+/* v's labels (core/prom's prom_jvm_labels) added to o, read as
+ * /metrics reads a JVM: its PerfData under core/vm's per-JVM budget, and
+ * not at all once the answer has spent the scrape's (start: when it
+ * began); no main_class then. Empty values are left out. */
+static void labels(const struct vm *v, uint64_t start, struct json_obj *o)
 {
   struct perfdata pd;
+  struct prom_jvm j = {.pid = v->pid, .pd = NULL};
+  struct prom_labels l;
 
-  if (!v->path || now_ms() - start > PROM_SCRAPE_BUDGET_MS ||
-      vm_open_budget(v, &pd)) {
-    vm_text(NULL, NULL, "", cmd);
-    return;
-  }
-  vm_text(&pd, "sun.rt.javaCommand", "", cmd);
-  pd_close(&pd);
-}
-
-static void label(struct buf *b, const char *name, const char *v, size_t n)
-{
-  if (!n) return;
-  buf_printf(b, ",\"%s\":", name);
-  json_buf(b, v, n);
+  if (v->path && now_ms() - start <= PROM_SCRAPE_BUDGET_MS &&
+      !vm_open_budget(v, &pd))
+    j.pd = &pd;
+  prom_jvm_labels(&j, &l);
+  for (size_t i = 0; i < l.n; i++)
+    if (l.l[i].len) json_str(o, l.l[i].name, l.l[i].value, l.l[i].len);
+  if (j.pd) pd_close(&pd);
 }
 
 struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
                        const struct http_req *r, int head)
 {
-  struct buf body = {0}, target = {0}, cmd = {0};
+  struct buf body = {0}, target = {0};
   const char *host;
   long hl = http_header(buf, r, "Host", &host);
   struct vm *v;
@@ -109,22 +106,23 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
   if (vm_list(&v, &n)) n = 0;
   buf_addc(&body, '[');
   for (size_t i = 0, k = 0; i < n; i++) {
-    char id[65] = "", pod[37] = "", pid[16];
+    struct json_obj group, l;
+    char pid[16];
 
     if (!v[i].alive || (!sc->all_users && v[i].uid != geteuid())) continue;
-    snprintf(pid, sizeof(pid), "%d", v[i].pid);
-    java_command(&v[i], start, &cmd);
-    if (proc_container(v[i].pid, id, pod)) id[0] = pod[0] = 0;
     buf_adds(&body, k++ ? ",\n" : "\n");
-    buf_adds(&body, "{\"targets\":[");
+    json_open(&group, &body, 0);
+    json_key(&group, "targets");
+    buf_addc(&body, '[');
     json_buf(&body, target.p, target.len);
-    buf_printf(&body, "],\"labels\":{\"__param_pid\":\"%s\"", pid);
-    label(&body, "pid", pid, strlen(pid));
-    label(&body, "main_class", cmd.p ? cmd.p : "",
-          cmd.p ? strcspn(cmd.p, " ") : 0);
-    label(&body, "container_id", id, strlen(id));
-    label(&body, "pod_uid", pod, strlen(pod));
-    buf_adds(&body, "}}");
+    buf_addc(&body, ']');
+    json_key(&group, "labels");
+    json_open(&l, &body, 0);
+    snprintf(pid, sizeof(pid), "%d", v[i].pid);
+    json_strz(&l, "__param_pid", pid);
+    labels(&v[i], start, &l);
+    json_close(&l);
+    json_close(&group);
   }
   buf_adds(&body, "]\n");
   vm_list_free(v, n);
@@ -132,6 +130,5 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
                  0);
   buf_free(&body);
   buf_free(&target);
-  buf_free(&cmd);
   return out;
 }

@@ -227,18 +227,6 @@ static void put_header(struct run *r)
   fwrite(l->p, 1, l->len, stdout);
 }
 
-/* Shortest digits that read back as v (JSON numbers). */
-static void json_number(struct buf *b, double v)
-{
-  char tmp[32];
-
-  for (int prec = 15; prec <= 17; prec++) {
-    snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
-    if (strtod(tmp, NULL) == v) break;
-  }
-  buf_adds(b, tmp);
-}
-
 static void csv_field(struct buf *b, const char *s)
 {
   if (!strpbrk(s, ",\"\n\r")) {
@@ -257,16 +245,14 @@ static void put_row(struct run *r, struct stat_jvm *t)
 {
   struct expr_source src = source(t);
   struct buf *l = &r->line, cell = {0};
+  struct json_obj o;
 
   l->len = 0;
   if (r->mode == OUT_JSON) {
-    buf_printf(l, "{\"timestamp\":%" PRIu64 ",\"pid\":", r->now);
-    if (t->pid) buf_printf(l, "%d", t->pid);
-    else buf_adds(l, "null");
-    fwrite(l->p, 1, l->len, stdout);
-    fputs(",\"target\":", stdout);
-    json_string(stdout, t->name, strlen(t->name));
-    l->len = 0;
+    json_open(&o, l, 0);
+    json_int(&o, "timestamp", (long long)r->now);
+    json_num(&o, "pid", t->pid ? t->pid : NAN);
+    json_strz(&o, "target", t->name);
   } else if (r->mode == OUT_CSV) {
     buf_printf(l, "%" PRIu64 ",", r->now);
     if (r->pid_column && t->pid) buf_printf(l, "%d,", t->pid);
@@ -293,19 +279,11 @@ static void put_row(struct run *r, struct stat_jvm *t)
     if (r->mode == OUT_JSON) {
       char *name = column_name(r, c);
 
-      fwrite(l->p, 1, l->len, stdout);
-      l->len = 0;
-      fputc(',', stdout);
-      json_string(stdout, name, strlen(name));
-      fputc(':', stdout);
+      if (str)
+        json_strz(&o, name, str);
+      else
+        json_num(&o, name, v); /* null when not finite */
       free(name);
-      if (str) json_string(stdout, str, strlen(str));
-      else if (!isfinite(v)) fputs("null", stdout);
-      else {
-        json_number(l, v);
-        fwrite(l->p, 1, l->len, stdout);
-        l->len = 0;
-      }
     } else if (r->mode == OUT_CSV) {
       if (c) buf_addc(l, ',');
       if (str || !isnan(v)) csv_field(l, cell.p);
@@ -314,8 +292,8 @@ static void put_row(struct run *r, struct stat_jvm *t)
       fmt_pad(l, cell.p, cell.len, r->widths[c], col->align);
     }
   }
-  buf_addc(l, r->mode == OUT_JSON ? '}' : '\n');
-  if (r->mode == OUT_JSON) buf_addc(l, '\n');
+  if (r->mode == OUT_JSON) json_close(&o);
+  buf_addc(l, '\n');
   fwrite(l->p, 1, l->len, stdout);
   buf_free(&cell);
 }

@@ -20,7 +20,9 @@ struct top_vm {
   int pid, nspid, other_ns;
   char *user;         /* from its hsperfdata_<user> folder */
   char container[65]; /* its cgroup's container id, "" for none */
-  char *main_class;   /* jps's short main class, "" when unknown */
+  char *main_class;   /* core/vm's vm_main_class (jps -l's), "" unknown */
+  char *main;         /* the MAIN column: its short form (vm_main), or
+                         why it is unknown ("" when PerfData says none) */
   int attach;         /* takes attach: 1, 0 (disabled), -1 unknown */
   int pd_ok;          /* its PerfData was read this time */
   uint64_t starttime; /* /proc: ticks after boot (tells a reused pid) */
@@ -67,6 +69,10 @@ enum { TOP_BATCH_WIDTH = 80 };
 /* One JSON object of the node (view "node") or a JVM's line ("jvm"). */
 void top_node_json(const struct top_node *node, const char *view,
                    struct buf *b);
+/* The fields of that object, added to o (top_jvm_json adds its own). */
+struct json_obj;
+void top_node_fields(const struct top_node *node, const char *view,
+                     struct json_obj *o);
 
 /* What is known of one thread of the JVM, kept from refresh to refresh
  * (parallel to top_jvm.prev: the same thread at the same index): its name
@@ -162,9 +168,8 @@ void top_add_text(struct buf *b, const char *s, size_t n, int esc);
  * SIGWINCH) or input on fd (-1: none). Returns 1 for input, else 0. */
 int top_wait(uint64_t until_ns, int fd);
 uint64_t top_now_ns(void);
-/* "key": number (null when v < 0), then ", " unless last. */
-void top_json_num(struct buf *b, const char *key, double v, int last);
-/* "key": "escaped text", then ", ". */
-void top_json_str(struct buf *b, const char *key, const char *s);
+/* A measure as top's JSON gives it (core/out's json_num): to three
+ * decimals; NaN (null) when unknown (v < 0). */
+double top_json_val(double v);
 
 #endif

@@ -453,20 +453,24 @@ static void thread_json(const struct top_jvm *j, const struct top_thread *t,
   const struct tdump_thread *k = rank < (size_t)j->stacks ? dumped(j, t) : NULL;
   const struct top_known *kn = known_of(j, t);
   struct buf f = {0};
+  struct json_obj o;
 
-  buf_printf(b, "{\"tid\": %d, \"ns_tid\": %d, ", t->task.tid, kn->nstid);
-  top_json_str(b, "name", name_of(j, t));
-  top_json_str(b, "native_name", t->task.st.comm);
-  top_json_str(b, "kind", t->kind);
-  top_json_str(b, "state", kn->state);
-  buf_printf(b, "\"java\": %s, ", kn->java ? "true" : "false");
-  top_json_num(b, "alloc_bytes_per_s", kn->alloc, 0);
-  top_json_num(b, "cpu_pct", t->cpu, 0);
-  top_json_num(b, "user_pct", t->usr, 0);
-  top_json_num(b, "sys_pct", t->sys, 1);
+  json_open(&o, b, 1);
+  json_int(&o, "tid", t->task.tid);
+  json_int(&o, "ns_tid", kn->nstid);
+  json_strz(&o, "name", name_of(j, t));
+  json_strz(&o, "native_name", t->task.st.comm);
+  json_strz(&o, "kind", t->kind);
+  json_strz(&o, "state", kn->state);
+  json_bool(&o, "java", kn->java);
+  json_num(&o, "alloc_bytes_per_s", top_json_val(kn->alloc));
+  json_num(&o, "cpu_pct", top_json_val(t->cpu));
+  json_num(&o, "user_pct", top_json_val(t->usr));
+  json_num(&o, "sys_pct", top_json_val(t->sys));
   if (k) {
     tdump_frames(j->td, k, STACK_FRAMES, &f);
-    buf_adds(b, ", \"stack\": [");
+    json_key(&o, "stack");
+    buf_addc(b, '[');
     for (char *p = f.p, *nl; p && *p; p = nl + 1) {
       nl = strchr(p, '\n');
       buf_adds(b, p == f.p ? "" : ", ");
@@ -474,25 +478,26 @@ static void thread_json(const struct top_jvm *j, const struct top_thread *t,
     }
     buf_addc(b, ']');
   }
-  buf_addc(b, '}');
+  json_close(&o);
   buf_free(&f);
 }
 
 void top_jvm_json(const struct top_jvm *j, struct buf *b)
 {
-  struct buf one = {0};
+  struct json_obj o;
 
-  top_node_json(&j->one, "jvm", &one);
-  /* the node object without its closing "}\n", then the threads */
-  if (one.len >= 2) one.len -= 2;
-  buf_add(b, one.p, one.len);
-  buf_printf(b, ", \"pid\": %d, \"dumps\": %d, ", j->pid, j->dumps);
-  top_json_str(b, "note", j->why);
-  buf_adds(b, "\"threads\": [");
+  json_open(&o, b, 1);
+  top_node_fields(&j->one, "jvm", &o);
+  json_int(&o, "pid", j->pid);
+  json_int(&o, "dumps", j->dumps);
+  json_strz(&o, "note", j->why);
+  json_key(&o, "threads");
+  buf_addc(b, '[');
   for (size_t i = 0; i < j->n; i++) {
     buf_adds(b, i ? ", " : "");
     thread_json(j, &j->t[i], i, b);
   }
-  buf_adds(b, "]}\n");
-  buf_free(&one);
+  buf_addc(b, ']');
+  json_close(&o);
+  buf_addc(b, '\n');
 }

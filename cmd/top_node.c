@@ -38,23 +38,22 @@ static void vm_clear(struct top_vm *t)
 {
   free(t->user);
   free(t->main_class);
+  free(t->main);
   if (t->pd) pd_close(t->pd);
   free(t->pd);
 }
 
-/* The main class, once per process. */
-static char *main_class(const struct perfdata *pd)
+/* The main class and its short form, once per process. */
+static void main_class(const struct perfdata *pd, struct top_vm *t)
 {
-  const struct pd_counter *c = pd_find(pd, "sun.rt.javaCommand");
-  struct buf cls = {0};
-  const char *s = "";
-  size_t n = c && c->type == 'B' ? pd_string(pd, c, &s) : 0;
-  char *cmd = xstrndup(s, n);
+  const char *cmd;
+  size_t n, at;
 
-  buf_adds(&cls, "");
-  vm_main_class(cmd, 0, &cls);
-  free(cmd);
-  return cls.p;
+  vm_command(pd, &cmd, &n);
+  n = vm_main_class(cmd, n);
+  t->main_class = xstrndup(cmd, n);
+  n = vm_main(t->main_class, n, &at);
+  t->main = xstrndup(t->main_class + at, n);
 }
 
 /* What PerfData says: main class, heap, GC seconds, eden. The file stays
@@ -81,11 +80,13 @@ static void read_perfdata(const struct vm *v, struct top_vm *t,
   }
   if (was && was->main_class && (t->pd || !v)) {
     t->main_class = was->main_class;
-    was->main_class = NULL;
+    t->main = was->main;
+    was->main_class = was->main = NULL;
   } else if (t->pd) {
-    t->main_class = main_class(t->pd);
+    main_class(t->pd, t);
   } else { /* said in its line: a message would break the screen */
-    t->main_class = xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
+    t->main_class = xstrdup("");
+    t->main = xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
   }
   if (!t->pd) return;
   t->pd_ok = 1;
@@ -297,7 +298,7 @@ static void vm_line(const struct top_vm *t, unsigned mask, struct buf *b,
                     int esc)
 {
   struct buf u = {0};
-  const char *main = *t->main_class ? t->main_class : "-";
+  const char *main = *t->main ? t->main : "-";
 
   buf_printf(b, "%7d", t->pid);
   if (mask & 1u << C_USER) {
@@ -361,39 +362,56 @@ void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
 
 static void vm_json(const struct top_vm *t, struct buf *b)
 {
-  buf_printf(b, "{\"pid\": %d, \"nspid\": %d, ", t->pid, t->nspid);
-  top_json_str(b, "user", t->user);
-  top_json_str(b, "container_id", t->container);
-  buf_printf(b, "\"other_namespace\": %s, ", t->other_ns ? "true" : "false");
-  top_json_str(b, "main_class", t->main_class);
-  top_json_num(b, "cpu_pct", t->cpu, 0);
-  top_json_num(b, "rss_bytes", t->rss, 0);
-  top_json_num(b, "heap_used_bytes", t->heap[0], 0);
-  top_json_num(b, "heap_committed_bytes", t->heap[1], 0);
-  top_json_num(b, "heap_max_bytes", t->heap[2], 0);
-  top_json_num(b, "gc_seconds", t->gc_s, 0);
-  top_json_num(b, "gc_pct", t->gc_pct, 0);
-  top_json_num(b, "alloc_bytes_per_s", t->alloc, 0);
-  buf_printf(b, "\"threads\": %ld, ", t->threads);
-  top_json_num(b, "uptime_s", t->uptime, 0);
-  buf_printf(b, "\"perfdata\": %s}", t->pd_ok ? "true" : "false");
+  struct json_obj o;
+
+  json_open(&o, b, 1);
+  json_int(&o, "pid", t->pid);
+  json_int(&o, "nspid", t->nspid);
+  json_strz(&o, "user", t->user);
+  json_strz(&o, "container_id", t->container);
+  json_bool(&o, "other_namespace", t->other_ns);
+  json_strz(&o, "main_class", t->main_class);
+  json_strz(&o, "main", t->main);
+  json_num(&o, "cpu_pct", top_json_val(t->cpu));
+  json_num(&o, "rss_bytes", top_json_val(t->rss));
+  json_num(&o, "heap_used_bytes", top_json_val(t->heap[0]));
+  json_num(&o, "heap_committed_bytes", top_json_val(t->heap[1]));
+  json_num(&o, "heap_max_bytes", top_json_val(t->heap[2]));
+  json_num(&o, "gc_seconds", top_json_val(t->gc_s));
+  json_num(&o, "gc_pct", top_json_val(t->gc_pct));
+  json_num(&o, "alloc_bytes_per_s", top_json_val(t->alloc));
+  json_int(&o, "threads", t->threads);
+  json_num(&o, "uptime_s", top_json_val(t->uptime));
+  json_bool(&o, "perfdata", t->pd_ok);
+  json_close(&o);
 }
 
-void top_node_json(const struct top_node *node, const char *view, struct buf *b)
+void top_node_fields(const struct top_node *node, const char *view,
+                     struct json_obj *o)
 {
   double cpu = 0;
 
   for (size_t i = 0; i < node->n; i++)
     cpu += node->vm[i].cpu > 0 ? node->vm[i].cpu : 0;
-  buf_printf(b,
-             "{\"time_ms\": %" PRIu64 ", \"view\": \"%s\", "
-             "\"cores\": %ld, ",
-             wall_ms(), view, sysconf(_SC_NPROCESSORS_ONLN));
-  top_json_num(b, "cpu_pct", cpu, 0);
-  buf_adds(b, "\"jvms\": [");
+  json_int(o, "time_ms", (long long)wall_ms());
+  json_strz(o, "view", view);
+  json_int(o, "cores", sysconf(_SC_NPROCESSORS_ONLN));
+  json_num(o, "cpu_pct", top_json_val(cpu));
+  json_key(o, "jvms");
+  buf_addc(o->b, '[');
   for (size_t i = 0; i < node->n; i++) {
-    buf_adds(b, i ? ", " : "");
-    vm_json(&node->vm[i], b);
+    buf_adds(o->b, i ? ", " : "");
+    vm_json(&node->vm[i], o->b);
   }
-  buf_adds(b, "]}\n");
+  buf_addc(o->b, ']');
+}
+
+void top_node_json(const struct top_node *node, const char *view, struct buf *b)
+{
+  struct json_obj o;
+
+  json_open(&o, b, 1);
+  top_node_fields(node, view, &o);
+  json_close(&o);
+  buf_addc(b, '\n');
 }

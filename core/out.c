@@ -60,13 +60,59 @@ void json_buf(struct buf *b, const char *str, size_t n)
   buf_addc(b, '"');
 }
 
-void json_string(FILE *f, const char *str, size_t n)
+void json_open(struct json_obj *o, struct buf *b, int spaced)
 {
-  struct buf b = {0};
+  o->b = b;
+  o->fields = 0;
+  o->spaced = spaced;
+  buf_addc(b, '{');
+}
 
-  json_buf(&b, str, n);
-  fwrite(b.p, 1, b.len, f);
-  buf_free(&b);
+void json_close(struct json_obj *o)
+{
+  buf_addc(o->b, '}');
+}
+
+void json_key(struct json_obj *o, const char *key)
+{
+  if (o->fields++) buf_adds(o->b, o->spaced ? ", " : ",");
+  json_buf(o->b, key, strlen(key));
+  buf_adds(o->b, o->spaced ? ": " : ":");
+}
+
+void json_str(struct json_obj *o, const char *key, const char *s, size_t n)
+{
+  json_key(o, key);
+  if (s)
+    json_buf(o->b, s, n);
+  else
+    buf_adds(o->b, "null");
+}
+
+void json_strz(struct json_obj *o, const char *key, const char *s)
+{
+  json_str(o, key, s, s ? strlen(s) : 0);
+}
+
+void json_int(struct json_obj *o, const char *key, long long v)
+{
+  json_key(o, key);
+  buf_printf(o->b, "%lld", v);
+}
+
+void json_num(struct json_obj *o, const char *key, double v)
+{
+  json_key(o, key);
+  if (isfinite(v))
+    out_num(o->b, v);
+  else
+    buf_adds(o->b, "null");
+}
+
+void json_bool(struct json_obj *o, const char *key, int v)
+{
+  json_key(o, key);
+  buf_adds(o->b, v < 0 ? "null" : v ? "true" : "false");
 }
 
 void out_java_text(struct buf *b, const char *str, size_t n, int utf8)

@@ -4,6 +4,7 @@
 #include "core/heap.h"
 #include "core/perfdata.h"
 #include "core/prom.h"
+#include "core/vm.h"
 #include <math.h>
 
 static const struct { const char *perf, *mx; } gc_map[] = {
@@ -50,23 +51,42 @@ static double lval(const struct perfdata *pd, const char *name, int *ok)
   return (double)pd_long(pd, c);
 }
 
-/* The labels every series of one JVM carries: pid, main_class, and the
- * container / pod named by its cgroup path (a 64-hex-digit id; "pod"
- * followed by a uid, '_' standing for '-' under the systemd driver). */
+static void put_label(struct prom_labels *out, const char *name, const char *v,
+                      size_t n)
+{
+  out->l[out->n].name = name;
+  out->l[out->n].value = v;
+  out->l[out->n].len = n;
+  out->n++;
+}
+
+void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
+{
+  const char *cmd;
+  size_t n;
+
+  out->n = 0;
+  out->id[0] = out->pod[0] = 0;
+  snprintf(out->pid, sizeof(out->pid), "%d", j->pid);
+  if (j->pid) put_label(out, "pid", out->pid, strlen(out->pid));
+  vm_command(j->pd, &cmd, &n);
+  put_label(out, "main_class", cmd, vm_main_class(cmd, n));
+  if (!j->pid || proc_container(j->pid, out->id, out->pod)) return;
+  if (*out->id) put_label(out, "container_id", out->id, strlen(out->id));
+  if (*out->pod) put_label(out, "pod_uid", out->pod, strlen(out->pod));
+}
+
+/* prom_jvm_labels as the inside of a series' braces. */
 static void jvm_labels(const struct prom_jvm *j, struct buf *b)
 {
-  const struct pd_counter *cmd = pd_find(j->pd, "sun.rt.javaCommand");
-  const char *s = "";
-  size_t n = cmd ? pd_string(j->pd, cmd, &s) : 0;
-  char id[65], pod[37];
+  struct prom_labels l;
 
-  if (j->pid) buf_printf(b, "pid=\"%d\",", j->pid);
-  buf_adds(b, "main_class=\"");
-  prom_label_buf(b, s, strcspn(s, " ") < n ? strcspn(s, " ") : n);
-  buf_addc(b, '"');
-  if (!j->pid || proc_container(j->pid, id, pod)) return;
-  if (*id) buf_printf(b, ",container_id=\"%s\"", id);
-  if (*pod) buf_printf(b, ",pod_uid=\"%s\"", pod);
+  prom_jvm_labels(j, &l);
+  for (size_t i = 0; i < l.n; i++) {
+    buf_printf(b, "%s%s=\"", i ? "," : "", l.l[i].name);
+    prom_label_buf(b, l.l[i].value, l.l[i].len);
+    buf_addc(b, '"');
+  }
 }
 
 static void pools(struct prom *out, const struct perfdata *pd,

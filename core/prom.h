@@ -72,6 +72,25 @@ static inline int prom_names_flag(int word)
   return word == 1 ? PROM_SIMPLECLIENT : 0;
 }
 
+/* The labels of one JVM: the one definition of what every series of
+ * /metrics and every /sd target group carries. In order: pid (left out
+ * for a file: j->pid 0), main_class (core/vm's vm_main_class of the
+ * command line; "" when pd is NULL or says none), then container_id and
+ * pod_uid when the process's cgroup path names them (a 64-hex-digit id;
+ * "pod" and a uid, '_' standing for '-' under the systemd driver). Values
+ * are raw bytes (main_class points into j->pd's buffer): the caller
+ * escapes them for its format. */
+enum { PROM_MAX_LABELS = 4 };
+struct prom_labels {
+  size_t n;
+  struct {
+    const char *name, *value;
+    size_t len;
+  } l[PROM_MAX_LABELS];
+  char pid[16], id[65], pod[37];
+};
+void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out);
+
 /* Start an exposition (flags: PROM_RAW, PROM_SIMPLECLIENT). */
 void prom_init(struct prom *p, int flags);
 

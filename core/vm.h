@@ -8,6 +8,12 @@
  * NSS in a static binary); whether the JVM still holds its file comes from
  * /proc/locks. Nothing is opened while listing: a FIFO or a device named
  * like a pid is seen by its type and passed over.
+ *
+ * One header, a file per noun: vm_list.c lists (vm_list, vm_each_tmp,
+ * vm_flock_held), vm_target.c resolves what a command line names
+ * (vm_parse_target, vm_find, vm_owner), vm_open.c opens a listed JVM's file
+ * within the per-JVM budget, vm_counters.c reads what a JVM says of itself
+ * in its counters (command line, main class, attach, Java version).
  */
 #ifndef VM_H
 #define VM_H
@@ -115,12 +121,25 @@ int vm_budget_end(struct perfdata *pd, uint64_t t0, int rc);
  * loop says so in one line and goes on with the next JVM. */
 int vm_over_budget(int rc);
 
-/* Append the main class of a sun.rt.javaCommand string as jps shows it
- * (docs/jvmstat.md §3.3): the command up to its first space; unless full
- * (jps -l, and what jcmd matches its target against), the file or class
- * name alone, a jar keeping its ".jar". */
-struct buf;
-void vm_main_class(const char *cmd, int full, struct buf *out);
+/* A JVM's command line: the one reader of its sun.rt.javaCommand counter
+ * (the main class, or a -jar path, then the arguments). Sets *s (raw
+ * bytes in pd's buffer, valid until pd_refresh/pd_close) and *n. Returns
+ * 0, or -ENOENT (*s "", *n 0) when pd is NULL or has no such string. */
+struct perfdata;
+int vm_command(const struct perfdata *pd, const char **s, size_t *n);
+
+/* main_class, the one meaning of that name in every output (ps --json,
+ * top --json, the labels of /metrics and /sd): the main class as jps -l
+ * shows it (docs/jvmstat.md §3.3), the command line cmd (n bytes) up to
+ * its first space, all of it when a space starts it: a class, a
+ * "module/class" or a jar's path as typed. Returns its length: the main
+ * class is cmd[0..len). */
+size_t vm_main_class(const char *cmd, size_t n);
+
+/* main: jps's short form of a main class cls (n bytes, vm_main_class's):
+ * the file or class name alone ("Server" for org.example.Server, "app.jar"
+ * for /srv/app.jar). Returns its length; *at is where it starts in cls. */
+size_t vm_main(const char *cls, size_t n, size_t *at);
 
 /* Whether v takes attach requests, as its sun.rt.jvmCapabilities counter
  * says (its first character, as the JDK attach client reads it): 1 yes, 0
@@ -129,13 +148,15 @@ void vm_main_class(const char *cmd, int full, struct buf *out);
  * to a JVM that says no prints a thread dump into its log. */
 int vm_attachable(const struct vm *v);
 
+struct buf;
 /* The string counter name of pd as the JDK tools print it (Java's text of
  * its bytes: core/out's out_java_text) into b, replacing what b held;
  * missing (absent, or when pd is NULL) is put, and b is NUL-terminated. */
 void vm_text(const struct perfdata *pd, const char *name, const char *missing,
              struct buf *b);
 
-/* v's sun.rt.javaCommand as vm_text gives it, "" when it cannot be read. */
+/* v's command line (vm_command) as vm_text gives a counter, "" when it
+ * cannot be read. */
 void vm_java_command(const struct vm *v, struct buf *b);
 
 /* The Java feature version a version text starts with: 8 for "1.8.0_144",

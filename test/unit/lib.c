@@ -1,5 +1,6 @@
 /* lib.c - unit tests of core/lib, core/opt and core/out */
 #include "core/jvmtool.h"
+#include <math.h>
 #include "check.h"
 
 #define OPTS_FILE "test/unit/letters.opts"
@@ -60,15 +61,36 @@ static void test_buf(void)
 
 static void test_json(void)
 {
-  char *s = NULL;
-  size_t n = 0;
-  FILE *f = open_memstream(&s, &n);
+  struct buf b = {0};
+  struct json_obj o;
 
-  json_string(f, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
-  fclose(f);
-  CHECK_STR(s, "\"a\\\"b\\\\c\\n\\u0001\xef\xbf\xbd\xc3\xa9\"",
+  json_buf(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+  CHECK_STR(b.p, "\"a\\\"b\\\\c\\n\\u0001\xef\xbf\xbd\xc3\xa9\"",
             "lib-3.1 json escapes and replaces invalid UTF-8");
-  free(s);
+  b.len = 0;
+  json_open(&o, &b, 1);
+  json_int(&o, "pid", 4242);
+  json_strz(&o, "main_class", "org.example.Main");
+  json_strz(&o, "args", NULL);
+  json_num(&o, "uptime_s", 2.5);
+  json_num(&o, "cpu_pct", NAN);
+  json_bool(&o, "alive", 1);
+  json_bool(&o, "locked", -1);
+  json_close(&o);
+  CHECK_STR(b.p,
+            "{\"pid\": 4242, \"main_class\": \"org.example.Main\", "
+            "\"args\": null, \"uptime_s\": 2.5, \"cpu_pct\": null, "
+            "\"alive\": true, \"locked\": null}",
+            "lib-3.2 an object: ', ' and ': ', null for NULL, NaN, -1");
+  b.len = 0;
+  json_open(&o, &b, 0);
+  json_str(&o, "a\"b", "x y", 1);
+  json_key(&o, "l");
+  buf_adds(&b, "[]");
+  json_close(&o);
+  CHECK_STR(b.p, "{\"a\\\"b\":\"x\",\"l\":[]}",
+            "lib-3.3 compact; keys escaped; n bytes of a value");
+  buf_free(&b);
 }
 
 static void test_read_file(void)

@@ -181,20 +181,23 @@ static void test_main_class(void)
     {"/app.jar x", "/app.jar", "/app.jar"},
     {" lead", " lead", " lead"},
     {"", "", ""},
+    {"C:\\app\\run.jar a", "run.jar", "C:\\app\\run.jar"},
+    {"x.jarx", "jarx", "x.jarx"},
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    struct buf b = {0};
+    const char *cmd = cases[i][0];
+    size_t n = vm_main_class(cmd, strlen(cmd)), at, m;
+    char *cls = xstrndup(cmd, n), *main;
 
-    buf_add(&b, "", 0);
-    vm_main_class(cases[i][0], 0, &b);
-    CHECK_STR(b.p, cases[i][1], "vm-5.%zu main class of '%s'", 2 * i + 1,
-              cases[i][0]);
-    b.len = 0;
-    vm_main_class(cases[i][0], 1, &b);
-    CHECK_STR(b.p, cases[i][2], "vm-5.%zu full main class of '%s'", 2 * i + 2,
-              cases[i][0]);
-    buf_free(&b);
+    /* main: the short form, computed from the main class alone */
+    m = vm_main(cls, n, &at);
+    main = xstrndup(cls + at, m);
+    CHECK_STR(main, cases[i][1], "vm-5.%zu main of '%s'", 2 * i + 1, cmd);
+    CHECK_STR(cls, cases[i][2], "vm-5.%zu main_class of '%s'", 2 * i + 2,
+              cmd);
+    free(main);
+    free(cls);
   }
 }
 

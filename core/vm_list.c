@@ -1,4 +1,4 @@
-/* vm.c - find JVMs: hsperfdata discovery and target resolution
+/* vm_list.c - find JVMs: every PerfData file this user can see
  *
  * See docs/jvmstat.md §2. jvmstat walks every pid's root's /tmp and keeps
  * a file only when its name is that pid's own pid or its last NSpid field;
@@ -11,65 +11,6 @@
 #include "core/root.h"
 #include "core/vm.h"
 #include <sys/sysmacros.h>
-
-static int hex_digit(char c)
-{
-  return isdigit((unsigned char)c) ? c - '0' : (c | 32) - 'a' + 10;
-}
-
-/* "file:" URI to a path: "//" must start an empty authority; the path is
- * absolute; %XX escapes are decoded. */
-static int parse_file_uri(const char *s, int flags, char **path, char *err,
-                          size_t errlen)
-{
-  const char *p = s + 5, *why = NULL;
-  struct buf b = {0};
-
-  if (starts_with(p, "//") && p[2] != '/') why = "URI has an authority component";
-  else if (starts_with(p, "//")) p += 2;
-  if (!why && *p != '/') why = "URI is not absolute";
-  else if (!why && strpbrk(p, "?#")) why = "URI has a query or fragment";
-  else if (!why && (flags & VM_TARGET_JSTAT) && strchr(p, ' '))
-    why = "Malformed VM Identifier";
-  if (why) {
-    snprintf(err, errlen, "%s: %s", why, s);
-    return -EINVAL;
-  }
-  for (; *p; p++) {
-    if (*p == '%' && isxdigit((unsigned char)p[1]) &&
-        isxdigit((unsigned char)p[2])) {
-      buf_addc(&b, (char)(hex_digit(p[1]) * 16 + hex_digit(p[2])));
-      p += 2;
-    } else {
-      buf_addc(&b, *p);
-    }
-  }
-  *path = b.p;
-  return 0;
-}
-
-int vm_parse_target(const char *s, int flags, int *pid, char **path,
-                    char *err, size_t errlen)
-{
-  const char *p = s;
-
-  *pid = 0;
-  *path = NULL;
-  if (starts_with(s, "file:")) return parse_file_uri(s, flags, path, err, errlen);
-  if (starts_with(p, "local://")) p += 8;
-  else if (starts_with(p, "//")) p += 2;
-  if (!parse_pid(p, pid)) return 0;
-  if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
-    snprintf(err, errlen, "remote vmids are not supported: %s", s);
-    return -EINVAL;
-  }
-  if ((flags & VM_TARGET_JSTAT) || !*s) {
-    snprintf(err, errlen, "Malformed VM Identifier: %s", s);
-    return -EINVAL;
-  }
-  *path = xstrdup(s);
-  return 0;
-}
 
 struct list {
   struct vm *v;
@@ -431,21 +372,4 @@ void vm_init(struct vm *out)
   memset(out, 0, sizeof(*out));
   out->locked = -1;
   out->root_pid = -1;
-}
-
-int vm_open(const struct vm *v, struct perfdata *pd)
-{
-  struct root r;
-  int fd, rc;
-
-  if (v->root_pid < 0) return pd_open(pd, v->file, 0);
-  memset(pd, 0, sizeof(*pd));
-  pd->fd = -1;
-  if (!(rc = root_open(v->root_pid, &r)))
-    rc = root_open_checked(&r, -1, v->file, O_RDONLY, S_IFREG,
-                           (long long)v->uid, &fd, NULL);
-  root_close(&r);
-  if (!rc) return pd_open_fd(pd, fd, v->path);
-  snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
-  return rc;
 }

@@ -1,36 +1,12 @@
-/* top_util.c - what every part of jvmtool top uses: the clock, the wait
- * between refreshes, and how sizes, JVM text and JSON fields are written.
- * It calls no other part of top, so the parts call downwards only:
- * top.c -> top_tty.c -> top_jvm.c -> top_node.c -> here.
+/* top_cols.c - how every part of jvmtool top writes a line: sizes, JVM
+ * text, the columns that fit a width and their titles, JSON values. It
+ * calls no other part of top, so the parts call downwards only:
+ * top.c -> top_tty.c -> top_jvm.c -> top_node.c -> here (and top_clock.c).
  */
 #include "core/jvmtool.h"
 #include "cmd/top.h"
 #include "core/out.h"
 #include <math.h>
-#include <poll.h>
-
-uint64_t top_now_ns(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int top_wait(uint64_t until_ns, int fd)
-{
-  for (;;) {
-    uint64_t now = top_now_ns();
-    struct pollfd p = {fd, POLLIN, 0};
-    int ms, rc;
-
-    if (jt_stop_signal || now >= until_ns) return 0;
-    ms = (int)((until_ns - now + 999999) / 1000000);
-    rc = poll(&p, fd >= 0, ms);
-    if (rc > 0 && (p.revents & POLLIN)) return 1;
-    if (rc < 0 || (fd >= 0 && p.revents & (POLLHUP | POLLERR))) return 0;
-  }
-}
 
 void top_size(struct buf *b, double v)
 {
@@ -94,22 +70,7 @@ void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
   buf_printf(b, " %s", last);
 }
 
-/* A number (to 3 decimals), or null when unknown (< 0). */
-void top_json_num(struct buf *b, const char *key, double v, int last)
+double top_json_val(double v)
 {
-  if (v < 0)
-    buf_printf(b, "\"%s\": null", key);
-  else {
-    /* three decimals, in the fewest digits that read back */
-    buf_printf(b, "\"%s\": ", key);
-    out_num(b, round(v * 1000) / 1000);
-  }
-  buf_adds(b, last ? "" : ", ");
-}
-
-void top_json_str(struct buf *b, const char *key, const char *s)
-{
-  buf_printf(b, "\"%s\": ", key);
-  json_buf(b, s, strlen(s));
-  buf_adds(b, ", ");
+  return v < 0 ? NAN : round(v * 1000) / 1000;
 }

@@ -1,0 +1,167 @@
+/* vm_target.c - what a target on the command line names: the one target
+ * grammar (a pid, a file: URI, a path), the JVMs an attaching command's
+ * target names (jcmd's: a pid, 0, part of a main class), and the process
+ * whose PerfData file a path is.
+ */
+#include "core/jvmtool.h"
+#include "core/perfdata.h"
+#include "core/root.h"
+#include "core/vm.h"
+
+static int hex_digit(char c)
+{
+  return isdigit((unsigned char)c) ? c - '0' : (c | 32) - 'a' + 10;
+}
+
+/* "file:" URI to a path: "//" must start an empty authority; the path is
+ * absolute; %XX escapes are decoded. */
+static int parse_file_uri(const char *s, int flags, char **path, char *err,
+                          size_t errlen)
+{
+  const char *p = s + 5, *why = NULL;
+  struct buf b = {0};
+
+  if (starts_with(p, "//") && p[2] != '/')
+    why = "URI has an authority component";
+  else if (starts_with(p, "//"))
+    p += 2;
+  if (!why && *p != '/')
+    why = "URI is not absolute";
+  else if (!why && strpbrk(p, "?#"))
+    why = "URI has a query or fragment";
+  else if (!why && (flags & VM_TARGET_JSTAT) && strchr(p, ' '))
+    why = "Malformed VM Identifier";
+  if (why) {
+    snprintf(err, errlen, "%s: %s", why, s);
+    return -EINVAL;
+  }
+  for (; *p; p++) {
+    if (*p == '%' && isxdigit((unsigned char)p[1]) &&
+        isxdigit((unsigned char)p[2])) {
+      buf_addc(&b, (char)(hex_digit(p[1]) * 16 + hex_digit(p[2])));
+      p += 2;
+    } else {
+      buf_addc(&b, *p);
+    }
+  }
+  *path = b.p;
+  return 0;
+}
+
+int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
+                    size_t errlen)
+{
+  const char *p = s;
+
+  *pid = 0;
+  *path = NULL;
+  if (starts_with(s, "file:"))
+    return parse_file_uri(s, flags, path, err, errlen);
+  if (starts_with(p, "local://"))
+    p += 8;
+  else if (starts_with(p, "//"))
+    p += 2;
+  if (!parse_pid(p, pid)) return 0;
+  if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
+    snprintf(err, errlen, "remote vmids are not supported: %s", s);
+    return -EINVAL;
+  }
+  if ((flags & VM_TARGET_JSTAT) || !*s) {
+    snprintf(err, errlen, "Malformed VM Identifier: %s", s);
+    return -EINVAL;
+  }
+  *path = xstrdup(s);
+  return 0;
+}
+
+/* A pid as attach takes it: its PerfData file is looked for only when
+ * needed (vm_attachable's caller in core/attach, PerfCounter.print). */
+static void bare_pid(int pid, struct vm *v)
+{
+  memset(v, 0, sizeof(*v));
+  v->pid = pid;
+  v->root_pid = -1;
+  v->locked = -1;
+}
+
+int vm_find(const char *target, struct vm **out, size_t *n, char *err,
+            size_t errlen)
+{
+  struct vm *vms;
+  struct buf cmd = {0};
+  char *path;
+  size_t nv, k = 0;
+  int pid, rc, all = *target && !target[strspn(target, "0")];
+
+  *out = NULL;
+  *n = 0;
+  if (!all &&
+      !vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err, errlen)) {
+    if (path) {
+      free(path);
+      snprintf(err, errlen, "'%s' is a PerfData file: attach needs a pid",
+               target);
+      return -EINVAL;
+    }
+    *out = xmalloc(sizeof(**out));
+    bare_pid(pid, *out);
+    *n = 1;
+    return 0;
+  }
+  if ((rc = vm_list(&vms, &nv))) {
+    snprintf(err, errlen, "cannot list JVMs: %s", strerror(-rc));
+    return rc;
+  }
+  for (size_t i = 0; i < nv; i++) {
+    int keep = vms[i].alive && vm_attachable(&vms[i]) == 1;
+
+    if (keep && !all) {
+      vm_java_command(&vms[i], &cmd);
+      cmd.p[vm_main_class(cmd.p, cmd.len)] = 0;
+      keep = *cmd.p && strstr(cmd.p, target);
+    }
+    if (keep)
+      vms[k++] = vms[i];
+    else
+      vm_free(&vms[i]);
+  }
+  buf_free(&cmd);
+  if (!k) {
+    free(vms);
+    vms = NULL;
+  }
+  *out = vms;
+  *n = k;
+  return 0;
+}
+
+/* The process in the pid namespace of host pid n whose own pid there is
+ * nspid, or 0. */
+static int pid_in_ns_of(int n, int nspid)
+{
+  uint64_t want, ino;
+  size_t np;
+  int *pids, found = 0;
+
+  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
+  for (size_t i = 0; i < np && !found; i++)
+    if (proc_nspid(pids[i]) == nspid && !proc_ns_ino(pids[i], "pid", &ino) &&
+        ino == want)
+      found = pids[i];
+  free(pids);
+  return found;
+}
+
+int vm_owner(const struct vm *v)
+{
+  const char *base;
+  int pid, n;
+
+  if (v->pid) return v->pid;
+  base = strrchr(v->path, '/') ? strrchr(v->path, '/') + 1 : v->path;
+  if (parse_pid(base, &pid)) return 0;
+  /* the file is named by the JVM's pid in its own namespace: that of the
+   * root the user named it through, /proc/<n>/root/... */
+  if ((n = root_pid_of(v->path))) pid = pid_in_ns_of(n, pid);
+  return pid;
+}
