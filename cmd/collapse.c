@@ -125,6 +125,7 @@ static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
                                0,
                                0,
                                1,
+                               0,
                                0};
   if (jo->event && !jfr_event_valid(jo->event))
     return jfr_event_error(jo->event);

@@ -256,7 +256,8 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                              p->ncpu,
                              p->cpu_ns,
                              0,
-                             p->span_ns};
+                             p->span_ns,
+                             p->win_ns};
   const struct jfr_fold_stats *js;
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);

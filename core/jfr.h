@@ -202,6 +202,9 @@ struct jfr_fold_opts {
   int64_t span_ns; /* the window's length (wall: a thread's time
                               waiting for a core is at most what its CPU
                               and blocking events leave of it) */
+  int64_t win_ns;  /* wall: the window's start, ns since the epoch (0:
+                      none); a blocking event counts only its part in
+                      [win_ns, win_ns + span_ns], as the CPU does */
 };
 
 struct jfr_fold_stats {
@@ -242,7 +245,8 @@ const struct jfr_fold_stats *jfr_fold_stats(const struct jfr_fold *jf);
 const char *jfr_fold_word(const struct jfr_fold *jf);
 /* After finish: the pprof columns the chosen events give (core/pprof:
  * cpu, alloc, lock; a --value or --samples one column), the recordings'
- * start and length, whether the root frame is the thread. o->period is
+ * start and length (accounted: the CPU window's, which the values
+ * cover), whether the root frame is the thread. o->period is
  * the caller's. */
 struct pprof_opts;
 void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o);

@@ -281,9 +281,19 @@ static int on_event(void *ctx, int t, const uint64_t *v)
     a.value = (int64_t)v[b->value];
     if (b->ticks) a.value = jfr_span_ns(jf->j, a.value);
   }
-  if (s->state && jf->cpu && b->value >= 0 && b->thread >= 0 && b->ticks)
-    jfr_cpu_blocked(jf->cpu, jfr_thread_os_id(jf->j, v[b->thread]),
-                    jfr_span_ns(jf->j, (int64_t)v[b->value]));
+  if (s->state && jf->cpu && b->value >= 0 && b->thread >= 0 && b->ticks) {
+    int64_t ns = jfr_span_ns(jf->j, (int64_t)v[b->value]);
+
+    if (jf->o.win_ns && b->time >= 0) { /* its part in the CPU's window */
+      int64_t from = jfr_time_ns(jf->j, v[b->time]), to = from + ns;
+      int64_t lo = jf->o.win_ns, hi = lo + jf->o.span_ns;
+
+      ns = (to < hi ? to : hi) - (from > lo ? from : lo);
+      if (ns <= 0) return 0;
+      if (!jf->o.samples) a.value = ns;
+    }
+    jfr_cpu_blocked(jf->cpu, jfr_thread_os_id(jf->j, v[b->thread]), ns);
+  }
   if (b->stack >= 0) {
     a.stack = v[b->stack];
     a.has |= 1;
@@ -474,6 +484,10 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
   o->time_ns = jf->st.start_ns;
   o->duration_ns =
       jf->st.end_ns > jf->st.start_ns ? jf->st.end_ns - jf->st.start_ns : 0;
+  if (jf->st.accounted && jf->o.win_ns) { /* the window the values cover */
+    o->time_ns = jf->o.win_ns;
+    o->duration_ns = jf->o.span_ns;
+  }
   o->thread_root = jf->o.thread_frames;
   o->accounted = jf->st.accounted;
   if (o->accounted)

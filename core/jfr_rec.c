@@ -160,6 +160,7 @@ int jfr_rec_start(struct jfr_rec *r, const char *event, int64_t interval,
 void jfr_rec_stop_line(struct jfr_rec *r, int plain, struct buf *line)
 {
   /* the window ends as the stop is asked (no window: counted as recorded) */
+  if (!plain && r->win.on) r->win_ns = r->win.start_epoch_ns;
   if (!plain && r->win.on &&
       proc_window_end(&r->win, &r->cpu, &r->ncpu, &r->cpu_ns, &r->span_ns)) {
     free(r->cpu);
@@ -251,8 +252,9 @@ void jfr_rec_comment(const struct jfr_rec *r, const char *event,
 int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
                   int64_t interval, FILE *out, char *err, size_t n)
 {
-  struct jfr_fold_opts jo = {event, NULL,   1,       1,         0, -1,
-                             -1,    r->cpu, r->ncpu, r->cpu_ns, 0, r->span_ns};
+  struct jfr_fold_opts jo = {event, NULL,       1,        1,       0,
+                             -1,    -1,         r->cpu,   r->ncpu, r->cpu_ns,
+                             0,     r->span_ns, r->win_ns};
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);

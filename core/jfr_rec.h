@@ -44,6 +44,7 @@ struct jfr_rec {
   size_t ncpu;
   int64_t cpu_ns;  /* the process's CPU over the window */
   int64_t span_ns; /* the window's length */
+  int64_t win_ns;  /* its start, ns since the epoch */
 };
 
 /* Make ready to record j (core/jvm's, held by the caller until

@@ -126,6 +126,7 @@ struct proc_window {
   uint64_t *wait;    /* runqueue ns of tasks[i] at the start; NULL:
                               not asked */
   uint64_t start_ms; /* now_ms() at the start */
+  int64_t start_epoch_ns; /* the wall clock then (ns since the epoch) */
 };
 
 /* One thread's CPU over a window. */

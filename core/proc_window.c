@@ -14,6 +14,7 @@ int proc_window_start(struct proc_window *w, int pid, int wait)
   if ((rc = proc_tasks(pid, &w->tasks, &w->n, NULL))) return rc;
   w->ticks = ps.utime + ps.stime;
   w->start_ms = now_ms();
+  w->start_epoch_ns = (int64_t)wall_ms() * 1000000;
   if (wait) {
     w->wait = xzalloc((w->n ? w->n : 1) * sizeof(*w->wait));
     for (size_t i = 0; i < w->n; i++)
