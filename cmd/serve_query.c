@@ -38,7 +38,7 @@ static int params(struct conn *c, const struct route *r, const char *t,
                   size_t n)
 {
   struct buf msg = {0};
-  char v[32];
+  char v[32] = "";
   long long x;
 
   if (route_foreign(r, t, len, &msg)) goto bad;

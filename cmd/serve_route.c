@@ -13,12 +13,13 @@
 /* A query parameter: a core/opt row (its kind, and its range and default
  * as written; help: what it is, and the 400 line's want when it has no
  * default). */
-#define PARAM(name, k, l, h, d, what)                                         \
-  {.lname = name, .kind = k, .lo = l, .hi = h, .def = d, .help = what}
+#define PARAM(name, k, l, h, d, what)                                          \
+  {                                                                            \
+    .lname = name, .kind = k, .lo = l, .hi = h, .def = d, .help = what         \
+  }
 /* /metrics?pid=: a number only (the node's scrape names JVMs by pid) */
-static const struct opt jvm_pid =
-    PARAM("pid", OPTS_INT, "1", "2147483647", "-",
-          "the pid of one JVM (see /sd)");
+static const struct opt jvm_pid = PARAM("pid", OPTS_INT, "1", "2147483647", "-",
+                                        "the pid of one JVM (see /sd)");
 /* a pull's JVM: a pid or a part of its main class (core/jvm's grammar) */
 static const struct opt pull_jvm =
     PARAM("pid", OPTS_TEXT, NULL, NULL, "-",
@@ -36,22 +37,42 @@ static const struct opt threshold =
 
 const struct route routes[] = {
     {"/", ROUTE_GET | ROUTE_HEAD, ROUTE_INDEX, NULL, "this list", {NULL}},
-    {"/metrics", ROUTE_GET | ROUTE_HEAD, ROUTE_METRICS, NULL,
+    {"/metrics",
+     ROUTE_GET | ROUTE_HEAD,
+     ROUTE_METRICS,
+     NULL,
      "every JVM's metrics (Prometheus text), or pid='s only",
      {&jvm_pid, NULL}},
-    {"/sd", ROUTE_GET | ROUTE_HEAD, ROUTE_SD, NULL,
+    {"/sd",
+     ROUTE_GET | ROUTE_HEAD,
+     ROUTE_SD,
+     NULL,
      "Prometheus HTTP service discovery: a target group per JVM",
      {NULL}},
-    {"/debug/pprof/profile", ROUTE_GET, ROUTE_PULL, "cpu", "cpu (pprof)",
+    {"/debug/pprof/profile",
+     ROUTE_GET,
+     ROUTE_PULL,
+     "cpu",
+     "cpu (pprof)",
      {&seconds, &interval, &pull_jvm, NULL}},
-    {"/debug/pprof/allocs", ROUTE_GET, ROUTE_PULL, "alloc",
+    {"/debug/pprof/allocs",
+     ROUTE_GET,
+     ROUTE_PULL,
+     "alloc",
      "allocations, JFR's sampler (pprof)",
      {&seconds, &interval, &pull_jvm, NULL}},
-    {"/debug/pprof/mutex", ROUTE_GET, ROUTE_PULL, "lock",
+    {"/debug/pprof/mutex",
+     ROUTE_GET,
+     ROUTE_PULL,
+     "lock",
      "monitor enters and parks (pprof)",
      {&seconds, &threshold, &pull_jvm, NULL}},
-    {"/debug/pprof/wall", ROUTE_GET, ROUTE_PULL, "wall",
-     "wall-clock time (pprof)", {&seconds, &interval, &pull_jvm, NULL}},
+    {"/debug/pprof/wall",
+     ROUTE_GET,
+     ROUTE_PULL,
+     "wall",
+     "wall-clock time (pprof)",
+     {&seconds, &interval, &pull_jvm, NULL}},
     /* any other path under it: the pulls' 404 (or 403 when they are off) */
     {"/debug/pprof/", ROUTE_GET | ROUTE_HEAD, ROUTE_PULL, NULL, NULL, {NULL}},
     {NULL, 0, 0, NULL, NULL, {NULL}},
@@ -101,8 +122,8 @@ int route_foreign(const struct route *r, const char *t, size_t len,
   for (const struct route *o = routes; o->path; o++) {
     if (o == r || o->fn != r->fn) continue;
     for (const struct opt *const *p = o->params; *p; p++) {
-      if (takes(r, (*p)->lname) || http_query(t, len, (*p)->lname, v,
-                                               sizeof(v)) == -1)
+      if (takes(r, (*p)->lname) ||
+          http_query(t, len, (*p)->lname, v, sizeof(v)) == -1)
         continue;
       buf_printf(msg, "%s: not a parameter of /%s", (*p)->lname, leaf(r));
       for (const struct opt *const *q = r->params; *q; q++)
