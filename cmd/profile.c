@@ -284,8 +284,8 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                flame_title(jfr_fold_word(jf) ? jfr_fold_word(jf) : event),
                chosen, p->j->pid);
     js = jfr_fold_stats(jf);
-    say_own(p->j->pid, js);
-    if (js->accounted)
+    if (!rc) say_own(p->j->pid, js);
+    if (!rc && js->accounted)
       info_msg("pid %d: cpu: %.3f s of CPU accounted from /proc (the "
                "process used %.3f s), %.3f s in threads JFR does not sample",
                p->j->pid, js->cpu_ns / 1e9, js->process_ns / 1e9,

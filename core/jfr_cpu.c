@@ -98,6 +98,22 @@ static void name_frame(struct buf *b, const char *comm)
     if (*p == ';' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
 }
 
+/* Add ns to f under a state frame of a thread's own (wall): the thread
+ * (named comm) then the state with thread_frames, else "[state] comm". */
+static void state_add(struct jfr_cpu *c, struct fold *f, const char *state,
+                      const char *comm, int thread_frames, int64_t ns)
+{
+  c->key.len = 0;
+  if (thread_frames) {
+    name_frame(&c->key, comm);
+    buf_printf(&c->key, ";%s", state);
+  } else {
+    buf_printf(&c->key, "%s ", state);
+    name_frame(&c->key, comm);
+  }
+  fold_add(f, c->key.p, c->key.len, ns, 0);
+}
+
 /* The frame of a thread JFR did not sample: "[GC] G1 Conc#0". */
 static void kind_frame(struct buf *b, const char *comm)
 {
@@ -169,26 +185,11 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
      * code, CPU quota throttling) */
     if ((c->samples[i] || c->blocked[i]) && c->t[i].whole && left > wait &&
         left - wait > 0) {
-      c->key.len = 0;
-      if (thread_frames) {
-        name_frame(&c->key, c->t[i].comm);
-        buf_adds(&c->key, ";[unrecorded]");
-      } else {
-        buf_adds(&c->key, "[unrecorded] ");
-        name_frame(&c->key, c->t[i].comm);
-      }
-      fold_add(f, c->key.p, c->key.len, left - wait, 0);
+      state_add(c, f, "[unrecorded]", c->t[i].comm, thread_frames,
+                left - wait);
     }
     if (wait <= 0) continue;
-    c->key.len = 0;
-    if (thread_frames) {
-      name_frame(&c->key, c->t[i].comm);
-      buf_adds(&c->key, ";[runnable]");
-    } else {
-      buf_adds(&c->key, "[runnable] ");
-      name_frame(&c->key, c->t[i].comm);
-    }
-    fold_add(f, c->key.p, c->key.len, wait, 0);
+    state_add(c, f, "[runnable]", c->t[i].comm, thread_frames, wait);
     st->wait_ns += wait;
   }
   if (!lost && gone > 0) {
