@@ -1,6 +1,7 @@
 /* serve.h - serve's connections and responses, shared by its files
  *
- * serve.c runs the poll loop and /metrics; serve_http.c makes responses;
+ * serve.c runs the poll loop and /metrics; serve_route.c holds the
+ * routes and their query parameters as rows; serve_http.c makes responses;
  * serve_pull.c answers profile pulls (/debug/pprof/...), serve_query.c
  * reads what one asks; serve_sd.c the
  * Prometheus HTTP service discovery (/sd).
@@ -105,18 +106,20 @@ struct pull_ask {
   int64_t interval;
   struct jvm j;
 };
-/* The ask of a GET or HEAD of a /debug/pprof/ path (target t, len bytes,
+/* The ask of a GET or HEAD of a /debug/pprof/ path (r: its ROUTE_PULL
+ * row, the prefix row when no pull has the path; target t, len bytes,
  * query included): 0 and *a (jvm_close a->j), or -1 with the refusal
- * answered (404 no such route or JVM, 405 HEAD, 400 a bad parameter, 409
- * several JVMs). */
+ * answered (404 no such route or JVM, 405 a method r does not take, 400 a
+ * bad parameter, 409 several JVMs). */
 int pull_ask(struct conn *c, const struct route *r, const char *t,
              size_t len, int head, struct pull_ask *a);
 /* A pull's error answer: status and one line (control characters of a
  * JVM's reply cut out), Retry-After when retry > 0, X-Go-Pprof: 1. */
 void pull_fail(struct conn *c, int status, const char *line, int retry,
                int head);
-/* GET or HEAD of a /debug/pprof/ path (target: the request target, query
- * included): c->out is set, or c waits (WAIT_PULL). */
+/* GET or HEAD of a /debug/pprof/ path (r: its row, as pull_ask; target:
+ * the request target, query included): c->out is set, or c waits
+ * (WAIT_PULL). */
 void pull_request(struct conn *c, const struct route *r, const char *target,
                   size_t len, int head);
 /* What the pulls wait for: their sockets into pfd (room for PULLS_MAX;
