@@ -54,4 +54,30 @@ awk 'NR > 1 { r[NR - 1] = $1 }
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
   END { a = (med(5, 14) + med(34, 43)) / 2; b = med(20, 27)
     printf "profile overhead (cpu, 10 ms): burner %.0f rounds/s alone (%.0f before, %.0f after), %.0f while profiled: %.1f %%\n", a, med(5, 14), med(34, 43), b, (a - b) * 100 / a }' "$JT_TMP/rate"
+
+# profile's own CPU (user+system, median of 7): cpu accounted from /proc
+# (each thread's stat at the start and the stop, a status read per thread
+# that ran) against --value samples (no /proc reads), and wall (schedstat
+# too), on JfrWork all; the difference is what the accounting costs
+java -cp "$JT_TMP/classes" JfrWork all 120 > /dev/null 2>&1 &
+jp=$!
+echo $jp >> "$JT_TMP/pids"
+sleep 2
+"$JT" profile $jp --duration 1s -o /dev/null 2>/dev/null # JFR loaded
+cpu_ms() {
+  python3 -c 'import os, subprocess, sys
+v = []
+for _ in range(7):
+    p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    ru = os.wait4(p.pid, 0)[2]
+    v.append((ru.ru_utime + ru.ru_stime) * 1000)
+print("%.1f" % sorted(v)[3])' "$@"
+}
+set -- $(cpu_ms "$JT" profile $jp --duration 1s -o /dev/null) \
+  $(cpu_ms "$JT" profile $jp --duration 1s --value samples -o /dev/null) \
+  $(cpu_ms "$JT" profile $jp --event wall --duration 1s -o /dev/null) \
+  $(ls /proc/$jp/task | wc -l)
+kill $jp; wait $jp 2>/dev/null
+echo "profile's own CPU, 1 s of JfrWork all ($4 threads): cpu accounted $1 ms, --value samples $2 ms, wall $3 ms"
 fi
