@@ -54,38 +54,29 @@ static void conn_close(struct conn *c)
   c->out = NULL;
 }
 
-/* ADDR:PORT, :PORT (every address), [V6]:PORT. 0 or -1. */
+/* --listen: core/http's HOST:PORT with a numeric address (ADDR:PORT,
+ * :PORT every address, [V6]:PORT), port 0 taken (any free one). 0 or -1. */
 static int parse_listen(const char *s, struct sockaddr_storage *ss,
                         socklen_t *len)
 {
   struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
   struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-  const char *colon = strrchr(s, ':');
+  struct http_hostport hp;
   char host[64];
-  unsigned long port;
-  char *end;
-  size_t hl;
 
-  if (!colon) return -1;
-  errno = 0;
-  port = strtoul(colon + 1, &end, 10);
-  if (!colon[1] || *end || errno || port > 65535 || !isdigit(colon[1]))
+  if (http_hostport(s, strlen(s), &hp) || hp.host_len >= sizeof(host))
     return -1;
-  hl = (size_t)(colon - s);
-  if (hl >= sizeof(host)) return -1;
-  memcpy(host, s, hl);
-  host[hl] = 0;
+  memcpy(host, hp.host, hp.host_len);
+  host[hp.host_len] = 0;
   memset(ss, 0, sizeof(*ss));
-  if (host[0] == '[') {
-    if (hl < 2 || host[hl - 1] != ']') return -1;
-    host[hl - 1] = 0;
+  if (hp.v6) {
     in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons((uint16_t)port);
+    in6->sin6_port = htons((uint16_t)hp.port);
     *len = sizeof(*in6);
-    return inet_pton(AF_INET6, host + 1, &in6->sin6_addr) == 1 ? 0 : -1;
+    return inet_pton(AF_INET6, host, &in6->sin6_addr) == 1 ? 0 : -1;
   }
   in4->sin_family = AF_INET;
-  in4->sin_port = htons((uint16_t)port);
+  in4->sin_port = htons((uint16_t)hp.port);
   *len = sizeof(*in4);
   if (!host[0]) {
     in4->sin_addr.s_addr = htonl(INADDR_ANY);
@@ -148,23 +139,27 @@ static struct resp *error_resp(int status)
 static struct scrape scr;
 static struct sd_conf sdc;
 
-/* /metrics?pid=P: that one JVM, rendered now (one JVM is what a step of
- * the node's scrape reads, under core/vm's budget), or 404 when it is no
- * JVM this serve shows; 400 for a pid that is no number. */
-static struct resp *one_jvm(const char *t, size_t len, int head, int raw,
-                            int *close_after)
+/* /metrics?pid=P (route r's pid row): that one JVM, rendered now (one
+ * JVM is what a step of the node's scrape reads, under core/vm's budget),
+ * or 404 when it is no JVM this serve shows; 400 for a pid the row does
+ * not take. */
+static struct resp *one_jvm(const struct route *r, const char *t, size_t len,
+                            int head, int raw, int *close_after)
 {
   struct scrape one = scr;
-  struct buf body = {0};
+  struct buf body = {0}, msg = {0};
   char v[32], line[96];
-  struct resp *r;
+  struct resp *out;
   struct vm *vms;
   long long pid;
-  long n = http_query(t, len, "pid", v, sizeof(v));
+  long n;
 
-  if (n <= 0 || parse_long(v, 1, INT_MAX, &pid))
-    return *close_after = 1,
-           resp_line(400, "pid: want the pid of one JVM (see /sd)", NULL, head);
+  if (route_param(r->params[0], t, len, v, sizeof(v), &pid, &msg) < 0) {
+    *close_after = 1;
+    out = resp_line(400, msg.p, NULL, head);
+    buf_free(&msg);
+    return out;
+  }
   if (!(n = (long)shown(&scr, (int)pid, &vms))) {
     free(vms);
     snprintf(line, sizeof(line), "no JVM with pid %lld here", pid);
@@ -176,9 +171,10 @@ static struct resp *one_jvm(const char *t, size_t len, int head, int raw,
   while (!scrape_step(&one))
     ;
   prom_scrape_end(&one.s, &body);
-  r = resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, head, 0);
+  out =
+      resp_new(200, PROM_CONTENT_TYPE, body.p ? body.p : "", body.len, head, 0);
   buf_free(&body);
-  return r;
+  return out;
 }
 
 /* /metrics: c waits for the scrape under way (one is begun if none is),
@@ -235,15 +231,15 @@ static void scrape_done(struct conn *conns)
   buf_free(&body);
 }
 
-/* A complete head is in c->in: answer it. */
+/* A complete head is in c->in: answer it, by its route's row. */
 static void answer(struct conn *conns, struct conn *c, int raw)
 {
   struct http_req r;
   int st = http_parse(c->in, c->inlen, &r), head;
+  const struct route *rt;
+  struct buf index = {0};
   size_t qlen;
   char pid[32];
-  static const char index_body[] =
-      "jvmtool serve: metrics at /metrics\n";
 
   if (st == 1) return;
   c->deadline = now_ms() + WRITE_MS;
@@ -254,29 +250,32 @@ static void answer(struct conn *conns, struct conn *c, int raw)
   }
   c->close_after = !r.keep_alive;
   head = r.method_len == 4 && !memcmp(r.method, "HEAD", 4);
+  qlen = r.target_len; /* the path, without a query string */
+  r.target_len = strcspn(r.target, "? \r");
+  rt = route_find(r.target, r.target_len);
   if (!head && !(r.method_len == 3 && !memcmp(r.method, "GET", 3))) {
     c->out = error_resp(405);
     c->close_after = 1;
-    return;
-  }
-  /* the path, without a query string */
-  qlen = r.target_len;
-  r.target_len = strcspn(r.target, "? \r");
-  if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8) &&
-      http_query(r.target, qlen, "pid", pid, sizeof(pid)) != -1)
-    c->out = one_jvm(r.target, qlen, head, raw, &c->close_after);
-  else if (r.target_len == 8 && !memcmp(r.target, "/metrics", 8))
-    metrics(conns, c, head, raw);
-  else if (r.target_len > 13 && !memcmp(r.target, "/debug/pprof/", 13))
-    pull_request(c, r.target, qlen, head);
-  else if (r.target_len == 3 && !memcmp(r.target, "/sd", 3))
-    c->out = sd_answer(&sdc, c->fd, c->in, &r, head);
-  else if (r.target_len == 1 && r.target[0] == '/')
-    c->out = resp_new(200, "text/plain; charset=utf-8", index_body,
-                      sizeof(index_body) - 1, head, c->close_after);
-  else {
+  } else if (!rt) {
     c->out = error_resp(404);
     c->close_after = 1;
+  } else if (head && !(rt->methods & ROUTE_HEAD) && rt->fn != ROUTE_PULL) {
+    c->out = error_resp(405); /* a pull says its own, after its 403, 404 */
+    c->close_after = 1;
+  } else if (rt->fn == ROUTE_METRICS &&
+             http_query(r.target, qlen, "pid", pid, sizeof(pid)) != -1) {
+    c->out = one_jvm(rt, r.target, qlen, head, raw, &c->close_after);
+  } else if (rt->fn == ROUTE_METRICS) {
+    metrics(conns, c, head, raw);
+  } else if (rt->fn == ROUTE_PULL) {
+    pull_request(c, rt, r.target, qlen, head);
+  } else if (rt->fn == ROUTE_SD) {
+    c->out = sd_answer(&sdc, c->fd, c->in, &r, head);
+  } else {
+    route_index(&index);
+    c->out = resp_new(200, "text/plain; charset=utf-8", index.p, index.len,
+                      head, c->close_after);
+    buf_free(&index);
   }
   /* the head is done with: a pipelined request moves up */
   memmove(c->in, c->in + r.head_len, c->inlen - r.head_len);

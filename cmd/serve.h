@@ -1,6 +1,7 @@
 /* serve.h - serve's connections and responses, shared by its files
  *
- * serve.c runs the poll loop and /metrics; serve_http.c makes responses;
+ * serve.c runs the poll loop and /metrics; serve_route.c holds the
+ * routes and their query parameters as rows; serve_http.c makes responses;
  * serve_pull.c answers profile pulls (/debug/pprof/...), serve_query.c
  * reads what one asks; serve_sd.c the
  * Prometheus HTTP service discovery (/sd).
@@ -54,6 +55,41 @@ struct resp *resp_line(int status, const char *line, const char *extra,
                        int head);
 void resp_put(struct resp *r);
 
+/* serve's routes (serve_route.c), a row each: a path (a prefix when it
+ * ends in '/'), the methods it takes, what answers it, and its query
+ * parameters (core/opt rows: name, kind, range and default as written). */
+enum route_fn { ROUTE_INDEX, ROUTE_METRICS, ROUTE_SD, ROUTE_PULL };
+enum { ROUTE_GET = 1, ROUTE_HEAD = 2 };
+struct opt;
+struct route {
+  const char *path;
+  int methods;           /* ROUTE_GET | ROUTE_HEAD */
+  enum route_fn fn;
+  const char *event;     /* ROUTE_PULL: profile's --event word */
+  const char *what;      /* one line for the index, or NULL: not listed */
+  const struct opt *params[4]; /* NULL-ended */
+};
+extern const struct route routes[]; /* ended by a NULL path */
+/* The route of path (n bytes, no query): its own row, else the longest
+ * prefix row it is under; NULL when none (404). */
+const struct route *route_find(const char *path, size_t n);
+/* Parameter p in target t (len bytes, query included): 1 when given and
+ * p takes it (its text in v, n bytes; INT its number, TIME nanoseconds in
+ * *num); 0 when not given (v empty, *num p's default or 0); -1 when p
+ * does not take it, with the 400 line in msg ("seconds: want 1 to 60
+ * (default 10)"; a row without a default: "pid: want <its help>"). */
+int route_param(const struct opt *p, const char *t, size_t len, char *v,
+                size_t n, long long *num, struct buf *msg);
+/* -1 with the 400 line in msg when t names a parameter of another route
+ * answered as r is (a sibling pull) that r does not take ("interval: not
+ * a parameter of /mutex (it takes threshold)": r's of the same kind);
+ * else 0. */
+int route_foreign(const struct route *r, const char *t, size_t len,
+                  struct buf *msg);
+/* GET /'s body: every listed route, its methods and parameters (range
+ * and default), from the rows. */
+void route_index(struct buf *b);
+
 /* Profile pulls (serve_pull.c). */
 struct pull_conf {
   int off;       /* --no-profiles */
@@ -70,19 +106,22 @@ struct pull_ask {
   int64_t interval;
   struct jvm j;
 };
-/* The ask of a GET or HEAD of a /debug/pprof/ path (target t, len bytes,
+/* The ask of a GET or HEAD of a /debug/pprof/ path (r: its ROUTE_PULL
+ * row, the prefix row when no pull has the path; target t, len bytes,
  * query included): 0 and *a (jvm_close a->j), or -1 with the refusal
- * answered (404 no such route or JVM, 405 HEAD, 400 a bad parameter, 409
- * several JVMs). */
-int pull_ask(struct conn *c, const char *t, size_t len, int head,
-             struct pull_ask *a);
+ * answered (404 no such route or JVM, 405 a method r does not take, 400 a
+ * bad parameter, 409 several JVMs). */
+int pull_ask(struct conn *c, const struct route *r, const char *t,
+             size_t len, int head, struct pull_ask *a);
 /* A pull's error answer: status and one line (control characters of a
  * JVM's reply cut out), Retry-After when retry > 0, X-Go-Pprof: 1. */
 void pull_fail(struct conn *c, int status, const char *line, int retry,
                int head);
-/* GET or HEAD of a /debug/pprof/ path (target: the request target, query
- * included): c->out is set, or c waits (WAIT_PULL). */
-void pull_request(struct conn *c, const char *target, size_t len, int head);
+/* GET or HEAD of a /debug/pprof/ path (r: its row, as pull_ask; target:
+ * the request target, query included): c->out is set, or c waits
+ * (WAIT_PULL). */
+void pull_request(struct conn *c, const struct route *r, const char *target,
+                  size_t len, int head);
 /* What the pulls wait for: their sockets into pfd (room for PULLS_MAX;
  * returns how many), and *next lowered to their earliest time. */
 struct pollfd;

@@ -169,7 +169,8 @@ static int start(struct pull *p, char *err, size_t n)
   return rc;
 }
 
-void pull_request(struct conn *c, const char *t, size_t len, int head)
+void pull_request(struct conn *c, const struct route *r, const char *t,
+                  size_t len, int head)
 {
   struct pull_ask a;
   char err[512];
@@ -180,7 +181,7 @@ void pull_request(struct conn *c, const char *t, size_t len, int head)
     pull_fail(c, 403, "profile pulls are off (serve --no-profiles)", 0, head);
     return;
   }
-  if (pull_ask(c, t, len, head, &a)) return;
+  if (pull_ask(c, r, t, len, head, &a)) return;
   if (!(p = room(c, a.j.pid, head))) {
     jvm_close(&a.j);
     return;

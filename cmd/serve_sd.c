@@ -23,26 +23,27 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+/* 1 unless each of the n bytes at s is a letter, a digit (hex: a hex
+ * digit) or one of more. */
+static int bad_chars(const char *s, size_t n, int hex, const char *more)
+{
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+
+    if (!(hex ? isxdigit(c) : isalnum(c)) && (!c || !strchr(more, c)))
+      return 1;
+  }
+  return 0;
+}
+
 int sd_bad_addr(const char *s, size_t n)
 {
-  size_t i = 0, port = 0, digits = 0;
+  struct http_hostport hp;
 
-  if (n && s[0] == '[') {
-    for (i = 1;
-         i < n && (isxdigit((unsigned char)s[i]) || s[i] == ':' || s[i] == '.');
-         i++)
-      ;
-    if (i < 3 || i >= n || s[i++] != ']') return 1;
-  } else {
-    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '-' ||
-                     s[i] == '.' || s[i] == '_'))
-      i++;
-    if (!i) return 1;
-  }
-  if (i >= n || s[i++] != ':') return 1;
-  for (; i < n && isdigit((unsigned char)s[i]) && digits < 6; i++, digits++)
-    port = port * 10 + (size_t)(s[i] - '0');
-  return i != n || !digits || port < 1 || port > 65535;
+  if (http_hostport(s, n, &hp) || hp.port < 1) return 1;
+  if (hp.v6) /* an IPv6 address, perhaps an IPv4 tail */
+    return hp.host_len < 2 || bad_chars(hp.host, hp.host_len, 1, ":.");
+  return !hp.host_len || bad_chars(hp.host, hp.host_len, 0, "-._");
 }
 
 /* The address the request reached: the socket's own, as HOST:PORT. */

@@ -209,3 +209,30 @@ long http_query(const char *target, size_t len, const char *name, char *out,
   }
   return -1;
 }
+
+int http_hostport(const char *s, size_t n, struct http_hostport *hp)
+{
+  const char *colon;
+  size_t i;
+
+  memset(hp, 0, sizeof(*hp));
+  if (n && s[0] == '[') { /* [V6]: the brackets hold the address */
+    const char *rb = memchr(s, ']', n);
+
+    if (!rb || (size_t)(rb - s) + 1 >= n || rb[1] != ':') return -1;
+    hp->host = s + 1;
+    hp->host_len = (size_t)(rb - s) - 1;
+    hp->v6 = 1;
+    colon = rb + 1;
+  } else {
+    if (!(colon = memchr(s, ':', n))) return -1;
+    hp->host = s;
+    hp->host_len = (size_t)(colon - s);
+  }
+  if (colon + 1 == s + n || s + n - colon - 1 > 5) return -1;
+  for (i = (size_t)(colon + 1 - s); i < n; i++) {
+    if (!isdigit((unsigned char)s[i])) return -1;
+    hp->port = hp->port * 10 + (s[i] - '0');
+  }
+  return hp->port > 65535 ? -1 : 0;
+}

@@ -57,4 +57,18 @@ long http_header(const char *buf, const struct http_req *r, const char *name,
 long http_query(const char *target, size_t len, const char *name, char *out,
                 size_t n);
 
+/* HOST:PORT split, the one grammar of an address serve is given or sent
+ * (--listen, --advertise, a Host header): HOST is "[" V6 "]" (v6 set,
+ * host the text between the brackets) or text without ':' (possibly
+ * empty), PORT 1 to 5 digits, 0 to 65535. What the host may be, and
+ * whether port 0 is taken, is each use's own check. */
+struct http_hostport {
+  const char *host; /* into s, host_len bytes */
+  size_t host_len;
+  int v6;
+  int port;
+};
+/* s (n bytes) split into *hp: 0, or -1 when it is not HOST:PORT. */
+int http_hostport(const char *s, size_t n, struct http_hostport *hp);
+
 #endif

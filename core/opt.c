@@ -85,6 +85,24 @@ static int split_words(const char *list, char *copy, size_t size,
   return n;
 }
 
+int opt_value(const struct opt *o, const char *v, long long *num)
+{
+  long long lo, hi;
+
+  if (o->kind == OPTS_INT)
+    return parse_long(o->lo, LLONG_MIN, LLONG_MAX, &lo) ||
+                   parse_long(o->hi, lo, LLONG_MAX, &hi) ||
+                   parse_long(v, lo, hi, num)
+               ? -1
+               : 0;
+  if (o->kind == OPTS_TIME)
+    return parse_span(o->lo, &lo) || parse_span(o->hi, &hi) ||
+                   parse_span(v, num) || *num < lo || *num > hi
+               ? -1
+               : 0;
+  return o->kind == OPTS_TEXT ? 0 : -1;
+}
+
 /* Check v against row o and store it at i: 0, or -1 when it does not fit
  * (value_error says why). */
 static int take_value(const struct opt *o, const char *v, int i,
@@ -92,26 +110,18 @@ static int take_value(const struct opt *o, const char *v, int i,
 {
   const char *names[32];
   char copy[512];
-  long long lo, hi;
   char *end;
   int n;
 
   switch (o->kind) {
   case OPTS_INT:
-    if (parse_long(o->lo, LLONG_MIN, LLONG_MAX, &lo) ||
-        parse_long(o->hi, lo, LLONG_MAX, &hi))
-      return -1;
-    return parse_long(v, lo, hi, &out->num[i]) ? -1 : 0;
+  case OPTS_TIME:
+    return opt_value(o, v, &out->num[i]);
   case OPTS_REAL:
     out->real[i] = strtod(v, &end);
     if (end == v || *end) return -1;
     if (out->real[i] < strtod(o->lo, NULL)) return -1;
     return out->real[i] <= strtod(o->hi, NULL) ? 0 : -1; /* NaN too */
-  case OPTS_TIME:
-    if (parse_span(o->lo, &lo) || parse_span(o->hi, &hi) ||
-        parse_span(v, &out->num[i]))
-      return -1;
-    return out->num[i] >= lo && out->num[i] <= hi ? 0 : -1;
   case OPTS_WORD:
     n = split_words(o->words, copy, sizeof(copy), names, 32);
     for (out->word[i] = 0; out->word[i] < n; out->word[i]++)

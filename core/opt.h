@@ -76,6 +76,11 @@ enum opt_flags {
  * the letter or when it is the only argument, print the help. */
 int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
               char **argv, struct args *out);
+/* Check a value v against row o, as opt_parse does (the rows of other
+ * tables too: serve's query parameters): INT its number and TIME its
+ * nanoseconds into *num; TEXT takes anything. 0, or -1 when o does not
+ * take v (or o is of another kind). */
+int opt_value(const struct opt *o, const char *v, long long *num);
 /* Print "usage: ..." and one line per option to f. */
 void opt_help(const struct opt *rows, const char *usage, FILE *f);
 

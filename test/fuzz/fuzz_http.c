@@ -6,13 +6,26 @@
  * bytes after a complete head change nothing; a head cut anywhere before
  * its end is never taken as complete. A header's value and a query
  * parameter lie inside the head, the parameter NUL-terminated within its
- * buffer with no control character.
+ * buffer with no control character. HOST:PORT (http_hostport, of the
+ * input and of a Host header) splits into a host inside it, without ':'
+ * unless bracketed, and a port of 0 to 65535 whose digits end it.
  */
 #include "core/jvmtool.h"
 #include "core/http.h"
 #include "test/fuzz/check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void hostport(const char *s, size_t n)
+{
+  struct http_hostport hp;
+
+  if (http_hostport(s, n, &hp)) return;
+  INVARIANT(hp.host >= s && hp.host + hp.host_len < s + n);
+  INVARIANT(hp.port >= 0 && hp.port <= 65535 && isdigit((uint8_t)s[n - 1]));
+  INVARIANT(hp.v6 ? hp.host == s + 1 && hp.host[hp.host_len] == ']'
+                  : hp.host == s && !memchr(hp.host, ':', hp.host_len));
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   char q[32];
   long n;
 
+  hostport(s, size);
   INVARIANT(st == 0 || st == 1 || st == 400 || st == 431 || st == 501 ||
             st == 505);
   INVARIANT(st != 1 || size < HTTP_MAX_HEAD);
@@ -41,8 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* only the head counts */
   INVARIANT(http_parse(s, r.head_len, &r2) == 0 &&
             r2.head_len == r.head_len && r2.keep_alive == r.keep_alive);
-  if ((n = http_header(s, &r, "Host", &v)) >= 0)
+  if ((n = http_header(s, &r, "Host", &v)) >= 0) {
     INVARIANT(v > s && v + n <= s + r.head_len);
+    hostport(v, (size_t)n);
+  }
   if ((n = http_query(r.target, r.target_len, "pid", q, sizeof(q))) >= 0) {
     INVARIANT((size_t)n < sizeof(q) && strlen(q) == (size_t)n);
     for (long i = 0; i < n; i++)
