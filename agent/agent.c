@@ -50,8 +50,8 @@ static int apply(struct config *c, const char *s, size_t n, char sep,
                  int from_file)
 {
   char err[400];
-  int rc = config_apply(c, s, n, sep, from_file, err, sizeof(err),
-                        warn_option, 0);
+  int rc =
+      config_apply(c, s, n, sep, from_file, err, sizeof(err), warn_option, 0);
 
   if (rc) say(err, 0, 0);
   return rc;
@@ -73,8 +73,8 @@ static int apply_file(struct config *c, const char *path)
     sys_close((int)fd);
     return AGENT_JVMTI;
   }
-  while (got < cap && ((n = sys_read((int)fd, data + got, cap - got)) > 0 ||
-                       n == -K_EINTR))
+  while (got < cap &&
+         ((n = sys_read((int)fd, data + got, cap - got)) > 0 || n == -K_EINTR))
     if (n > 0) got += n;
   sys_close((int)fd);
   rc = apply(c, data, (size_t)got, '\n', 1);
@@ -117,8 +117,7 @@ static void JNICALL on_alloc(jvmtiEnv *j, JNIEnv *jni, jthread thread,
 {
   if (g.state != RUNNING) return;
   if (g.cfg.strategy == BY_TIME) {
-    if (!g.armed || !__atomic_exchange_n(&g.armed, 0, __ATOMIC_SEQ_CST))
-      return;
+    if (!g.armed || !__atomic_exchange_n(&g.armed, 0, __ATOMIC_SEQ_CST)) return;
   } else if (g.cfg.strategy == BY_COUNT && !count_due(j)) {
     return;
   }
@@ -155,7 +154,7 @@ static jvmtiError set_events(jvmtiEventMode mode)
                                        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0);
   if (g.cfg.lifetime && !err)
     err = (*j)->SetEventNotificationMode(
-      j, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 0);
+        j, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 0);
   if (g.cfg.strategy == BY_COUNT && !err)
     err = (*j)->SetEventNotificationMode(j, mode, JVMTI_EVENT_THREAD_END, 0);
   return err;
@@ -238,8 +237,9 @@ static void JNICALL agent_main(jvmtiEnv *j, JNIEnv *jni, void *arg)
 static int start_thread(JNIEnv *jni)
 {
   jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-  jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>",
-                                              "(Ljava/lang/String;)V") : 0;
+  jmethodID init =
+      cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V")
+          : 0;
   jstring name = init ? (*jni)->NewStringUTF(jni, "jvmtool-alloc-sampler") : 0;
   jobject thr = name ? (*jni)->NewObject(jni, cls, init, name) : 0;
   jvmtiError err = JVMTI_ERROR_OUT_OF_MEMORY;
@@ -286,23 +286,25 @@ static int stop(void)
    * agent-install within its timeout whatever happens. */
   end = clock_ms(K_CLOCK_MONOTONIC) + STOP_BOUND_MS;
   lock(&g, g.lock);
-  while ((busy = g.threads ? 1
-                 : __atomic_load_n(&g.inflight, __ATOMIC_SEQ_CST) ? 2 : 0) &&
+  while ((busy = g.threads                                        ? 1
+                 : __atomic_load_n(&g.inflight, __ATOMIC_SEQ_CST) ? 2
+                                                                  : 0) &&
          clock_ms(K_CLOCK_MONOTONIC) < end)
     (*g.jvmti)->RawMonitorWait(g.jvmti, g.lock, 10);
   unlock(&g, g.lock);
   if (busy)
     say(busy == 1 ? "stop: the agent thread did not end in 5 s"
-                  : "stop: a sampling callback did not end in 5 s", 0, 0);
+                  : "stop: a sampling callback did not end in 5 s",
+        0, 0);
   out_close(&g);
   life_clear(&g);
   /* The interval is VM-global: leave HotSpot's default to whoever is next. */
   (*g.jvmti)->SetHeapSamplingInterval(g.jvmti, 512 * 1024);
   memset(&rel, 0, sizeof(rel));
   rel.can_generate_sampled_object_alloc_events =
-    g.caps.can_generate_sampled_object_alloc_events;
+      g.caps.can_generate_sampled_object_alloc_events;
   rel.can_generate_garbage_collection_events =
-    g.caps.can_generate_garbage_collection_events;
+      g.caps.can_generate_garbage_collection_events;
   (*g.jvmti)->RelinquishCapabilities(g.jvmti, &rel);
   memset(&g.caps, 0, sizeof(g.caps));
   lock(&g, g.lock);
@@ -363,7 +365,8 @@ static int start(JNIEnv *jni, int live)
   err = (*j)->AddCapabilities(j, &want);
   if (err == JVMTI_ERROR_NOT_AVAILABLE) {
     say("another agent owns allocation sampling (JVMTI error 98: "
-        "can_generate_sampled_object_alloc_events is taken)", 0, 0);
+        "can_generate_sampled_object_alloc_events is taken)",
+        0, 0);
     return AGENT_TAKEN;
   }
   if (err) {
@@ -386,11 +389,13 @@ static int start(JNIEnv *jni, int live)
   err = (*j)->SetEventCallbacks(j, &cb, sizeof(cb));
   if (!err)
     err = (*j)->SetHeapSamplingInterval(
-      j, g.cfg.strategy == BY_BYTES ? (jint)g.cfg.interval_bytes : 0);
+        j, g.cfg.strategy == BY_BYTES ? (jint)g.cfg.interval_bytes : 0);
   if (!err)
-    err = (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, 0);
+    err = (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH,
+                                         0);
   if (!err && !live)
-    err = (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, 0);
+    err =
+        (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, 0);
   if (err) {
     say_err("cannot set up allocation sampling", err);
     sys_close((int)fd);
@@ -432,7 +437,8 @@ static int get_env(JavaVM *vm)
     return AGENT_JVMTI;
   }
   (*j)->GetVersionNumber(j, &version);
-  if (((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) < 11) {
+  if (((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) <
+      11) {
     if ((*j)->GetSystemProperty(j, "java.version", &jv) &&
         (*j)->GetSystemProperty(j, "java.vm.version", &jv))
       jv = 0;
@@ -466,7 +472,7 @@ static int entry(JavaVM *vm, char *options, int live)
   } else if (options && str_eq(options, str_len(options), AGENT_WORD_STATUS)) {
     rc = g.state == RUNNING || g.state == STARTING ? AGENT_OK : AGENT_IDLE;
   } else if ((rc = parse_options(&c, options)) == 0) {
-    stop();                      /* loaded again: restart with new options */
+    stop(); /* loaded again: restart with new options */
     g.cfg = c;
     rc = start(jni, live);
   }

@@ -36,7 +36,8 @@ static void msg_num(struct msg *m, int64_t v)
   size_t n = sizeof(tmp);
   uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 
-  do tmp[--n] = (char)('0' + u % 10); while (u /= 10);
+  do tmp[--n] = (char)('0' + u % 10);
+  while (u /= 10);
   if (v < 0) tmp[--n] = '-';
   msg_put(m, tmp + n, sizeof(tmp) - n);
 }
@@ -55,7 +56,7 @@ void config_defaults(struct config *c)
   c->interval_ms = AGENT_KEY_interval_ms;
   c->rate = AGENT_KEY_rate;
   c->delay_secs = AGENT_KEY_delay_secs;
-  c->verbosity = V_CLASS;          /* the original's default */
+  c->verbosity = V_CLASS; /* the original's default */
   c->record_size = 1;
   c->weight = W_ESTIMATE;
   c->depth = AGENT_KEY_depth;
@@ -154,7 +155,7 @@ static int set(struct config *c, const char *k, size_t kn, const char *v,
   if (!str_eq(k, kn, "output.file")) return 1;
   if (!vn || vn >= sizeof(c->output)) return -1;
   for (i = 0; i < vn; i++)
-    if (!v[i]) return -1;  /* a NUL (from a file) would cut the path */
+    if (!v[i]) return -1; /* a NUL (from a file) would cut the path */
   memcpy(c->output, v, vn);
   c->output[vn] = 0;
   return 0;
@@ -206,7 +207,7 @@ static int apply_pair(struct config *c, const char *s, size_t n, int from_file,
   }
   if (r > 0 && warn) {
     char line[160];
-    struct msg w = { line, 0, sizeof(line) };
+    struct msg w = {line, 0, sizeof(line)};
 
     line[0] = 0;
     explain(&w, "ignoring unknown property", s + k, kn - k, 0, 0);
@@ -216,10 +217,10 @@ static int apply_pair(struct config *c, const char *s, size_t n, int from_file,
 }
 
 int config_apply(struct config *c, const char *s, size_t n, char sep,
-                 int from_file, char *err, size_t errlen,
-                 config_warn_fn *warn, void *arg)
+                 int from_file, char *err, size_t errlen, config_warn_fn *warn,
+                 void *arg)
 {
-  struct msg m = { err, 0, errlen };
+  struct msg m = {err, 0, errlen};
   size_t i, start;
   int rc = 0;
 
@@ -236,7 +237,7 @@ int config_apply(struct config *c, const char *s, size_t n, char sep,
 int config_format(const struct config *c, char *out, size_t n)
 {
   struct config d;
-  struct msg m = { out, 0, n };
+  struct msg m = {out, 0, n};
   size_t i;
 
   if (!n) return -1;

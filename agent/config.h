@@ -20,7 +20,7 @@ enum verbosity { V_METHOD, V_CLASS, V_LINE };
 enum weight { W_ESTIMATE, W_SIZE };
 enum { CONFIG_PATH_MAX = 1024 };
 
-struct config {             /* numbers all int64_t: config.c's table */
+struct config { /* numbers all int64_t: config.c's table */
   int64_t strategy, verbosity, lifetime, record_size, weight, depth;
   int64_t interval_bytes, interval_ms, rate, delay_secs;
   char output[CONFIG_PATH_MAX];
@@ -38,8 +38,8 @@ void config_defaults(struct config *c);
  * bad pair: returns 0, or 2 (AGENT_OPTIONS) with a one-line message in
  * err ("bad value for option 'sample.rate': 'x'"). */
 int config_apply(struct config *c, const char *s, size_t n, char sep,
-                 int from_file, char *err, size_t errlen,
-                 config_warn_fn *warn, void *arg);
+                 int from_file, char *err, size_t errlen, config_warn_fn *warn,
+                 void *arg);
 
 /* c as "k=v,k=v" pairs (only settings that differ from the defaults,
  * output.file last) into out[0..n). Returns the length, or -1 when it does

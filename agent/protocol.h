@@ -11,19 +11,19 @@
 /* What Agent_OnAttach / Agent_OnLoad return (the JVM shows it to the
  * attacher as "return code: N"). */
 enum agent_rc {
-  AGENT_OK = 0,          /* started, stopped, or (status) running */
-  AGENT_OPTIONS = 2,     /* an option was bad; the agent said which */
-  AGENT_OUTPUT = 3,      /* the samples file could not be created */
-  AGENT_OLD = 4,         /* JVM before JDK 11: no SampledObjectAlloc */
-  AGENT_JVMTI = 5,       /* a JVMTI call failed */
-  AGENT_IDLE = 6,        /* stop/status: no sampler runs */
-  AGENT_TAKEN = 98       /* JVMTI_ERROR_NOT_AVAILABLE: another agent
+  AGENT_OK = 0,      /* started, stopped, or (status) running */
+  AGENT_OPTIONS = 2, /* an option was bad; the agent said which */
+  AGENT_OUTPUT = 3,  /* the samples file could not be created */
+  AGENT_OLD = 4,     /* JVM before JDK 11: no SampledObjectAlloc */
+  AGENT_JVMTI = 5,   /* a JVMTI call failed */
+  AGENT_IDLE = 6,    /* stop/status: no sampler runs */
+  AGENT_TAKEN = 98   /* JVMTI_ERROR_NOT_AVAILABLE: another agent
                             holds can_generate_sampled_object_alloc_events */
 };
 
 /* The whole option string of a load that asks instead of starting. */
-#define AGENT_WORD_STOP "stop"      /* stop, complete the samples file */
-#define AGENT_WORD_STATUS "status"  /* AGENT_OK when running, else IDLE */
+#define AGENT_WORD_STOP "stop"     /* stop, complete the samples file */
+#define AGENT_WORD_STATUS "status" /* AGENT_OK when running, else IDLE */
 
 /* Files in the target's /tmp. agent-install writes the agent as
  * AGENT_SO_PREFIX<16 random hex digits>.so (O_EXCL: never a file it did

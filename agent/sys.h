@@ -12,8 +12,13 @@
 
 #if defined(__x86_64__)
 enum {
-  NR_read = 0, NR_write = 1, NR_close = 3, NR_getpid = 39,
-  NR_openat = 257, NR_clock_gettime = 228, NR_unlinkat = 263,
+  NR_read = 0,
+  NR_write = 1,
+  NR_close = 3,
+  NR_getpid = 39,
+  NR_openat = 257,
+  NR_clock_gettime = 228,
+  NR_unlinkat = 263,
   K_O_NOFOLLOW = 0400000
 };
 
@@ -22,16 +27,22 @@ static inline long sys_call4(long n, long a, long b, long c, long d)
   register long r10 __asm__("r10") = d;
   long r;
 
-  __asm__ volatile("syscall" : "=a"(r)
+  __asm__ volatile("syscall"
+                   : "=a"(r)
                    : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
                    : "rcx", "r11", "memory");
   return r;
 }
 #elif defined(__aarch64__)
 enum {
-  NR_read = 63, NR_write = 64, NR_close = 57, NR_getpid = 172,
-  NR_openat = 56, NR_clock_gettime = 113, NR_unlinkat = 35,
-  K_O_NOFOLLOW = 0100000    /* arm64's own value, not asm-generic's */
+  NR_read = 63,
+  NR_write = 64,
+  NR_close = 57,
+  NR_getpid = 172,
+  NR_openat = 56,
+  NR_clock_gettime = 113,
+  NR_unlinkat = 35,
+  K_O_NOFOLLOW = 0100000 /* arm64's own value, not asm-generic's */
 };
 
 static inline long sys_call4(long n, long a, long b, long c, long d)
@@ -42,8 +53,10 @@ static inline long sys_call4(long n, long a, long b, long c, long d)
   register long x2 __asm__("x2") = c;
   register long x3 __asm__("x3") = d;
 
-  __asm__ volatile("svc #0" : "+r"(x0)
-                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+  __asm__ volatile("svc #0"
+                   : "+r"(x0)
+                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
+                   : "memory");
   return x0;
 }
 #else
@@ -52,9 +65,17 @@ static inline long sys_call4(long n, long a, long b, long c, long d)
 
 /* Kernel flag values (the same on x86_64 and aarch64). */
 enum {
-  K_O_RDONLY = 0, K_O_WRONLY = 01, K_O_CREAT = 0100, K_O_EXCL = 0200,
-  K_O_NONBLOCK = 04000, K_O_CLOEXEC = 02000000, K_AT_FDCWD = -100,
-  K_EINTR = 4, K_EAGAIN = 11, K_EEXIST = 17, K_CLOCK_REALTIME = 0,
+  K_O_RDONLY = 0,
+  K_O_WRONLY = 01,
+  K_O_CREAT = 0100,
+  K_O_EXCL = 0200,
+  K_O_NONBLOCK = 04000,
+  K_O_CLOEXEC = 02000000,
+  K_AT_FDCWD = -100,
+  K_EINTR = 4,
+  K_EAGAIN = 11,
+  K_EEXIST = 17,
+  K_CLOCK_REALTIME = 0,
   K_CLOCK_MONOTONIC = 1
 };
 
@@ -95,7 +116,7 @@ static inline int sys_getpid(void)
 /* Milliseconds of the given clock. */
 static inline int64_t clock_ms(int clock)
 {
-  struct k_timespec ts = { 0, 0 };
+  struct k_timespec ts = {0, 0};
 
   sys_call4(NR_clock_gettime, clock, (long)&ts, 0, 0);
   return (int64_t)ts.sec * 1000 + ts.nsec / 1000000;

@@ -59,8 +59,8 @@ static int apply(struct config *c, const char *s, size_t n, char sep,
 {
   char err[400];
 
-  if (!config_apply(c, s, n, sep, file != NULL, err, sizeof(err),
-                    warn_property, (void *)file))
+  if (!config_apply(c, s, n, sep, file != NULL, err, sizeof(err), warn_property,
+                    (void *)file))
     return 0;
   return usage_error("%s", err);
 }
@@ -72,7 +72,7 @@ static int set(struct config *c, const char *key, const char *val)
 
   if (!val) return 0;
   pair = xasprintf("%s=%s", key, val);
-  rc = apply(c, pair, strlen(pair), 0, NULL);  /* one pair, commas kept */
+  rc = apply(c, pair, strlen(pair), 0, NULL); /* one pair, commas kept */
   free(pair);
   return rc;
 }
@@ -87,7 +87,7 @@ static int read_properties(struct config *c, const char *path)
     errno_msg(err, "cannot read '%s'", path);
     return 1;
   }
-  if (memchr(data, 0, len)) {  /* it would end the lines read there */
+  if (memchr(data, 0, len)) { /* it would end the lines read there */
     error_msg("cannot read '%s': NUL byte (binary data?)", path);
     free(data);
     return 1;
@@ -110,8 +110,7 @@ static int options(struct args *a, int attach, struct config *c)
     return rc;
   if (!strategy && a->count[OPT_rate]) strategy = "allocationCount";
   if (!strategy && a->count[OPT_interval]) strategy = "time";
-  if ((rc = set(c, "sample.strategy", strategy)))
-    return rc;
+  if ((rc = set(c, "sample.strategy", strategy))) return rc;
   /* --interval is a time, as in every command; the agent counts ms */
   if (a->count[OPT_interval] && c->strategy != BY_TIME)
     return usage_error("--interval is the time strategy's: bytes between "
@@ -160,21 +159,25 @@ static void explain(struct jvm *t, int rc)
   char version[64];
 
   switch (rc) {
-  case AGENT_OPTIONS: error_msg("the agent rejected its options"); break;
+  case AGENT_OPTIONS:
+    error_msg("the agent rejected its options");
+    break;
   case AGENT_OUTPUT:
-    error_msg("pid %d: the JVM cannot create its samples file in /tmp",
-              t->pid);
+    error_msg("pid %d: the JVM cannot create its samples file in /tmp", t->pid);
     break;
   case AGENT_OLD:
     target_java_version(t, version, sizeof(version));
     error_msg("pid %d: Java %s has no allocation sampling (JVMTI "
-              "SampledObjectAlloc): JDK 11 or later is needed", t->pid,
-              version);
+              "SampledObjectAlloc): JDK 11 or later is needed",
+              t->pid, version);
     break;
-  case AGENT_IDLE: error_msg("pid %d: no sampler is running", t->pid); break;
+  case AGENT_IDLE:
+    error_msg("pid %d: no sampler is running", t->pid);
+    break;
   case AGENT_TAKEN:
     error_msg("pid %d: another agent owns allocation sampling (JVMTI error "
-              "98), e.g. a profiler or an APM agent", t->pid);
+              "98), e.g. a profiler or an APM agent",
+              t->pid);
     break;
   default:
     error_msg("pid %d: the agent failed with code %d (see the JVM's stderr)",
@@ -221,11 +224,13 @@ static int collect(struct jvm *t, const char *samples, struct wfile *out,
              s.samples, name, s.lines, s.gcs);
   else if (!s.lifetime)
     info_msg("%" PRIu64 " samples to '%s' (incomplete: the file has no end "
-             "line)", s.lines, name);
+             "line)",
+             s.lines, name);
   else
     info_msg("lifetime recorder: %" PRIu64 " survivors in %" PRIu64 " GC "
              "sections to '%s' (incomplete: the file has no end line, the "
-             "number of samples is unknown)", s.lines, s.gcs, name);
+             "number of samples is unknown)",
+             s.lines, s.gcs, name);
   return 0;
 }
 
@@ -269,11 +274,11 @@ static int status(struct jvm *t, int timeout)
   target_samples(t, samples, NULL, 0, &s);
   if (s.lifetime)
     printf("pid %d: sampling into %s (lifetime recorder: %" PRIu64
-           " survivors listed in %" PRIu64 " GC sections so far)\n", t->pid,
-           samples, s.lines, s.gcs);
+           " survivors listed in %" PRIu64 " GC sections so far)\n",
+           t->pid, samples, s.lines, s.gcs);
   else
-    printf("pid %d: sampling into %s (%" PRIu64 " samples so far)\n",
-           t->pid, samples, s.lines);
+    printf("pid %d: sampling into %s (%" PRIu64 " samples so far)\n", t->pid,
+           samples, s.lines);
   return 0;
 }
 
@@ -302,7 +307,8 @@ static int sample_for(struct jvm *t, struct config *c, long long ms,
   if (running_agent(t, agents, n, timeout) >= 0) {
     error_msg("pid %d: a sampler is already running; not restarted, so its "
               "samples are kept: 'jvmtool agent-install %d --stop -o FILE' "
-              "stops it and collects them", t->pid, t->pid);
+              "stops it and collects them",
+              t->pid, t->pid);
     return 1;
   }
   agent_samples_name(t, c->output, sizeof(c->output));
@@ -323,8 +329,8 @@ static int sample_for(struct jvm *t, struct config *c, long long ms,
   }
   if (!ms) {
     info_msg("pid %d: sampling into %s; 'jvmtool agent-install %d --stop "
-             "-o FILE' stops it and collects the samples", t->pid, c->output,
-             t->pid);
+             "-o FILE' stops it and collects the samples",
+             t->pid, c->output, t->pid);
     return 0;
   }
   wait_duration(t, ms);
@@ -382,7 +388,8 @@ static int extract(const char *path, struct args *a)
   if (a->val[OPT_output]) {
     const char *o = a->val[OPT_output];
     char *full = o[0] != '/' && getcwd(cwd, sizeof(cwd))
-                   ? xasprintf("%s/%s", cwd, o) : xstrdup(o);
+                     ? xasprintf("%s/%s", cwd, o)
+                     : xstrdup(o);
 
     rc = set(&c, "output.file", full);
     free(full);
@@ -391,7 +398,8 @@ static int extract(const char *path, struct args *a)
   if ((rc = option_string(&c, opts, sizeof(opts)))) return rc;
   if ((err = wfile_open(&w, path)) ||
       (fwrite(jt_agent_so, 1, (size_t)jt_agent_so_size, w.f),
-       (err = wfile_commit(&w))) || !(abs = realpath(path, NULL))) {
+       (err = wfile_commit(&w))) ||
+      !(abs = realpath(path, NULL))) {
     errno_msg(err ? err : -errno, "cannot write '%s'", path);
     return 1;
   }
@@ -429,8 +437,8 @@ static int install(struct args *a)
     return rc;
   /* -o only where samples come back; checked (its folder exists and is
    * writable, it is no folder) before anything is attached. */
-  collects = a->count[OPT_stop] || (ms && !a->val[OPT_agent] &&
-                                    !a->count[OPT_status]);
+  collects =
+      a->count[OPT_stop] || (ms && !a->val[OPT_agent] && !a->count[OPT_status]);
   if (a->val[OPT_output] && !collects)
     return usage_error("-o goes with --duration or --stop (a started sampler "
                        "is collected by --stop -o FILE)");

@@ -34,11 +34,11 @@ int target_put(struct jvm *t, const char *prefix, const char *suffix,
 int target_open_samples(struct jvm *t, char *path, size_t n);
 
 struct samples {
-  uint64_t lines;           /* sample lines seen (lifetime: survivors) */
-  uint64_t samples;         /* from the end line, when complete */
-  uint64_t gcs;             /* "#GC <n>" sections (lifetime recorder) */
-  int complete;             /* the end line was there */
-  int lifetime;             /* the header says recorder=lifetime */
+  uint64_t lines;   /* sample lines seen (lifetime: survivors) */
+  uint64_t samples; /* from the end line, when complete */
+  uint64_t gcs;     /* "#GC <n>" sections (lifetime recorder) */
+  int complete;     /* the end line was there */
+  int lifetime;     /* the header says recorder=lifetime */
 };
 
 /* Copy the samples file path (as the target sees it, in its /tmp) to out

@@ -127,8 +127,7 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
       sc->head[sc->hlen] = 0;
       if (sc->comment && starts_with(sc->head, AGENT_HEADER))
         s->lifetime = strstr(sc->head, " recorder=lifetime ") != NULL;
-      if (sc->comment && starts_with(sc->head, "#GC "))
-        s->gcs++;
+      if (sc->comment && starts_with(sc->head, "#GC ")) s->gcs++;
       if (sc->comment && starts_with(sc->head, AGENT_TRAILER)) {
         unsigned long long v;
 
@@ -157,10 +156,10 @@ int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
   /* up to the size it had when opened (the JVM's side may still write);
    * text only: a NUL is not the agent's (a sparse file, planted) */
   for (off_t left = err ? 0 : sb.st_size; left > 0 && !err;) {
-    n = read(fd, chunk, left < (off_t)sizeof(chunk) ? (size_t)left
-             : sizeof(chunk));
+    n = read(fd, chunk,
+             left < (off_t)sizeof(chunk) ? (size_t)left : sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {  /* shrank: what there is */
+    if (n <= 0) { /* shrank: what there is */
       err = n ? -errno : 0;
       break;
     }
@@ -180,7 +179,7 @@ int target_samples(struct jvm *t, const char *path, struct wfile *out, int take,
   if (err) {
     error_msg("cannot read the samples '%s' of pid %d: %s", path, t->pid,
               err == -EILSEQ ? "a NUL byte: not a samples file"
-              : root_check_msg(err, S_IFREG));
+                             : root_check_msg(err, S_IFREG));
     return -1;
   }
   if (take) root_unlink(&t->root, t->tmpfd, name, &sb, 0);
@@ -238,8 +237,10 @@ int target_load_other(struct jvm *t, const char *path, const char *args,
              : xstrdup(args ? args : "");
   if (target_load(t, jar ? "instrument" : lib, !jar, opts, &rc, timeout_ms))
     rc = -1;
-  else if (rc) error_msg("pid %d: agent '%s' returned %d", t->pid, path, rc);
-  else verbose_msg("pid %d: loaded '%s'", t->pid, lib);
+  else if (rc)
+    error_msg("pid %d: agent '%s' returned %d", t->pid, path, rc);
+  else
+    verbose_msg("pid %d: loaded '%s'", t->pid, lib);
   free(abs);
   free(opts);
   return rc ? -1 : 0;

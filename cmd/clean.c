@@ -27,21 +27,21 @@
 /* One process as clean needs it, read once per run. */
 struct proc_view {
   int pid;
-  int nspid;        /* innermost pid, 0 when unknown */
+  int nspid; /* innermost pid, 0 when unknown */
   uint64_t pidns;
-  int ns_err;       /* proc_ns_ino's error, 0 when pidns is known */
-  int has_tmp;      /* tdev, tino: its /tmp, inside its root */
+  int ns_err;  /* proc_ns_ino's error, 0 when pidns is known */
+  int has_tmp; /* tdev, tino: its /tmp, inside its root */
   dev_t tdev;
   ino_t tino;
 };
 
 /* A /tmp being cleaned. */
 struct place {
-  struct root root;   /* the root it lies in (for its /etc/passwd) */
-  char *name;         /* "/tmp", or "/proc/<pid>/root/tmp", for output */
-  int fd;             /* the folder */
+  struct root root; /* the root it lies in (for its /etc/passwd) */
+  char *name;       /* "/tmp", or "/proc/<pid>/root/tmp", for output */
+  int fd;           /* the folder */
   struct stat st;
-  uint64_t *pidns;    /* the pid namespaces of the processes that see it */
+  uint64_t *pidns; /* the pid namespaces of the processes that see it */
   size_t npidns;
 };
 
@@ -94,7 +94,8 @@ static void find_pidns(struct place *pl)
     if (!p->has_tmp || p->ns_err || p->tdev != pl->st.st_dev ||
         p->tino != pl->st.st_ino)
       continue;
-    for (i = 0; i < pl->npidns && pl->pidns[i] != p->pidns; i++) ;
+    for (i = 0; i < pl->npidns && pl->pidns[i] != p->pidns; i++)
+      ;
     if (i == pl->npidns) {
       pl->pidns = xrealloc(pl->pidns, (i + 1) * sizeof(*pl->pidns));
       pl->pidns[pl->npidns++] = p->pidns;
@@ -110,8 +111,10 @@ static int alive_in(const struct place *pl, int pid)
   int found = 0, unknown = 0, others = 0;
 
   for (size_t i = 0; i < pl->npidns; i++) {
-    if (pl->pidns[i] != own_pidns) others = 1;
-    else if (proc_alive(pid)) return 1;
+    if (pl->pidns[i] != own_pidns)
+      others = 1;
+    else if (proc_alive(pid))
+      return 1;
   }
   if (!others) return 0;
   for (size_t k = 0; k < nview && !found; k++) {
@@ -125,7 +128,8 @@ static int alive_in(const struct place *pl, int pid)
       unknown += p->ns_err != -ENOENT;
       continue;
     }
-    for (i = 0; i < pl->npidns && pl->pidns[i] != p->pidns; i++) ;
+    for (i = 0; i < pl->npidns && pl->pidns[i] != p->pidns; i++)
+      ;
     if (i < pl->npidns && p->pidns != own_pidns) found = 1;
   }
   return found ? 1 : unknown ? -1 : 0;
@@ -171,8 +175,7 @@ static int open_file(int dfd, const char *name, struct stat *sb)
   if (fstatat(dfd, name, sb, AT_SYMLINK_NOFOLLOW)) return -errno;
   if (!S_ISREG(sb->st_mode)) return -EINVAL;
   if ((rc = root_openat(NULL, dfd, name, O_RDONLY, 0, &fd))) return rc;
-  if (fstat(fd, &now) || now.st_dev != sb->st_dev ||
-      now.st_ino != sb->st_ino) {
+  if (fstat(fd, &now) || now.st_dev != sb->st_dev || now.st_ino != sb->st_ino) {
     close(fd);
     return -EINVAL;
   }
@@ -291,8 +294,8 @@ static void clean_folder(const struct place *pl, const char *name)
   DIR *d;
   int dfd, rc, entries = 0;
 
-  if ((rc = root_openat(NULL, pl->fd, name, O_RDONLY | O_DIRECTORY, 0,
-                        &dfd)) || fstat(dfd, &sb)) {
+  if ((rc = root_openat(NULL, pl->fd, name, O_RDONLY | O_DIRECTORY, 0, &dfd)) ||
+      fstat(dfd, &sb)) {
     if (!rc) rc = -errno;
     if (rc == -ELOOP || rc == -ENOTDIR) {
       report(CLEAN_QUIET, "skipped", dir, NULL, "not a folder: a link?");
@@ -365,8 +368,7 @@ static void clean_ours(const struct place *pl, const char *name)
            (int)sb.st_uid);
   } else if (a.count[OPT_dry_run]) {
     report(CLEAN_REMOVED, "would remove", pl->name, name, "used by no process");
-  } else if ((rc = root_unlink(&pl->root, pl->fd, name, &sb, 0)) ==
-             -ESTALE) {
+  } else if ((rc = root_unlink(&pl->root, pl->fd, name, &sb, 0)) == -ESTALE) {
     report(CLEAN_KEPT, "kept", pl->name, name, "replaced while we looked");
   } else if (rc) {
     report(CLEAN_FAILED, "failed", pl->name, name, "%s", strerror(-rc));
@@ -395,14 +397,15 @@ static void clean_place(struct place *pl)
     return;
   }
   find_pidns(pl);
-  if (!pl->npidns) {   /* nobody lives there (a volume): our namespace */
+  if (!pl->npidns) { /* nobody lives there (a volume): our namespace */
     pl->pidns = xmalloc(sizeof(*pl->pidns));
     pl->pidns[pl->npidns++] = own_pidns;
   }
   while ((e = readdir(d))) {
     enum agent_file k = agent_file_kind(e->d_name);
 
-    if (starts_with(e->d_name, "hsperfdata_")) clean_folder(pl, e->d_name);
+    if (starts_with(e->d_name, "hsperfdata_"))
+      clean_folder(pl, e->d_name);
     else if (k == AGENT_FILE_SO || k == AGENT_FILE_RECORDING)
       clean_ours(pl, e->d_name);
   }
@@ -466,7 +469,8 @@ int clean_main(int argc, char **argv)
   }
   if (rc)
     report(CLEAN_FAILED, "failed", host.name, NULL, "%s", strerror(-rc));
-  else clean_place(&host);
+  else
+    clean_place(&host);
   if (a.count[OPT_all_namespaces]) vm_each_tmp(clean_namespace, NULL);
   if (host.fd >= 0) close(host.fd);
   root_close(&host.root);

@@ -38,10 +38,10 @@ static int gc_range(const char *s, struct fold_opts *o)
   return 0;
 }
 
-static int write_folded(const char *path, const struct fold_stack *st,
-                        size_t n, int seed)
+static int write_folded(const char *path, const struct fold_stack *st, size_t n,
+                        int seed)
 {
-  static char big[1 << 16];  /* stdio's own is 1 KiB: a write per stack */
+  static char big[1 << 16]; /* stdio's own is 1 KiB: a write per stack */
   struct wfile w;
   FILE *f = stdout;
   int err;
@@ -56,7 +56,7 @@ static int write_folded(const char *path, const struct fold_stack *st,
     fwrite(st[i].key, 1, st[i].len, f);
     fprintf(f, "%s %" PRId64 "\n", seed ? ";" : "", st[i].value);
   }
-  if (path && (err = wfile_commit(&w))) {  /* any failed write */
+  if (path && (err = wfile_commit(&w))) { /* any failed write */
     errno_msg(err, "cannot write '%s'", path);
     return 1;
   }
@@ -141,11 +141,12 @@ static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
   char err[256];
 
   if (jfr_fold_fd(jf, fd, path, err, sizeof(err)))
-    error_msg("'%s': %s%s", path, err, s->truncated
-              ? "; the complete chunks before it are read" : "");
+    error_msg("'%s': %s%s", path, err,
+              s->truncated ? "; the complete chunks before it are read" : "");
   else if (s->live)
     error_msg("'%s': the last chunk is still being written: read what it "
-              "has published", path);
+              "has published",
+              path);
 }
 
 /* What was folded; alloc: how many threads' bytes came from their
@@ -253,8 +254,8 @@ static int report(const struct fold_stats *s, const struct fold_opts *o,
     fprintf(stderr, "%" PRIu64 " lines -> %zu stacks\n", s->lines, n);
   if (n || jt_status) return jt_status;
   if (s->skipped && o->nfilters)
-    error_msg("no stack goes through a frame matching '%s'%s",
-              o->filters[0], o->nfilters > 1 ? " or the other filters" : "");
+    error_msg("no stack goes through a frame matching '%s'%s", o->filters[0],
+              o->nfilters > 1 ? " or the other filters" : "");
   else if (s->skipped)
     error_msg("no stack is left after --gc/--state");
   else
@@ -364,8 +365,9 @@ int collapse_main(int argc, char **argv)
   if (a.word[OPT_format] == FORMAT_PPROF) counts = fold_new(&o);
   fold_inputs(f, counts, a.argv, nfiles, &a, &jo, &jf);
   if (jf && !(chosen = jfr_fold_finish(jf, &unit)))
-    error_msg("no %s events in the recording", jo.event ? jo.event
-              : "profiling (cpu, cputime, alloc, lock, native)");
+    error_msg("no %s events in the recording",
+              jo.event ? jo.event
+                       : "profiling (cpu, cputime, alloc, lock, native)");
   else if (jf)
     jfr_say(jf, chosen);
   n = fold_result(f, &st);

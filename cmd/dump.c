@@ -126,8 +126,10 @@ int dump_main(int argc, char **argv)
     return rc;
   }
   if ((rc = jvm_open(&j, a.argv[0], 0, err, sizeof(err)))) {
-    if (rc == -EPERM) error_msg("%s", err);
-    else error_msg("cannot find '%s': %s", a.argv[0], err);
+    if (rc == -EPERM)
+      error_msg("%s", err);
+    else
+      error_msg("cannot find '%s': %s", a.argv[0], err);
     return 1;
   }
   if ((rc = jvm_perfdata(&j, &pd))) {
@@ -143,11 +145,12 @@ int dump_main(int argc, char **argv)
     const struct pd_counter *c = pd.counters[i];
 
     if (!selected(c->name, a.argv + 1, a.argc - 1)) continue;
-    if (a.count[OPT_json]) json(&pd, c, first);
+    if (a.count[OPT_json])
+      json(&pd, c, first);
     else {
       out.len = 0;
       pd_snap_line(&pd, c, a.count[OPT_verbose], utf8, &out);
-      term_write(stdout, out.p, out.len - 1, 0);  /* escaped on a tty */
+      term_write(stdout, out.p, out.len - 1, 0); /* escaped on a tty */
       fputc('\n', stdout);
     }
     first = 0;

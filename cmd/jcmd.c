@@ -35,10 +35,10 @@
 
 /* What to send, from either command line. */
 struct request {
-  const char *target;  /* a pid, 0, or a part of a main class */
-  char *text;          /* the command, or -f FILE's lines (malloc'd) */
-  int from_file;       /* text is a file: each line is one command */
-  int counters;        /* PerfCounter.print: read from PerfData */
+  const char *target; /* a pid, 0, or a part of a main class */
+  char *text;         /* the command, or -f FILE's lines (malloc'd) */
+  int from_file;      /* text is a file: each line is one command */
+  int counters;       /* PerfCounter.print: read from PerfData */
   int timeout_ms;
   const char *out; /* --out-file: where the heap dump lands */
   int head_first;  /* "<pid>:" before anything, as jcmd (the link) */
@@ -216,16 +216,20 @@ static int command_words(int argc, char **argv, struct request *r,
         buf_adds(err, "Options after -f are not allowed");
       } else if (read_file(AT_FDCWD, argv[i + 1], 0, 16 << 20, &r->text,
                            &len)) {
-        buf_printf(err, "Could not read from file specified with -f "
-                   "option: %s", argv[i + 1]);
+        buf_printf(err,
+                   "Could not read from file specified with -f "
+                   "option: %s",
+                   argv[i + 1]);
       } else {
         r->from_file = 1;
       }
       buf_free(&line);
       return err->len ? -1 : 0;
     }
-    if (!strcmp(argv[i], "PerfCounter.print")) r->counters = 1;
-    else buf_printf(&line, "%s%s", line.len ? " " : "", argv[i]);
+    if (!strcmp(argv[i], "PerfCounter.print"))
+      r->counters = 1;
+    else
+      buf_printf(&line, "%s%s", line.len ? " " : "", argv[i]);
   }
   if (!line.len) buf_adds(&line, "help");
   r->text = xstrdup(line.p);

@@ -116,9 +116,10 @@ int jdk_out_end(struct jdk_out *o, int written)
   if (!rc) {
     struct stat sb;
 
-    rc = fstat(fd, &sb) ? -errno
-         : root_copy_out(fd, o->w.fd, max, copy_ms((uint64_t)sb.st_size),
-                         &size, &copied);
+    rc = fstat(fd, &sb)
+             ? -errno
+             : root_copy_out(fd, o->w.fd, max, copy_ms((uint64_t)sb.st_size),
+                             &size, &copied);
     close(fd);
   }
   if (rc) {
@@ -129,10 +130,12 @@ int jdk_out_end(struct jdk_out *o, int written)
                 o->pid, o->jvm_path, size, max);
     else if (rc == -ENOSPC)
       error_msg("cannot write '%s': not enough free space for %" PRIu64
-                " bytes (%" PRIu64 " copied, removed)", o->out, size, copied);
+                " bytes (%" PRIu64 " copied, removed)",
+                o->out, size, copied);
     else if (rc == -ETIMEDOUT)
-      error_msg("pid %d: copying its '%s' took too long (%" PRIu64 " of %"
-                PRIu64 " bytes): stopped", o->pid, o->jvm_path, copied, size);
+      error_msg("pid %d: copying its '%s' took too long (%" PRIu64
+                " of %" PRIu64 " bytes): stopped",
+                o->pid, o->jvm_path, copied, size);
     else
       error_msg("pid %d: cannot take its '%s': %s", o->pid, o->jvm_path,
                 root_check_msg(rc, S_IFREG));

@@ -23,8 +23,9 @@
 #include "jmap_usage.inc"   /* jmap_usage[]: the jmap link's help */
 
 /* What jstack says of the options that need the serviceability agent. */
-#define JHSDB "Cannot connect to core dump or remote debug server. Use " \
-              "jhsdb jstack instead\n"
+#define JHSDB                                                                  \
+  "Cannot connect to core dump or remote debug server. Use "                   \
+  "jhsdb jstack instead\n"
 
 /* jstack's and jmap's request to each JVM the target names, their reply
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
@@ -84,7 +85,7 @@ int jstack_link_main(int argc, char **argv)
       }
       target = a;
     } else if (target) {
-      bad = 1;  /* options come before the pid */
+      bad = 1; /* options come before the pid */
     } else if (jdk_is_help(a)) {
       fputs(jstack_usage, stderr);
       return 0;

@@ -49,14 +49,16 @@ static int unknown_command(const char *name)
 
   if (find(links, NLINKS, name)) {
     error_msg("'%s' is a link name, not a command: ln -s jvmtool %s; "
-              "./%s ... (see 'jvmtool --help')", name, name, name);
+              "./%s ... (see 'jvmtool --help')",
+              name, name, name);
     return 127;
   }
   for (int i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
   at = nearest_name(name, names, NCOMMANDS);
   if (at >= 0)
     error_msg("unknown command '%s': did you mean '%s'? (see 'jvmtool "
-              "--help')", name, names[at]);
+              "--help')",
+              name, names[at]);
   else
     error_msg("unknown command '%s' (see 'jvmtool --help')", name);
   return 127;
@@ -93,8 +95,8 @@ static int run(const struct command *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-  const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
-                                            : argv[0];
+  const char *base =
+      strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   const struct command *c;
 
   if ((c = find(links, NLINKS, base))) return run(c, argc, argv);

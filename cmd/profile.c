@@ -133,13 +133,16 @@ static int keep_jfr(int fd, uint64_t len, FILE *out)
   uint64_t at = 0;
   ssize_t n = 1;
 
-  while (at < len && (n = pread(fd, b, len - at < sizeof(b) ? len - at
-                                : sizeof(b), (off_t)at)) > 0) {
+  while (at < len &&
+         (n = pread(fd, b, len - at < sizeof(b) ? len - at : sizeof(b),
+                    (off_t)at)) > 0) {
     fwrite(b, 1, (size_t)n, out);
     at += (uint64_t)n;
   }
-  if (n < 0) perror_msg("cannot read the recording");
-  else if (at < len) error_msg("the recording shrank while it was copied");
+  if (n < 0)
+    perror_msg("cannot read the recording");
+  else if (at < len)
+    error_msg("the recording shrank while it was copied");
   return at < len;
 }
 
@@ -393,8 +396,7 @@ int profile_main(int argc, char **argv)
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   jt_verbose |= a.count[OPT_verbose] > 0;
   event = a.val[OPT_event] ? a.val[OPT_event] : "cpu";
-  if (a.argc != 1)
-    return usage_error("give the pid or main class of one JVM");
+  if (a.argc != 1) return usage_error("give the pid or main class of one JVM");
   if (!jfr_event_valid(event)) return jfr_event_error(event);
   if ((rc = sampler(&a, event, &agent))) return rc;
   if (jvm_open(&j, a.argv[0], JVM_PROCESS, err, sizeof(err))) {

@@ -64,9 +64,12 @@ static const char *main_args(const char *cmd)
 static void add_escaped(struct buf *line, const char *s)
 {
   for (; *s; s++) {
-    if (*s == '\n') buf_adds(line, "\\n");
-    else if (*s == '\r') buf_adds(line, "\\r");
-    else buf_addc(line, *s);
+    if (*s == '\n')
+      buf_adds(line, "\\n");
+    else if (*s == '\r')
+      buf_adds(line, "\\r");
+    else
+      buf_addc(line, *s);
   }
 }
 
@@ -262,8 +265,7 @@ static int jps_args(int argc, char **argv, int *flags)
     host = a;
   }
   if (host && strcmp(host, "localhost") && strcmp(host, "//localhost")) {
-    fprintf(stderr, "jps: only the local host is supported, not '%s'\n",
-            host);
+    fprintf(stderr, "jps: only the local host is supported, not '%s'\n", host);
     return 1;
   }
   return -1;
@@ -291,7 +293,8 @@ static int list(const int *flags, int json)
       continue;
     if (json)
       json_vm(&vms[i], !shown++);
-    else line(&vms[i], flags);
+    else
+      line(&vms[i], flags);
   }
   if (json) fputs(shown ? "\n]\n" : "]\n", stdout);
   vm_list_free(vms, n);

@@ -308,7 +308,7 @@ static void on_readable(struct conn *conns, struct conn *c, int raw)
     return;
   }
   if (n < 0) return;
-  if (c->draining) return;  /* the rest of a refused request: dropped */
+  if (c->draining) return; /* the rest of a refused request: dropped */
   c->inlen += (size_t)n;
   c->last = now_ms();
   answer(conns, c, raw);
@@ -316,8 +316,8 @@ static void on_readable(struct conn *conns, struct conn *c, int raw)
 
 static void on_writable_conn(struct conn *c, struct conn *conns, int raw)
 {
-  ssize_t n = send(c->fd, c->out->b.p + c->off, c->out->b.len - c->off,
-                   MSG_NOSIGNAL);
+  ssize_t n =
+      send(c->fd, c->out->b.p + c->off, c->out->b.len - c->off, MSG_NOSIGNAL);
 
   if (n < 0) {
     if (errno != EAGAIN && errno != EINTR) conn_close(c);
@@ -376,7 +376,7 @@ int serve_main(int argc, char **argv)
   struct pull_conf pc;
   static struct conn conns[MAX_CONN];
   static struct pollfd pfd[MAX_CONN + 1 + PULLS_MAX];
-  static int who[MAX_CONN + 1];  /* pfd index -> conns index */
+  static int who[MAX_CONN + 1]; /* pfd index -> conns index */
   struct sigaction sa = {0};
   struct sockaddr_storage ss;
   socklen_t sslen;
@@ -423,7 +423,7 @@ int serve_main(int argc, char **argv)
       struct conn *c = &conns[i];
 
       if (c->fd < 0) continue;
-      if (c->deadline <= now) {  /* too slow: 408 if nothing answered yet */
+      if (c->deadline <= now) { /* too slow: 408 if nothing answered yet */
         if (!c->out && c->inlen && !c->draining && !c->waiting)
           timed_out(c->fd);
         conn_close(c);

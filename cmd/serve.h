@@ -63,10 +63,10 @@ enum { ROUTE_GET = 1, ROUTE_HEAD = 2 };
 struct opt;
 struct route {
   const char *path;
-  int methods;           /* ROUTE_GET | ROUTE_HEAD */
+  int methods; /* ROUTE_GET | ROUTE_HEAD */
   enum route_fn fn;
-  const char *event;     /* ROUTE_PULL: profile's --event word */
-  const char *what;      /* one line for the index, or NULL: not listed */
+  const char *event;           /* ROUTE_PULL: profile's --event word */
+  const char *what;            /* one line for the index, or NULL: not listed */
   const struct opt *params[4]; /* NULL-ended */
 };
 extern const struct route routes[]; /* ended by a NULL path */
@@ -111,8 +111,8 @@ struct pull_ask {
  * query included): 0 and *a (jvm_close a->j), or -1 with the refusal
  * answered (404 no such route or JVM, 405 a method r does not take, 400 a
  * bad parameter, 409 several JVMs). */
-int pull_ask(struct conn *c, const struct route *r, const char *t,
-             size_t len, int head, struct pull_ask *a);
+int pull_ask(struct conn *c, const struct route *r, const char *t, size_t len,
+             int head, struct pull_ask *a);
 /* A pull's error answer: status and one line (control characters of a
  * JVM's reply cut out), Retry-After when retry > 0, X-Go-Pprof: 1. */
 void pull_fail(struct conn *c, int status, const char *line, int retry,

@@ -29,7 +29,6 @@ void pull_fail(struct conn *c, int status, const char *line, int retry,
   c->close_after = 1;
 }
 
-
 /* r's parameters (a parameter of another pull is refused, not ignored):
  * its seconds (INT), its time parameter (TIME, ns) and the JVM its TEXT
  * row names (name, n bytes) into *a and name; 0, or a 400 said. */
@@ -86,8 +85,8 @@ static int which(struct conn *c, const char *name, int head, struct jvm *j)
   return -1;
 }
 
-int pull_ask(struct conn *c, const struct route *r, const char *t,
-             size_t len, int head, struct pull_ask *a)
+int pull_ask(struct conn *c, const struct route *r, const char *t, size_t len,
+             int head, struct pull_ask *a)
 {
   char name[256] = "";
 

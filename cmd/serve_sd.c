@@ -30,8 +30,7 @@ static int bad_chars(const char *s, size_t n, int hex, const char *more)
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
 
-    if (!(hex ? isxdigit(c) : isalnum(c)) && (!c || !strchr(more, c)))
-      return 1;
+    if (!(hex ? isxdigit(c) : isalnum(c)) && (!c || !strchr(more, c))) return 1;
   }
   return 0;
 }

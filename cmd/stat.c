@@ -255,8 +255,10 @@ static void put_row(struct run *r, struct stat_jvm *t)
     json_strz(&o, "target", t->name);
   } else if (r->mode == OUT_CSV) {
     buf_printf(l, "%" PRIu64 ",", r->now);
-    if (r->pid_column && t->pid) buf_printf(l, "%d,", t->pid);
-    else if (r->pid_column) buf_addc(l, ',');
+    if (r->pid_column && t->pid)
+      buf_printf(l, "%d,", t->pid);
+    else if (r->pid_column)
+      buf_addc(l, ',');
   } else if (r->pid_column) {
     char pid[16] = "-";
 
@@ -272,7 +274,8 @@ static void put_row(struct run *r, struct stat_jvm *t)
     /* jstat prints strings as they are; numbers scaled, then formatted */
     cell.len = 0;
     if (!str) v /= col->scale;
-    if (str) term_buf(&cell, str, strlen(str), 0);  /* escaped on a tty */
+    if (str)
+      term_buf(&cell, str, strlen(str), 0); /* escaped on a tty */
     else if (r->mode != OUT_JSON || isfinite(v))
       fmt_number(&cell, v, &col->pattern, r->utf8);
     if (!cell.p) buf_adds(&cell, "");
@@ -313,7 +316,8 @@ static int sleep_until(uint64_t when)
     if (now >= when) return 0;
     ts.tv_sec = (time_t)((when - now) / 1000);
     ts.tv_nsec = (long)((when - now) % 1000) * 1000000;
-    if (ppoll(&out, 1, &ts, NULL) > 0 && (out.revents & (POLLERR | POLLHUP | POLLNVAL)))
+    if (ppoll(&out, 1, &ts, NULL) > 0 &&
+        (out.revents & (POLLERR | POLLHUP | POLLNVAL)))
       return -1;
   }
   return -1;
@@ -359,7 +363,7 @@ static int sample(struct run *r)
     r->now = wall_ms();
     for (int i = 0; i < r->ntg; i++)
       if (!r->tg[i].gone) put_row(r, &r->tg[i]);
-    if (fflush(stdout)) break;            /* a closed pipe ends the run */
+    if (fflush(stdout)) break; /* a closed pipe ends the run */
     rows++;
     if (r->count > 0 && rows >= r->count) break;
     if (r->interval > 0 && sleep_until(start + rows * r->interval)) break;

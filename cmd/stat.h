@@ -9,32 +9,32 @@
 enum stat_out { OUT_TEXT, OUT_JSON, OUT_CSV };
 
 struct stat_jvm {
-  char *name;             /* as given: a pid, a file's path, a class */
-  int pid;                /* 0 for files */
-  char *path;             /* the PerfData file */
-  struct jvm j;           /* opened by name (core/jvm) */
+  char *name;   /* as given: a pid, a file's path, a class */
+  int pid;      /* 0 for files */
+  char *path;   /* the PerfData file */
+  struct jvm j; /* opened by name (core/jvm) */
   struct perfdata pd;
-  int opened;             /* pd needs pd_close */
-  const struct pd_counter **refs;  /* expr handles index this */
+  int opened;                     /* pd needs pd_close */
+  const struct pd_counter **refs; /* expr handles index this */
   int nrefs;
-  struct buf str;         /* the last string read */
-  struct expr **exprs;    /* resolved, one per column */
+  struct buf str;      /* the last string read */
+  struct expr **exprs; /* resolved, one per column */
   int gone;
 };
 
 struct run {
   const char *option;
   int timestamp, header_every, utf8;
-  int layout;             /* jstat's layout of JDK <= this; 0: the target's */
-  long long interval;     /* ms, < 0: none */
-  long long count;        /* <= 0: forever */
+  int layout;         /* jstat's layout of JDK <= this; 0: the target's */
+  long long interval; /* ms, < 0: none */
+  long long count;    /* <= 0: forever */
   enum stat_out mode;
   struct expr_spec spec;
   const struct expr_column **cols;
   int ncols, *widths;
   struct stat_jvm *tg;
   int ntg, pid_column;
-  uint64_t now;           /* wall clock of the current sample, ms */
+  uint64_t now; /* wall clock of the current sample, ms */
   struct buf line;
 };
 

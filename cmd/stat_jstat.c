@@ -117,8 +117,8 @@ void stat_load_builtin(struct run *r)
   char *err = NULL;
 
   /* build.d/stat.sh embeds specs/jstat.spec; test/unit/expr.c parses it */
-  if (expr_spec_parse(&r->spec, jstat_spec_text,
-                      sizeof(jstat_spec_text) - 1, &err))
+  if (expr_spec_parse(&r->spec, jstat_spec_text, sizeof(jstat_spec_text) - 1,
+                      &err))
     error_msg("built-in spec: %s", err);
   free(err);
 }

@@ -102,10 +102,10 @@ struct top_jvm {
   int pid;
   struct jvm vm; /* opened once, when names are first wanted */
   int opened;
-  int stacks;             /* --stacks N (or the s key) */
-  int alloc;              /* --alloc: a Thread.print -e every refresh */
-  uint64_t dump_every_ns; /* --dump-every: the least time between dumps */
-  struct proc_task *prev; /* the last walk of its threads */
+  int stacks;              /* --stacks N (or the s key) */
+  int alloc;               /* --alloc: a Thread.print -e every refresh */
+  uint64_t dump_every_ns;  /* --dump-every: the least time between dumps */
+  struct proc_task *prev;  /* the last walk of its threads */
   struct top_known *known; /* parallel to prev */
   size_t nprev;
   struct top_thread *t; /* this refresh's threads, busiest first */

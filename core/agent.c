@@ -279,8 +279,7 @@ static int fd_ino(int pid, int dfd, const char *fd, struct inodes *s)
   snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
   if (proc_read_small(AT_FDCWD, path, text, sizeof(text), &len) || !len)
     return 0;
-  if (!(ino = strstr(text, "\nino:")) ||
-      sscanf(ino + 5, "%" SCNu64, &v) != 1)
+  if (!(ino = strstr(text, "\nino:")) || sscanf(ino + 5, "%" SCNu64, &v) != 1)
     return -1;
   add_ino(s, v);
   return 0;

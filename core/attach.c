@@ -24,7 +24,7 @@
 #include <sys/un.h>
 
 static int fail(char *err, size_t n, int code, const char *fmt, ...)
-  PRINTF(4, 5);
+    PRINTF(4, 5);
 static int fail(char *err, size_t n, int code, const char *fmt, ...)
 {
   va_list ap;
@@ -92,8 +92,7 @@ static int become(const struct jvm *t, struct saved_ids *s)
 static int restore_ids(struct saved_ids *s)
 {
   if (!s->switched) return 0;
-  if (seteuid(0) || setegid(0) ||
-      setgroups((size_t)s->ngroups, s->groups))
+  if (seteuid(0) || setegid(0) || setgroups((size_t)s->ngroups, s->groups))
     return -errno;
   s->switched = 0;
   return 0;
@@ -157,9 +156,10 @@ static int find_socket(const struct jvm *t, const struct root *r, char *err,
   rc = root_open_checked(r, -1, path, O_PATH, S_IFSOCK, t->st.euid, &fd, NULL);
   if (rc == -ENOENT) return 0;
   if (rc == -EINVAL || rc == -EPERM || rc == -ELOOP)
-    return fail(err, errlen, ATTACH_UNSAFE, "'%s' of pid %d is not a socket "
-                "owned by uid %d (a link, or planted): refused", path, t->pid,
-                (int)t->st.euid);
+    return fail(err, errlen, ATTACH_UNSAFE,
+                "'%s' of pid %d is not a socket "
+                "owned by uid %d (a link, or planted): refused",
+                path, t->pid, (int)t->st.euid);
   if (rc)
     return fail(err, errlen, ATTACH_PERM, "cannot open '%s' of pid %d: %s",
                 path, t->pid, strerror(-rc));

@@ -19,10 +19,10 @@ struct lexer {
   const char *p, *end;
   int line;
   enum tok tok;
-  struct buf text;      /* T_WORD, T_STR */
-  double num;           /* T_NUM */
-  int ch;               /* T_CHAR */
-  int nodes;            /* in the expression being parsed */
+  struct buf text; /* T_WORD, T_STR */
+  double num;      /* T_NUM */
+  int ch;          /* T_CHAR */
+  int nodes;       /* in the expression being parsed */
   char *err;
 };
 
@@ -101,12 +101,22 @@ static void next(struct lexer *lx)
 static const char *tok_desc(struct lexer *lx, char *tmp, size_t n)
 {
   switch (lx->tok) {
-  case T_EOF: return "end of file";
-  case T_WORD: snprintf(tmp, n, "'%.40s'", lx->text.p); return tmp;
-  case T_STR: snprintf(tmp, n, "\"%.40s\"", lx->text.p); return tmp;
-  case T_NUM: snprintf(tmp, n, "number %g", lx->num); return tmp;
-  case T_CHAR: snprintf(tmp, n, "'%c'", lx->ch); return tmp;
-  default: return "bad token";
+  case T_EOF:
+    return "end of file";
+  case T_WORD:
+    snprintf(tmp, n, "'%.40s'", lx->text.p);
+    return tmp;
+  case T_STR:
+    snprintf(tmp, n, "\"%.40s\"", lx->text.p);
+    return tmp;
+  case T_NUM:
+    snprintf(tmp, n, "number %g", lx->num);
+    return tmp;
+  case T_CHAR:
+    snprintf(tmp, n, "'%c'", lx->ch);
+    return tmp;
+  default:
+    return "bad token";
   }
 }
 
@@ -132,8 +142,8 @@ static int is_word(struct lexer *lx, const char *w)
 }
 
 static const char *const reserved[] = {
-  "option", "column", "data", "header", "width", "format", "align", "scale",
-  "required",
+    "option", "column", "data",  "header",   "width",
+    "format", "align",  "scale", "required",
 };
 
 static int is_reserved(const char *w)
@@ -160,8 +170,7 @@ static struct expr *parse_factor(struct lexer *lx)
   struct expr *e;
 
   if (++lx->nodes > MAX_NODES) {
-    if (!lx->err)
-      lx->err = xasprintf("line %d: expression too long", lx->line);
+    if (!lx->err) lx->err = xasprintf("line %d: expression too long", lx->line);
     return NULL;
   }
   if (is_char(lx, '(')) {
@@ -211,8 +220,11 @@ static struct expr *parse_binary(struct lexer *lx, int level)
       expr_free(l);
       return NULL;
     }
-    l = node(c == '+' ? EXPR_ADD : c == '-' ? EXPR_SUB
-             : c == '*' ? EXPR_MUL : EXPR_DIV, l, r);
+    l = node(c == '+'   ? EXPR_ADD
+             : c == '-' ? EXPR_SUB
+             : c == '*' ? EXPR_MUL
+                        : EXPR_DIV,
+             l, r);
   }
   return l;
 }
@@ -232,12 +244,17 @@ static struct expr *parse_data(struct lexer *lx)
 /* Scales divide the value. jstat computes T, P and percent with 32-bit int
  * arithmetic that ends in 0, so they give +-infinity (or NaN for 0): kept
  * for byte compatibility with user option files. */
-static const struct { const char *name; double factor; } scales[] = {
-  {"raw", 1}, {"percent", 0}, {"K", 1024}, {"M", 1048576},
-  {"G", 1073741824}, {"T", 0}, {"P", 0}, {"p", 1e-11}, {"ps", 1e-11},
-  {"n", 1e-8}, {"ns", 1e-8}, {"u", 1e-5}, {"us", 1e-5}, {"m", 1e-2},
-  {"ms", 1e-2}, {"s", 1}, {"sec", 1}, {"min", 1.0 / 60}, {"h", 1.0 / 3600},
-  {"hour", 1.0 / 3600},
+static const struct {
+  const char *name;
+  double factor;
+} scales[] = {
+    {"raw", 1},        {"percent", 0},       {"K", 1024},
+    {"M", 1048576},    {"G", 1073741824},    {"T", 0},
+    {"P", 0},          {"p", 1e-11},         {"ps", 1e-11},
+    {"n", 1e-8},       {"ns", 1e-8},         {"u", 1e-5},
+    {"us", 1e-5},      {"m", 1e-2},          {"ms", 1e-2},
+    {"s", 1},          {"sec", 1},           {"min", 1.0 / 60},
+    {"h", 1.0 / 3600}, {"hour", 1.0 / 3600},
 };
 
 static int parse_stmt(struct lexer *lx, struct expr_column *c, int *done)
@@ -256,8 +273,8 @@ static int parse_stmt(struct lexer *lx, struct expr_column *c, int *done)
     free(*dst);
     *dst = xstrdup(lx->text.p);
     if (dst == &c->format && fmt_pattern_parse(c->format, &c->pattern)) {
-      lx->err = xasprintf("line %d: unsupported format \"%s\"", lx->line,
-                          c->format);
+      lx->err =
+          xasprintf("line %d: unsupported format \"%s\"", lx->line, c->format);
       return -EINVAL;
     }
   } else if (is_word(lx, "width")) {
@@ -266,10 +283,14 @@ static int parse_stmt(struct lexer *lx, struct expr_column *c, int *done)
     c->width = lx->num > 1000 ? 1000 : (int)lx->num;
   } else if (is_word(lx, "align")) {
     next(lx);
-    if (is_word(lx, "left")) c->align = FMT_LEFT;
-    else if (is_word(lx, "right")) c->align = FMT_RIGHT;
-    else if (is_word(lx, "center")) c->align = FMT_CENTER;
-    else return expected(lx, "left, center or right");
+    if (is_word(lx, "left"))
+      c->align = FMT_LEFT;
+    else if (is_word(lx, "right"))
+      c->align = FMT_RIGHT;
+    else if (is_word(lx, "center"))
+      c->align = FMT_CENTER;
+    else
+      return expected(lx, "left, center or right");
   } else if (is_word(lx, "scale")) {
     size_t i;
 
@@ -281,9 +302,12 @@ static int parse_stmt(struct lexer *lx, struct expr_column *c, int *done)
     c->scale = scales[i].factor;
   } else if (is_word(lx, "required")) {
     next(lx);
-    if (is_word(lx, "true")) c->required = 1;
-    else if (is_word(lx, "false")) c->required = 0;
-    else return expected(lx, "true or false");
+    if (is_word(lx, "true"))
+      c->required = 1;
+    else if (is_word(lx, "false"))
+      c->required = 0;
+    else
+      return expected(lx, "true or false");
   } else {
     *done = 1;
     return 0;
@@ -314,8 +338,8 @@ static int parse_column(struct lexer *lx, struct expr_option *o)
     goto bad;
   }
   if (!c.data || !c.header) {
-    lx->err = xasprintf("line %d: missing %s statement in column %d",
-                        lx->line, c.data ? "header" : "data", n);
+    lx->err = xasprintf("line %d: missing %s statement in column %d", lx->line,
+                        c.data ? "header" : "data", n);
     goto bad;
   }
   if (!c.format) {
@@ -384,7 +408,8 @@ int expr_spec_parse(struct expr_spec *spec, const char *text, size_t len,
   int rc = 0;
 
   next(&lx);
-  while (lx.tok != T_EOF && !(rc = parse_option(&lx, spec))) {}
+  while (lx.tok != T_EOF && !(rc = parse_option(&lx, spec))) {
+  }
   buf_free(&lx.text);
   *err = lx.err;
   return rc;

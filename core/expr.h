@@ -14,23 +14,30 @@
 #include "core/format.h"
 
 enum expr_op {
-  EXPR_NUM, EXPR_STR, EXPR_VAR, EXPR_NOW,
-  EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_NEG
+  EXPR_NUM,
+  EXPR_STR,
+  EXPR_VAR,
+  EXPR_NOW,
+  EXPR_ADD,
+  EXPR_SUB,
+  EXPR_MUL,
+  EXPR_DIV,
+  EXPR_NEG
 };
 
 struct expr {
   enum expr_op op;
-  double num;           /* EXPR_NUM */
-  char *str;            /* EXPR_STR: the text; EXPR_VAR: the counter name */
-  int handle;           /* EXPR_VAR once resolved: what read_* is given */
-  int is_string;        /* EXPR_VAR once resolved: a live string counter */
+  double num;    /* EXPR_NUM */
+  char *str;     /* EXPR_STR: the text; EXPR_VAR: the counter name */
+  int handle;    /* EXPR_VAR once resolved: what read_* is given */
+  int is_string; /* EXPR_VAR once resolved: a live string counter */
   struct expr *l, *r;
 };
 
 struct expr_column {
-  char *header;         /* spec text, carets included */
+  char *header; /* spec text, carets included */
   struct expr *data;
-  char *format;         /* DecimalFormat pattern; "0" when absent */
+  char *format; /* DecimalFormat pattern; "0" when absent */
   struct fmt_pattern pattern;
   int width;            /* the spec's width statement, 0 when absent */
   enum fmt_align align; /* center when absent */
@@ -75,21 +82,24 @@ void expr_names(const struct expr *e, void (*fn)(void *ctx, const char *),
 
 /* What a counter is at resolve time; the lookup fills it. */
 enum expr_kind {
-  EXPR_MISSING, EXPR_CONST_LONG, EXPR_CONST_STRING, EXPR_LIVE_LONG,
+  EXPR_MISSING,
+  EXPR_CONST_LONG,
+  EXPR_CONST_STRING,
+  EXPR_LIVE_LONG,
   EXPR_LIVE_STRING
 };
 struct expr_counter {
   enum expr_kind kind;
-  long long value;      /* EXPR_CONST_LONG */
-  const char *string;   /* EXPR_CONST_STRING (copied) */
-  int handle;           /* EXPR_LIVE_*: passed back to the readers */
+  long long value;    /* EXPR_CONST_LONG */
+  const char *string; /* EXPR_CONST_STRING (copied) */
+  int handle;         /* EXPR_LIVE_*: passed back to the readers */
 };
 
 struct expr_source {
   void (*lookup)(void *ctx, const char *name, struct expr_counter *out);
   long long (*read_long)(void *ctx, int handle);
   const char *(*read_string)(void *ctx, int handle);
-  uint64_t (*now_ms)(void *ctx);   /* jstat.timestamp; NULL = wall clock */
+  uint64_t (*now_ms)(void *ctx); /* jstat.timestamp; NULL = wall clock */
   void *ctx;
 };
 

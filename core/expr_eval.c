@@ -15,12 +15,18 @@
 static double apply(enum expr_op op, double a, double b)
 {
   switch (op) {
-  case EXPR_ADD: return a + b;
-  case EXPR_SUB: return a - b;
-  case EXPR_MUL: return a * b;
-  case EXPR_DIV: return b == 0 ? NAN : a / b;
-  case EXPR_NEG: return -a;
-  default: return NAN;
+  case EXPR_ADD:
+    return a + b;
+  case EXPR_SUB:
+    return a - b;
+  case EXPR_MUL:
+    return a * b;
+  case EXPR_DIV:
+    return b == 0 ? NAN : a / b;
+  case EXPR_NEG:
+    return -a;
+  default:
+    return NAN;
   }
 }
 
@@ -47,7 +53,7 @@ struct expr *expr_resolve(const struct expr *e, int required,
     }
     src->lookup(src->ctx, e->str, &c);
     switch (c.kind) {
-    case EXPR_MISSING:  /* jstat: NaN, or 0 under "required true" */
+    case EXPR_MISSING: /* jstat: NaN, or 0 under "required true" */
       r->op = EXPR_NUM;
       r->num = required ? 0.0 : NAN;
       break;
@@ -86,8 +92,10 @@ struct expr *expr_resolve(const struct expr *e, int required,
 static double eval(const struct expr *e, const struct expr_source *src)
 {
   switch (e->op) {
-  case EXPR_NUM: return e->num;
-  case EXPR_STR: return NAN;
+  case EXPR_NUM:
+    return e->num;
+  case EXPR_STR:
+    return NAN;
   case EXPR_NOW:
     return (double)(src->now_ms ? src->now_ms(src->ctx) : wall_ms());
   case EXPR_VAR:

@@ -41,8 +41,8 @@ static void emit(struct nodes *ns, const char *name, size_t len, uint32_t depth,
                  int64_t start, int64_t end, int64_t before)
 {
   if (ns->n == ns->cap)
-    ns->v = xrealloc(ns->v, (ns->cap = ns->cap ? ns->cap * 2 : 1024) *
-                                sizeof(*ns->v));
+    ns->v = xrealloc(ns->v,
+                     (ns->cap = ns->cap ? ns->cap * 2 : 1024) * sizeof(*ns->v));
   ns->v[ns->n++] =
       (struct node){name, (uint32_t)len, depth, start, end, before};
   if (depth > ns->maxdepth) ns->maxdepth = depth;
@@ -212,81 +212,84 @@ static void label(struct buf *o, const char *s, size_t n, double w)
 }
 
 static const char script[] =
-  "<script type=\"text/ecmascript\"><![CDATA[\n"
-  "'use strict';\n"
-  "var W, XP, frames = [], details, matched, total, fontw = 7;\n"
-  "function init(evt) {\n"
-  "  var svg = document.documentElement;\n"
-  "  W = +svg.getAttribute('width'); XP = +svg.getAttribute('data-xpad');\n"
-  "  details = document.getElementById('details');\n"
-  "  matched = document.getElementById('matched');\n"
-  "  var gs = document.getElementsByClassName('f');\n"
-  "  for (var i = 0; i < gs.length; i++) {\n"
-  "    var r = gs[i].querySelector('rect');\n"
-  "    frames.push({g: gs[i], r: r, t: gs[i].querySelector('text'),\n"
-  "      x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
-  "      d: +gs[i].getAttribute('data-d'), fill: r.getAttribute('fill'),\n"
-  "      name: gs[i].getAttribute('data-n'),\n"
-  "      info: gs[i].querySelector('title').textContent});\n"
-  "    gs[i].onmouseover = show; gs[i].onmouseout = hide;\n"
-  "    gs[i].onclick = zoom;\n"
-  "  }\n"
-  "  total = frames.length ? frames[frames.length - 1].w : 0;\n"
-  "  document.getElementById('unzoom').onclick = unzoom;\n"
-  "  document.getElementById('search').onclick = search;\n"
-  "  relabel();\n"
-  "}\n"
-  "function find(g) { for (var i = 0; i < frames.length; i++)\n"
-  "  if (frames[i].g === g) return frames[i]; }\n"
-  "function show() { details.textContent = find(this).info; }\n"
-  "function hide() { details.textContent = ' '; }\n"
-  "function label(f, w) {\n"
-  "  var n = Math.floor((w - 4) / fontw);\n"
-  "  if (n < 3) return '';\n"
-  "  return f.name.length <= n ? f.name : f.name.substr(0, n - 2) + '..';\n"
-  "}\n"
-  "function place(f, x, w) {\n"
-  "  f.r.setAttribute('x', x); f.r.setAttribute('width', w);\n"
-  "  f.t.setAttribute('x', x + 3); f.t.textContent = label(f, w);\n"
-  "}\n"
-  "function relabel() { frames.forEach(function (f) { place(f, f.x, f.w); }); }\n"
-  "function zoom() {\n"
-  "  var z = find(this), k = (W - 2 * XP) / z.w;\n"
-  "  frames.forEach(function (f) {\n"
-  "    var inside = f.x >= z.x - 1e-6 && f.x + f.w <= z.x + z.w + 1e-6;\n"
-  "    var above = f.d >= z.d, below = f.d < z.d && f.x <= z.x + 1e-6 &&\n"
-  "      f.x + f.w >= z.x + z.w - 1e-6;\n"
-  "    if (inside && above) { f.g.style.display = ''; f.g.style.opacity = 1;\n"
-  "      place(f, XP + (f.x - z.x) * k, f.w * k); }\n"
-  "    else if (below) { f.g.style.display = ''; f.g.style.opacity = 0.5;\n"
-  "      place(f, XP, W - 2 * XP); }\n"
-  "    else f.g.style.display = 'none';\n"
-  "  });\n"
-  "  document.getElementById('unzoom').style.opacity = 1;\n"
-  "}\n"
-  "function unzoom() {\n"
-  "  frames.forEach(function (f) { f.g.style.display = '';\n"
-  "    f.g.style.opacity = 1; });\n"
-  "  relabel(); this.style.opacity = 0;\n"
-  "}\n"
-  "function search() {\n"
-  "  var term = prompt('Search (regular expression)', ''), re, spans = [];\n"
-  "  if (term === null) return;\n"
-  "  try { re = new RegExp(term); } catch (e) { matched.textContent =\n"
-  "    'bad expression'; return; }\n"
-  "  frames.forEach(function (f) {\n"
-  "    var hit = term !== '' && re.test(f.name);\n"
-  "    f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
-  "    if (hit) spans.push([f.x, f.x + f.w]);\n"
-  "  });\n"
-  "  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
-  "  var sum = 0, end = -1;\n"
-  "  spans.forEach(function (s) { if (s[0] >= end) { sum += s[1] - s[0];\n"
-  "    end = s[1]; } else if (s[1] > end) { sum += s[1] - end; end = s[1]; } });\n"
-  "  matched.textContent = term === '' ? ' ' :\n"
-  "    'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
-  "}\n"
-  "]]></script>\n";
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "'use strict';\n"
+    "var W, XP, frames = [], details, matched, total, fontw = 7;\n"
+    "function init(evt) {\n"
+    "  var svg = document.documentElement;\n"
+    "  W = +svg.getAttribute('width'); XP = +svg.getAttribute('data-xpad');\n"
+    "  details = document.getElementById('details');\n"
+    "  matched = document.getElementById('matched');\n"
+    "  var gs = document.getElementsByClassName('f');\n"
+    "  for (var i = 0; i < gs.length; i++) {\n"
+    "    var r = gs[i].querySelector('rect');\n"
+    "    frames.push({g: gs[i], r: r, t: gs[i].querySelector('text'),\n"
+    "      x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
+    "      d: +gs[i].getAttribute('data-d'), fill: r.getAttribute('fill'),\n"
+    "      name: gs[i].getAttribute('data-n'),\n"
+    "      info: gs[i].querySelector('title').textContent});\n"
+    "    gs[i].onmouseover = show; gs[i].onmouseout = hide;\n"
+    "    gs[i].onclick = zoom;\n"
+    "  }\n"
+    "  total = frames.length ? frames[frames.length - 1].w : 0;\n"
+    "  document.getElementById('unzoom').onclick = unzoom;\n"
+    "  document.getElementById('search').onclick = search;\n"
+    "  relabel();\n"
+    "}\n"
+    "function find(g) { for (var i = 0; i < frames.length; i++)\n"
+    "  if (frames[i].g === g) return frames[i]; }\n"
+    "function show() { details.textContent = find(this).info; }\n"
+    "function hide() { details.textContent = ' '; }\n"
+    "function label(f, w) {\n"
+    "  var n = Math.floor((w - 4) / fontw);\n"
+    "  if (n < 3) return '';\n"
+    "  return f.name.length <= n ? f.name : f.name.substr(0, n - 2) + '..';\n"
+    "}\n"
+    "function place(f, x, w) {\n"
+    "  f.r.setAttribute('x', x); f.r.setAttribute('width', w);\n"
+    "  f.t.setAttribute('x', x + 3); f.t.textContent = label(f, w);\n"
+    "}\n"
+    "function relabel() { frames.forEach(function (f) { place(f, f.x, f.w); "
+    "}); }\n"
+    "function zoom() {\n"
+    "  var z = find(this), k = (W - 2 * XP) / z.w;\n"
+    "  frames.forEach(function (f) {\n"
+    "    var inside = f.x >= z.x - 1e-6 && f.x + f.w <= z.x + z.w + 1e-6;\n"
+    "    var above = f.d >= z.d, below = f.d < z.d && f.x <= z.x + 1e-6 &&\n"
+    "      f.x + f.w >= z.x + z.w - 1e-6;\n"
+    "    if (inside && above) { f.g.style.display = ''; f.g.style.opacity = "
+    "1;\n"
+    "      place(f, XP + (f.x - z.x) * k, f.w * k); }\n"
+    "    else if (below) { f.g.style.display = ''; f.g.style.opacity = 0.5;\n"
+    "      place(f, XP, W - 2 * XP); }\n"
+    "    else f.g.style.display = 'none';\n"
+    "  });\n"
+    "  document.getElementById('unzoom').style.opacity = 1;\n"
+    "}\n"
+    "function unzoom() {\n"
+    "  frames.forEach(function (f) { f.g.style.display = '';\n"
+    "    f.g.style.opacity = 1; });\n"
+    "  relabel(); this.style.opacity = 0;\n"
+    "}\n"
+    "function search() {\n"
+    "  var term = prompt('Search (regular expression)', ''), re, spans = [];\n"
+    "  if (term === null) return;\n"
+    "  try { re = new RegExp(term); } catch (e) { matched.textContent =\n"
+    "    'bad expression'; return; }\n"
+    "  frames.forEach(function (f) {\n"
+    "    var hit = term !== '' && re.test(f.name);\n"
+    "    f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
+    "    if (hit) spans.push([f.x, f.x + f.w]);\n"
+    "  });\n"
+    "  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+    "  var sum = 0, end = -1;\n"
+    "  spans.forEach(function (s) { if (s[0] >= end) { sum += s[1] - s[0];\n"
+    "    end = s[1]; } else if (s[1] > end) { sum += s[1] - end; end = s[1]; } "
+    "});\n"
+    "  matched.textContent = term === '' ? ' ' :\n"
+    "    'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
+    "}\n"
+    "]]></script>\n";
 
 int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
               const struct flame_opts *o)
@@ -314,16 +317,18 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
           ".b { cursor: pointer } #title { font-size: 17px }</style>\n",
           width, height, width, height, XPAD);
   fputs(script, out);
-  fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-               "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
+  fprintf(out,
+          "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+          "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
           width / 2);
   xml_string(out, o->title, strlen(o->title));
-  fprintf(out, "</text>\n"
-               "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"24\" "
-               "style=\"opacity:0\">Reset Zoom</text>\n"
-               "<text id=\"search\" class=\"b\" x=\"%d\" y=\"24\">Search</text>\n"
-               "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
-               "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
+  fprintf(out,
+          "</text>\n"
+          "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"24\" "
+          "style=\"opacity:0\">Reset Zoom</text>\n"
+          "<text id=\"search\" class=\"b\" x=\"%d\" y=\"24\">Search</text>\n"
+          "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
+          "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
           XPAD, width - XPAD - 60, width - XPAD - 120, height - 10, XPAD,
           height - 10);
   /* Roots first, so a frame is painted over its parent's outline; "all"
@@ -359,7 +364,8 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
                   btotal ? (double)nd->before / (double)btotal : 0);
     else if (nd->depth)
       colour(&b, nd->name, nd->len);
-    else buf_adds(&b, "rgb(240,200,160)");
+    else
+      buf_adds(&b, "rgb(240,200,160)");
     buf_adds(&b, "\" rx=\"2\"/><text x=\"");
     put_num(&b, x + 3, 1);
     buf_adds(&b, "\" y=\"");

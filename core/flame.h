@@ -17,11 +17,11 @@
 
 struct flame_opts {
   const char *title;
-  const char *unit;     /* "bytes" or "samples" */
-  int width;            /* pixels */
-  double minwidth;      /* frames narrower than this (pixels) are pruned */
-  int reverse;          /* leaf first: who allocates byte[]? */
-  int inverted;         /* icicle: root at the top */
+  const char *unit;      /* "bytes" or "samples" */
+  int width;             /* pixels */
+  double minwidth;       /* frames narrower than this (pixels) are pruned */
+  int reverse;           /* leaf first: who allocates byte[]? */
+  int inverted;          /* icicle: root at the top */
   const int64_t *before; /* a differential graph: each stack's value
                             before (fold_union); NULL: a plain one */
 };

@@ -10,7 +10,7 @@
 #include "core/jvmtool.h"
 #include "core/fold_int.h"
 
-enum { UNFOLDED = -1, SKIPPED = -2, EMPTY = -3 };  /* struct strset_entry.n */
+enum { UNFOLDED = -1, SKIPPED = -2, EMPTY = -3 }; /* struct strset_entry.n */
 
 /* The offset of the first c in p[0..n), or n. */
 static size_t find16(const char *p, size_t n, char c)
@@ -59,8 +59,8 @@ static int matches(const struct fold *f, const struct frame *fr)
  * with [] and hidden/lambda class suffixes ("/0x..", "$$Lambda$14") go. */
 static void normalize(struct buf *k, const char *t, size_t n)
 {
-  static const char *const prims[] = {"boolean", "byte", "char", "short",
-                                      "int", "long", "float", "double"};
+  static const char *const prims[] = {"boolean", "byte", "char",  "short",
+                                      "int",     "long", "float", "double"};
   static const char codes[] = "ZBCSIJFD";
   size_t dims = 0, start = k->len;
 
@@ -131,15 +131,17 @@ static int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
         strset_same(fr[i].p, fr[i - 1].p, fr[i].len))
       continue;
     if (i == type && (f->o.normalize || f->o.type_frames)) {
-      if (f->o.normalize) normalize(k, fr[i].p, fr[i].len);
-      else buf_add(k, fr[i].p, fr[i].len);
+      if (f->o.normalize)
+        normalize(k, fr[i].p, fr[i].len);
+      else
+        buf_add(k, fr[i].p, fr[i].len);
       if (f->o.type_frames) buf_adds(k, "_[i]");
     } else {
       buf_add(k, fr[i].p, fr[i].len);
     }
     buf_addc(k, ';');
   }
-  if (!--k->len) return EMPTY;  /* drop the last ';' */
+  if (!--k->len) return EMPTY; /* drop the last ';' */
   /* mostly the stack as read, or its end: share those bytes */
   if (k->len <= n && strset_same(s + n - k->len, k->p, k->len))
     e = strset_intern(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0);
@@ -186,7 +188,7 @@ static const char *value(const char *s, size_t n, size_t *k, int64_t *v)
   int neg;
 
   while (i && s[i - 1] != ' ' && n - i < 20) i--;
-  if (!i || s[i - 1] != ' ')  /* no space, or a token over 20 bytes */
+  if (!i || s[i - 1] != ' ') /* no space, or a token over 20 bytes */
     return memrchr(s, ' ', n) ? "value is not an integer"
                               : "no value (want 'frames value')";
   if (i == n) return "value is not an integer";
@@ -221,8 +223,7 @@ void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
   if (s[0] == '#') {
     /* "#GC <n>" opens a lifetime section; other comments are skipped */
     if (n > 4 && !memcmp(s, "#GC ", 4)) {
-      snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31),
-               s + 4);
+      snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31), s + 4);
       f->gc = parse_long(num, 0, LONG_MAX, &g) ? -1 : (long)g;
     }
     return;
@@ -339,9 +340,11 @@ struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
   free(off);
   if (*n) qsort(r, *n, sizeof(*r), fold_stack_cmp);
   for (size_t i = 0; i < *n; i++) {
-    if (m && r[m - 1].len == r[i].len && !memcmp(r[m - 1].key, r[i].key, r[i].len))
+    if (m && r[m - 1].len == r[i].len &&
+        !memcmp(r[m - 1].key, r[i].key, r[i].len))
       r[m - 1].value += r[i].value;
-    else r[m++] = r[i];
+    else
+      r[m++] = r[i];
   }
   *n = m;
   return r;
@@ -400,7 +403,7 @@ int fold_stack_cmp(const void *a, const void *b)
   int c;
 
   while (i + 8 <= n && load64(x->key + i) == load64(y->key + i)) i += 8;
-  c = memcmp(x->key + i, y->key + i, n - i);  /* differs within 8 bytes */
+  c = memcmp(x->key + i, y->key + i, n - i); /* differs within 8 bytes */
 
   return c ? c : (x->len > y->len) - (x->len < y->len);
 }
@@ -414,8 +417,8 @@ size_t fold_result(struct fold *f, const struct fold_stack **out)
   for (size_t i = 0; i < n; i++) {
     struct strset_entry *e = &f->totals.e[i];
 
-    f->sorted[i] = (struct fold_stack){f->bytes.p + e->off, (uint32_t)e->len,
-                                       e->n};
+    f->sorted[i] =
+        (struct fold_stack){f->bytes.p + e->off, (uint32_t)e->len, e->n};
   }
   if (n) qsort(f->sorted, n, sizeof(*f->sorted), fold_stack_cmp);
   *out = f->sorted;
@@ -435,7 +438,7 @@ const struct fold_stats *fold_stats(struct fold *f)
     buf_addc(&f->bad, 0);
   }
   for (int i = 0; i < f->st.nfirst_bad; i++)
-    f->st.first_bad[i] = f->bad.p + at[i];  /* now that it no longer moves */
+    f->st.first_bad[i] = f->bad.p + at[i]; /* now that it no longer moves */
   return &f->st;
 }
 

@@ -17,21 +17,21 @@ enum fold_format { FOLD_AUTO, FOLD_STACKS, FOLD_FOLDED, FOLD_JSTACK };
 
 struct fold_opts {
   enum fold_format format;
-  const char *const *filters;  /* case-insensitive; a stack starts at its */
-  int nfilters;            /* first frame that contains any of them */
-  int keep_unmatched;      /* keep stacks the filter does not match */
-  int no_squash;           /* keep direct recursion (a;a;b) */
-  int samples;             /* count lines instead of summing values */
-  int type_frames;         /* mark the allocated type "_[i]" */
-  int normalize;           /* char -> char[], [Ljava/lang/String; -> ... */
-  long gc_lo, gc_hi;       /* lifetime sections to keep; -1: all */
-  int gc_frames;           /* "GC <n>" as the root frame */
-  const char *state;       /* jstack: only threads in this state */
-  int thread_frames;       /* jstack: the thread name as the root frame */
+  const char *const *filters; /* case-insensitive; a stack starts at its */
+  int nfilters;               /* first frame that contains any of them */
+  int keep_unmatched;         /* keep stacks the filter does not match */
+  int no_squash;              /* keep direct recursion (a;a;b) */
+  int samples;                /* count lines instead of summing values */
+  int type_frames;            /* mark the allocated type "_[i]" */
+  int normalize;              /* char -> char[], [Ljava/lang/String; -> ... */
+  long gc_lo, gc_hi;          /* lifetime sections to keep; -1: all */
+  int gc_frames;              /* "GC <n>" as the root frame */
+  const char *state;          /* jstack: only threads in this state */
+  int thread_frames;          /* jstack: the thread name as the root frame */
 };
 
 struct fold_stack {
-  const char *key;         /* frames joined by ';', not NUL-terminated */
+  const char *key; /* frames joined by ';', not NUL-terminated */
   uint32_t len;
   int64_t value;
 };

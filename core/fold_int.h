@@ -9,7 +9,7 @@
 #include "core/strset.h"
 
 #ifdef __SSE2__
-#include <emmintrin.h>  /* part of every x86-64 */
+#include <emmintrin.h> /* part of every x86-64 */
 #endif
 
 struct frame {
@@ -19,27 +19,27 @@ struct frame {
 
 struct fold {
   struct fold_opts o;
-  struct strset stacks, totals;    /* as read; as folded */
+  struct strset stacks, totals; /* as read; as folded */
   struct buf bytes, key, bad;   /* their bytes; a key being built; reports */
   struct bad {
     const char *name;
     uint64_t line;
     const char *why;
   } first_bad[5];
-  struct frame *fr;             /* the frames of a stack being folded */
+  struct frame *fr; /* the frames of a stack being folded */
   size_t frcap;
   struct fold_stack *sorted;
   struct fold_stats st;
   const char *name;
   uint64_t lineno;
-  long gc;                      /* the current "#GC <n>" section, or -1 */
+  long gc; /* the current "#GC <n>" section, or -1 */
   /* jstack: the thread being read */
   struct buf thread, frames;
   int in_thread, nframes;
   char state[32];
   enum fold_format fmt;
-  unsigned formats;             /* 1 << each format read */
-  char **filter_lc;             /* the filters in lower case */
+  unsigned formats; /* 1 << each format read */
+  char **filter_lc; /* the filters in lower case */
   size_t *filter_len;
 };
 
@@ -47,9 +47,8 @@ struct fold {
 static inline unsigned eq16(const char *p, char c)
 {
 #ifdef __SSE2__
-  return (unsigned)_mm_movemask_epi8(
-      _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                     _mm_set1_epi8(c)));
+  return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+      _mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8(c)));
 #else
   unsigned m = 0;
 

@@ -53,15 +53,19 @@ static size_t lines(struct fold *f, const char *p, size_t n, int eof,
   while (at < n && at < stop) {
     e = at + line_end(p + at, n - at, &nul);
     if (e == n && !eof) break;
-    if (f->fmt == FOLD_JSTACK) fold_jstack_line(f, p + at, e - at);
-    else fold_text_line(f, p + at, e - at, nul);
+    if (f->fmt == FOLD_JSTACK)
+      fold_jstack_line(f, p + at, e - at);
+    else
+      fold_text_line(f, p + at, e - at, nul);
     at = e + (e < n);
   }
   return at;
 }
 
 enum {
-  BLOCK = 1 << 18, LONGEST_LINE = 64 << 20, SPLIT = 64 << 20,
+  BLOCK = 1 << 18,
+  LONGEST_LINE = 64 << 20,
+  SPLIT = 64 << 20,
   WINDOW = 8 << 20
 };
 
@@ -72,7 +76,7 @@ static __thread sigjmp_buf *volatile shrank;
 static void on_sigbus(int sig)
 {
   if (shrank) siglongjmp(*shrank, 1);
-  signal(sig, SIG_DFL);  /* not ours: fault again, and die of it */
+  signal(sig, SIG_DFL); /* not ours: fault again, and die of it */
 }
 
 /* Fold the lines of fd's bytes [base, base + len) mapped, from at (a
@@ -93,7 +97,7 @@ static ssize_t fold_window(struct fold *f, int fd, off_t base, size_t len,
     return -1;
   }
   shrank = &jb;
-  if (f->fmt == FOLD_AUTO)  /* on what a first read would see */
+  if (f->fmt == FOLD_AUTO) /* on what a first read would see */
     f->fmt = detect(m + at, len - at < BLOCK ? len - at : BLOCK);
   took = lines(f, m + at, len - at, 0, stop);
   shrank = NULL;
@@ -116,10 +120,10 @@ static off_t fold_mapped(struct fold *f, int fd, off_t pos, off_t to)
   end = to >= 0 && to < sb.st_size ? to : sb.st_size;
   for (; pos < end && took > 0; pos += took) {
     base = pos - pos % page;
-    took = fold_window(f, fd, base,
-                       (size_t)(sb.st_size - base < WINDOW ? sb.st_size - base
-                                                           : WINDOW),
-                       (size_t)(pos - base), (size_t)(end - pos));
+    took = fold_window(
+        f, fd, base,
+        (size_t)(sb.st_size - base < WINDOW ? sb.st_size - base : WINDOW),
+        (size_t)(pos - base), (size_t)(end - pos));
     if (took < 0) return -1;
   }
   return pos;
@@ -132,14 +136,14 @@ static off_t fold_mapped(struct fold *f, int fd, off_t pos, off_t to)
 static int fold_range(struct fold *f, int fd, off_t from, off_t to)
 {
   size_t cap = BLOCK, have = 0, took, stop;
-  off_t pos = from < 0 ? lseek(fd, 0, SEEK_CUR) : from;  /* of b[0] */
+  off_t pos = from < 0 ? lseek(fd, 0, SEEK_CUR) : from; /* of b[0] */
   ssize_t r = 1;
   int rc = 0, skip = 0;
   char *b;
 
   if (pos >= 0 && (pos = fold_mapped(f, fd, pos, to)) < 0) return FOLD_SHRANK;
   if (to >= 0 && pos >= to) return 0;
-  if (from < 0) {  /* read on from there, as if all of it had been read */
+  if (from < 0) { /* read on from there, as if all of it had been read */
     if (pos >= 0) lseek(fd, pos, SEEK_SET);
     pos = -1;
   }
@@ -161,13 +165,13 @@ static int fold_range(struct fold *f, int fd, off_t from, off_t to)
       f->fmt = detect(b, have);
     }
     took = 0;
-    if (skip) {  /* the rest of a line too long to fold */
+    if (skip) { /* the rest of a line too long to fold */
       char *nl = memchr(b, '\n', have);
 
       took = nl ? (size_t)(nl + 1 - b) : have;
       skip = !nl;
     }
-    stop = to < 0                    ? SIZE_MAX
+    stop = to < 0                   ? SIZE_MAX
            : to > pos + (off_t)took ? (size_t)(to - pos) - took
                                     : 0;
     took += lines(f, b + took, have - took, !r, stop);
@@ -271,4 +275,3 @@ int fold_fd(struct fold *f, int fd, const char *name)
   f->fmt = keep;
   return rc;
 }
-

@@ -18,7 +18,7 @@
 
 #include <math.h>
 
-enum { MAX_FRAC = 340 };  /* DecimalFormat's limit for doubles */
+enum { MAX_FRAC = 340 }; /* DecimalFormat's limit for doubles */
 
 static int take_affix(const char **pp, char *out, size_t cap, int *percent)
 {
@@ -29,7 +29,8 @@ static int take_affix(const char **pp, char *out, size_t cap, int *percent)
     char c = *p++;
 
     if (c == '\'') {
-      if (*p == '\'') c = *p++;          /* '' is a literal quote */
+      if (*p == '\'')
+        c = *p++; /* '' is a literal quote */
       else {
         while (*p && *p != '\'') {
           if (n + 1 >= cap) return -EINVAL;
@@ -41,8 +42,8 @@ static int take_affix(const char **pp, char *out, size_t cap, int *percent)
     } else if (c == '%') {
       *percent = 1;
     } else if (c == 'E' || c == '@' || (unsigned char)c >= 0x80) {
-      return -EINVAL;                    /* exponent, significant digits, */
-    }                                    /* per-mille/currency: unsupported */
+      return -EINVAL; /* exponent, significant digits, */
+    }                 /* per-mille/currency: unsupported */
     if (n + 1 >= cap) return -EINVAL;
     out[n++] = c;
   }
@@ -73,8 +74,10 @@ int fmt_pattern_parse(const char *pattern, struct fmt_pattern *out)
       }
       if (++out->max_frac > MAX_FRAC) return -EINVAL;
     } else {
-      if (*p == '0') seen_zero = 1, out->min_int++;
-      else if (seen_zero) return -EINVAL;                 /* "0#" */
+      if (*p == '0')
+        seen_zero = 1, out->min_int++;
+      else if (seen_zero)
+        return -EINVAL; /* "0#" */
       ndig++;
     }
   }
@@ -104,8 +107,8 @@ static void fixed(double a, int frac, char *out, size_t cap)
   for (const char *s = sci; *s && *s != 'e'; s++)
     if (isdigit((unsigned char)*s)) d[nd++] = *s;
   exp = (int)strtol(strchr(sci, 'e') + 1, NULL, 10);
-  intd = exp + 1;                         /* digits left of the point */
-  if (intd < 1 || nd - intd > frac) {     /* rounding needed: exact wins */
+  intd = exp + 1;                     /* digits left of the point */
+  if (intd < 1 || nd - intd > frac) { /* rounding needed: exact wins */
     snprintf(out, cap, "%.*f", frac, a);
     return;
   }
@@ -123,13 +126,12 @@ static void add_grouped(struct buf *b, const char *ip, size_t n, int group)
   }
 }
 
-void fmt_number(struct buf *b, double v, const struct fmt_pattern *p,
-                int utf8)
+void fmt_number(struct buf *b, double v, const struct fmt_pattern *p, int utf8)
 {
   char num[MAX_FRAC + 400], *dot, *ip;
   size_t il, fl;
 
-  if (isnan(v)) {                 /* jstat sets the NaN symbol to "-" */
+  if (isnan(v)) { /* jstat sets the NaN symbol to "-" */
     buf_addc(b, '-');
     return;
   }
@@ -177,14 +179,18 @@ static void spaces(struct buf *b, size_t n)
 void fmt_pad(struct buf *b, const char *s, size_t n, int width,
              enum fmt_align align)
 {
-  size_t w = width_of(s, n), pad = width > 0 && (size_t)width > w
-                                       ? (size_t)width - w : 0;
+  size_t w = width_of(s, n),
+         pad = width > 0 && (size_t)width > w ? (size_t)width - w : 0;
 
-  if (align == FMT_RIGHT) spaces(b, pad);
-  else if (align == FMT_CENTER) spaces(b, pad / 2);
+  if (align == FMT_RIGHT)
+    spaces(b, pad);
+  else if (align == FMT_CENTER)
+    spaces(b, pad / 2);
   buf_add(b, s, n);
-  if (align == FMT_LEFT) spaces(b, pad);
-  else if (align == FMT_CENTER) spaces(b, pad - pad / 2);
+  if (align == FMT_LEFT)
+    spaces(b, pad);
+  else if (align == FMT_CENTER)
+    spaces(b, pad - pad / 2);
 }
 
 static int max3(int a, int b, int c)
@@ -227,8 +233,7 @@ int fmt_locale_utf8(void)
   for (int i = 0; i < 3; i++) {
     const char *v = getenv(names[i]);
 
-    if (v && *v)
-      return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+    if (v && *v) return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
   }
   return 0;
 }

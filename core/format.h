@@ -14,11 +14,11 @@
 enum fmt_align { FMT_CENTER, FMT_LEFT, FMT_RIGHT };
 
 struct fmt_pattern {
-  int min_int;        /* integer digits always printed ('0's left of '.') */
-  int min_frac;       /* fraction digits always printed */
-  int max_frac;       /* fraction digits at most ('0' and '#' right of '.') */
-  int group;          /* grouping size, 0 = none */
-  int percent;        /* a '%' in the affixes: value x 100 */
+  int min_int;  /* integer digits always printed ('0's left of '.') */
+  int min_frac; /* fraction digits always printed */
+  int max_frac; /* fraction digits at most ('0' and '#' right of '.') */
+  int group;    /* grouping size, 0 = none */
+  int percent;  /* a '%' in the affixes: value x 100 */
   char prefix[16], suffix[16];
 };
 
@@ -29,8 +29,7 @@ int fmt_pattern_parse(const char *pattern, struct fmt_pattern *out);
 /* Append v formatted with p to b, as DecimalFormat would: "-" for NaN, a
  * '-' prefix for negatives including -0.0, "∞"/"-∞" for infinities (or "?"
  * when utf8 is 0, as Java encodes it under an ASCII locale). */
-void fmt_number(struct buf *b, double v, const struct fmt_pattern *p,
-                int utf8);
+void fmt_number(struct buf *b, double v, const struct fmt_pattern *p, int utf8);
 
 /* Append s (n bytes) padded with spaces to width columns per align; text
  * at least as wide is appended whole (jstat never truncates). Centring puts

@@ -29,7 +29,7 @@ int http_parse(const char *buf, size_t len, struct http_req *r)
     if (memchr(buf, 0, len)) return 400;
     return len < HTTP_MAX_HEAD ? 1 : 431;
   }
-  end = eol + 2;  /* past the last header line's CRLF */
+  end = eol + 2; /* past the last header line's CRLF */
   r->head_len = (size_t)(eol + 4 - buf);
   /* request line: method SP target SP HTTP/1.x CRLF */
   r->method = p;

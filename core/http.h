@@ -10,16 +10,16 @@
 #include <stddef.h>
 
 enum {
-  HTTP_MAX_HEAD = 8192,   /* request line and headers, bytes */
+  HTTP_MAX_HEAD = 8192, /* request line and headers, bytes */
   HTTP_MAX_HEADERS = 64,
 };
 
 struct http_req {
-  const char *method, *target;  /* not NUL-terminated */
+  const char *method, *target; /* not NUL-terminated */
   size_t method_len, target_len;
-  size_t head_len;              /* bytes of the head, final CRLF included */
-  int minor;                    /* HTTP/1.<minor> */
-  int keep_alive;               /* the connection may serve another */
+  size_t head_len; /* bytes of the head, final CRLF included */
+  int minor;       /* HTTP/1.<minor> */
+  int keep_alive;  /* the connection may serve another */
 };
 
 /* Parse the request head at buf (len bytes received so far). Returns 0

@@ -43,10 +43,10 @@ static void checkpoints(struct jfr *j)
       j->st.bad_pools++;
       return;
     }
-    jfr_varint(&c);  /* start */
-    jfr_varint(&c);  /* duration */
+    jfr_varint(&c); /* start */
+    jfr_varint(&c); /* duration */
     delta = (int64_t)jfr_varint(&c);
-    jfr_u8(&c);      /* flags */
+    jfr_u8(&c); /* flags */
     if (c.bad || jfr_pool_checkpoint(j, &c)) j->st.bad_pools++;
     /* the previous checkpoint is strictly before this one */
     if (delta >= 0 || (uint64_t)-delta > pos - HDR) return;
@@ -79,8 +79,10 @@ static int read_pipe_chunk(struct jfr *j, const uint8_t *hdr, char *err,
 
     if (got >= cap) {
       if (cap >= PIPE_MAX) {
-        snprintf(err, errlen, "a chunk of %" PRIu64 " bytes is over the "
-                 "1 GiB read from a pipe", j->size);
+        snprintf(err, errlen,
+                 "a chunk of %" PRIu64 " bytes is over the "
+                 "1 GiB read from a pipe",
+                 j->size);
         return -1;
       }
       cap = cap ? cap * 2 : 1 << 16;
@@ -128,9 +130,11 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   if (n == 0) return 0;
   if (n < HDR || !jfr_magic(h, n)) {
     j->st.truncated = n < HDR && jfr_magic(h, n);
-    snprintf(err, errlen, n < HDR && jfr_magic(h, n)
-             ? "the recording ends inside a chunk header"
-             : "no chunk at offset %" PRIu64 " (not a recording?)", j->off);
+    snprintf(err, errlen,
+             n < HDR && jfr_magic(h, n)
+                 ? "the recording ends inside a chunk header"
+                 : "no chunk at offset %" PRIu64 " (not a recording?)",
+             j->off);
     return -1;
   }
   minor = (int)be(h + 6, 2);
@@ -143,8 +147,10 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   /* 2.0: a 4-byte capabilities word; 2.1: generation, pad, 2-byte flags */
   j->gen = minor ? h[64] : 0;
   if (be(h + 4, 2) != 2 || j->size < HDR || !j->tps) {
-    snprintf(err, errlen, "chunk at offset %" PRIu64 ": unsupported version "
-             "%d.%d or bad header", j->off, (int)be(h + 4, 2), minor);
+    snprintf(err, errlen,
+             "chunk at offset %" PRIu64 ": unsupported version "
+             "%d.%d or bad header",
+             j->off, (int)be(h + 4, 2), minor);
     j->size = 0;
     return -1;
   }
@@ -162,9 +168,12 @@ int jfr_next_chunk(struct jfr *j, char *err, size_t errlen)
   if (j->gen == 255 || (j->size > avail && !j->gen)) {
     j->st.truncated = !j->gen;
     j->st.live = !!j->gen;
-    snprintf(err, errlen, j->gen ? "the chunk at offset %" PRIu64 " is being "
-             "rewritten" : "the recording ends inside the chunk at offset %"
-             PRIu64 " (cut short?)", j->off);
+    snprintf(err, errlen,
+             j->gen ? "the chunk at offset %" PRIu64 " is being "
+                      "rewritten"
+                    : "the recording ends inside the chunk at offset %" PRIu64
+                      " (cut short?)",
+             j->off);
     j->size = 0;
     return -1;
   }
@@ -253,8 +262,8 @@ int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
 
     if (!base) {
       if (j->gen) return 0;
-      snprintf(err, errlen, "bad record at chunk offset %" PRIu64
-               " (unreadable)", pos);
+      snprintf(err, errlen,
+               "bad record at chunk offset %" PRIu64 " (unreadable)", pos);
       return -1;
     }
     have = (size_t)((j->mem ? j->mem + j->limit : j->win + j->win_len) - base);
@@ -269,9 +278,10 @@ int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
       size = jfr_varint(&c);
       if (c.bad || size < (uint64_t)(c.p - base - at) + 1 ||
           size > j->limit - pos) {
-        if (j->gen) return 0;  /* the unpublished end of a live chunk */
-        snprintf(err, errlen, "bad record at chunk offset %" PRIu64
-                 " (size out of bounds)", pos);
+        if (j->gen) return 0; /* the unpublished end of a live chunk */
+        snprintf(err, errlen,
+                 "bad record at chunk offset %" PRIu64 " (size out of bounds)",
+                 pos);
         return -1;
       }
       type = jfr_varint(&c);
@@ -283,11 +293,13 @@ int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
           j->st.bad_records++;
         } else if (size <= have - at) {
           if (event(j, base + at, size, ti, cb, ctx)) return 0;
-        } else {  /* the window moves: go on from the next record */
+        } else { /* the window moves: go on from the next record */
           const uint8_t *r = window(j, pos, (size_t)size);
 
-          if (!r) j->st.bad_records++;
-          else if (event(j, r, size, ti, cb, ctx)) return 0;
+          if (!r)
+            j->st.bad_records++;
+          else if (event(j, r, size, ti, cb, ctx))
+            return 0;
           pos += size;
           break;
         }

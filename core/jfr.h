@@ -32,20 +32,20 @@ struct proc_cpu;
 
 /* One frame of a stack trace in the stack-trace pool (jfr_stack). */
 struct jfr_frame {
-  uint64_t method;         /* key in the method pool */
-  int32_t line;            /* -1: none */
+  uint64_t method; /* key in the method pool */
+  int32_t line;    /* -1: none */
 };
 
 struct jfr_stats {
-  uint64_t chunks;         /* chunks read whole */
+  uint64_t chunks;          /* chunks read whole */
   uint64_t records, events; /* records walked; events handed over */
-  uint64_t bad_records;    /* records that did not decode (skipped) */
-  uint64_t bad_pools;      /* checkpoint records that did not decode */
-  uint64_t missing;        /* references to pool keys that were not there */
-  uint64_t end;            /* offset after the last chunk read whole */
+  uint64_t bad_records;     /* records that did not decode (skipped) */
+  uint64_t bad_pools;       /* checkpoint records that did not decode */
+  uint64_t missing;         /* references to pool keys that were not there */
+  uint64_t end;             /* offset after the last chunk read whole */
   int64_t start_ns, end_ns; /* the chunks' span, ns since the epoch */
-  int live;                /* the last chunk was still being written */
-  int truncated;           /* the file ends inside a finished chunk */
+  int live;                 /* the last chunk was still being written */
+  int truncated;            /* the file ends inside a finished chunk */
 };
 
 /* Start reading the recording open on fd (not closed by the reader; a
@@ -118,16 +118,16 @@ struct fold;
 
 /* The rows of specs/jfr_events.def. */
 struct jfr_event_row {
-  const char *word;        /* cpu, cputime, alloc, lock, native */
+  const char *word; /* cpu, cputime, alloc, lock, native */
   int group;
-  const char *name;        /* the event type */
-  const char *value;       /* the field summed, NULL: one a sample */
-  int type_leaf;           /* the leaf frame: 1 the allocated class, 2 the
+  const char *name;     /* the event type */
+  const char *value;    /* the field summed, NULL: one a sample */
+  int type_leaf;        /* the leaf frame: 1 the allocated class, 2 the
                               monitor's (or parked-on object's) class */
-  const char *settings;    /* JFR.start settings, NULL: none */
-  const char *scale;       /* "type#field": per-thread bytes, NULL: none */
-  int from, to;            /* the JDKs profile asks it of (0: unbounded) */
-  const char *state;       /* the frame first under the thread, NULL: none */
+  const char *settings; /* JFR.start settings, NULL: none */
+  const char *scale;    /* "type#field": per-thread bytes, NULL: none */
+  int from, to;         /* the JDKs profile asks it of (0: unbounded) */
+  const char *state;    /* the frame first under the thread, NULL: none */
 };
 extern const struct jfr_event_row jfr_event_rows[];
 extern const int jfr_event_nrows;
@@ -185,13 +185,13 @@ void jfr_start_drop_jfc(const struct jvm *j, const char *name);
 void jfr_start_line(struct buf *b, const struct jfr_start *s);
 
 struct jfr_fold_opts {
-  const char *event;       /* a row word or an event type; NULL: default */
-  const char *value;       /* sum this numeric field instead ("samples":
+  const char *event;      /* a row word or an event type; NULL: default */
+  const char *value;      /* sum this numeric field instead ("samples":
                               count them; alloc: "weight" is the raw one) */
-  int lines;               /* "Class.method:line" */
-  int thread_frames;       /* the thread's name as the root frame */
-  int samples;             /* one a sample, whatever the value */
-  int64_t from_ns, to_ns;  /* since the recording's start; -1: open */
+  int lines;              /* "Class.method:line" */
+  int thread_frames;      /* the thread's name as the root frame */
+  int samples;            /* one a sample, whatever the value */
+  int64_t from_ns, to_ns; /* since the recording's start; -1: open */
   /* cpu and wall's on-CPU samples: each thread's CPU over the recording
    * (core/proc's window), the process's in cpu_ns; cpu NULL: samples
    * count as recorded. Not owned. */
@@ -209,16 +209,16 @@ struct jfr_fold_opts {
 
 struct jfr_fold_stats {
   uint64_t chunks, events, no_stack, unknown_frames, bad;
-  uint64_t used;           /* events in the result (after finish) */
+  uint64_t used;             /* events in the result (after finish) */
   uint64_t scaled, unscaled; /* threads whose samples were scaled by their
                               allocation statistics / kept raw weights */
-  uint64_t end;            /* the last recording's bytes read (chunks whole) */
+  uint64_t end;             /* the last recording's bytes read (chunks whole) */
   int64_t start_ns, end_ns; /* the recordings' span, ns since the epoch */
-  int truncated, live;     /* some recording was cut short / being written */
-  uint64_t own;            /* events in JFR's own code (jdk.jfr.internal),
+  int truncated, live;      /* some recording was cut short / being written */
+  uint64_t own;             /* events in JFR's own code (jdk.jfr.internal),
                               left out */
-  int64_t own_ns;          /* their CPU, when accounted */
-  int accounted;           /* values are CPU ns from the kernel */
+  int64_t own_ns;           /* their CPU, when accounted */
+  int accounted;            /* values are CPU ns from the kernel */
   int64_t cpu_ns, process_ns; /* the profile's total and the process's */
   int64_t unsampled_ns;       /* of threads JFR does not sample */
 };

@@ -185,8 +185,7 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
      * code, CPU quota throttling) */
     if ((c->samples[i] || c->blocked[i]) && c->t[i].whole && left > wait &&
         left - wait > 0) {
-      state_add(c, f, "[unrecorded]", c->t[i].comm, thread_frames,
-                left - wait);
+      state_add(c, f, "[unrecorded]", c->t[i].comm, thread_frames, left - wait);
     }
     if (wait <= 0) continue;
     state_add(c, f, "[runnable]", c->t[i].comm, thread_frames, wait);

@@ -22,16 +22,16 @@ enum { MAXSEL = 16 };
 
 struct sel {
   const char *name, *value;
-  int group, leaf;         /* group: index into pending[]; leaf: the
+  int group, leaf;   /* group: index into pending[]; leaf: the
                               allocated class is the leaf (bytes) */
-  const char *scale;       /* the row's scale, when it applies */
-  const char *word;        /* the row's word; NULL: an event type */
-  int acct;                /* on-CPU samples weighted to /proc's CPU */
-  int cls;                 /* a class leaf: the row's type_leaf */
-  const char *state;       /* the row's state frame, NULL: none */
+  const char *scale; /* the row's scale, when it applies */
+  const char *word;  /* the row's word; NULL: an event type */
+  int acct;          /* on-CPU samples weighted to /proc's CPU */
+  int cls;           /* a class leaf: the row's type_leaf */
+  const char *state; /* the row's state frame, NULL: none */
 };
 
-struct bound {             /* where a selected event keeps its fields */
+struct bound { /* where a selected event keeps its fields */
   int sel, time, stack, thread, cls, value, ticks;
   int scale; /* a scale event of sel: feeds est */
 };
@@ -41,19 +41,19 @@ struct jfr_fold {
   struct jfr_fold_opts o;
   struct sel sel[MAXSEL];
   int nsel, ngroups;
-  struct fold *pending[MAXSEL];  /* [0] is f itself */
-  struct fold *counts[MAXSEL];   /* the events per stack: [0] the caller's */
+  struct fold *pending[MAXSEL]; /* [0] is f itself */
+  struct fold *counts[MAXSEL];  /* the events per stack: [0] the caller's */
   uint64_t group_events[MAXSEL];
   int group_ticks[MAXSEL];
   struct jfr *j;
   struct bound *bind;
   uint8_t *want;
-  struct jmap stacks;            /* stack key -> offset in cache */
+  struct jmap stacks; /* stack key -> offset in cache */
   struct buf cache, key, chosen;
   struct jfr_aggs aggs; /* this chunk's sums */
   uint64_t bound_gen;   /* the metadata bind[] was made for */
-  struct jfr_est *est; /* the scaled group's samples */
-  int estimated;       /* the group chosen is est's */
+  struct jfr_est *est;  /* the scaled group's samples */
+  int estimated;        /* the group chosen is est's */
   int est_group, est_leaf;
   struct jfr_cpu *cpu; /* the accounted group's samples */
   int cpu_group;
@@ -102,7 +102,7 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
       jf->est_leaf = r->type_leaf == 1;
     }
   }
-  if (!jf->nsel) {  /* an event type by name */
+  if (!jf->nsel) { /* an event type by name */
     jf->sel[jf->nsel++] =
         (struct sel){o->event, o->value, 0, 0, NULL, NULL, 0, 0, NULL};
     jf->ngroups = 1;
@@ -150,7 +150,7 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
 
   jmap_clear(&jf->stacks);
   jf->cache.len = 0;
-  if (j->md_gen == jf->bound_gen) return 0;  /* the same types as before */
+  if (j->md_gen == jf->bound_gen) return 0; /* the same types as before */
   jf->bound_gen = j->md_gen;
   jf->bind = xrealloc(jf->bind, (size_t)(nt + 1) * sizeof(*jf->bind));
   jf->want = xrealloc(jf->want, (size_t)nt + 1);

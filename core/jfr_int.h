@@ -21,15 +21,23 @@
 enum { JFR_SMALL_IDS = 1024, JFR_HDR = 68, JFR_REC_MAX = 64 << 20 };
 
 enum jfr_kind {
-  K_STRUCT, K_BOOL, K_BYTE, K_CHAR, K_SHORT, K_INT, K_LONG, K_FLOAT,
-  K_DOUBLE, K_STRING
+  K_STRUCT,
+  K_BOOL,
+  K_BYTE,
+  K_CHAR,
+  K_SHORT,
+  K_INT,
+  K_LONG,
+  K_FLOAT,
+  K_DOUBLE,
+  K_STRING
 };
 
 struct jfield {
-  uint32_t name;           /* metadata string index */
-  int32_t type;            /* type index, -1: unknown id */
+  uint32_t name; /* metadata string index */
+  int32_t type;  /* type index, -1: unknown id */
   uint64_t type_id;
-  uint64_t ann;            /* type id of a "TICKS" annotation, or 0 */
+  uint64_t ann; /* type id of a "TICKS" annotation, or 0 */
   uint8_t array, pool, ticks;
 };
 
@@ -37,13 +45,13 @@ struct jtype {
   uint64_t id;
   uint32_t name;
   enum jfr_kind kind;
-  uint32_t f0, nf;         /* its fields: fields[f0 .. f0 + nf) */
+  uint32_t f0, nf; /* its fields: fields[f0 .. f0 + nf) */
 };
 
 /* A u64 key -> u32 value hash map (open addressing). */
 struct jmap {
   uint64_t *keys;
-  uint32_t *vals;          /* value + 1; 0: empty slot */
+  uint32_t *vals; /* value + 1; 0: empty slot */
   size_t used, cap;
 };
 
@@ -58,7 +66,7 @@ struct cur {
 struct val {
   uint64_t u;
   const uint8_t *s;
-  uint32_t n, bytes;       /* tag 4: the units' count and their bytes */
+  uint32_t n, bytes; /* tag 4: the units' count and their bytes */
   uint8_t tag;
 };
 
@@ -66,13 +74,13 @@ struct val {
 struct jstr {
   uint32_t off, len;
   uint64_t ref;
-  uint8_t kind;            /* 0 null, 1 bytes, 2 ref */
+  uint8_t kind; /* 0 null, 1 bytes, 2 ref */
 };
 
-struct jpool {             /* one kind of pool: key -> entry */
+struct jpool { /* one kind of pool: key -> entry */
   struct jmap map;
   void *e;
-  size_t n, cap, size;     /* entries, their room, bytes per entry */
+  size_t n, cap, size; /* entries, their room, bytes per entry */
 };
 
 enum { P_SYM, P_STR, P_CLASS, P_METHOD, P_THREAD, P_STACK, P_COUNT };
@@ -80,44 +88,44 @@ enum { P_SYM, P_STR, P_CLASS, P_METHOD, P_THREAD, P_STACK, P_COUNT };
 struct jfr {
   int fd, seekable;
   const char *name;
-  uint64_t fsize, off;     /* file size (seekable); current chunk start */
-  uint64_t real;           /* bytes a seekable file really holds: its size,
+  uint64_t fsize, off;  /* file size (seekable); current chunk start */
+  uint64_t real;        /* bytes a seekable file really holds: its size,
                               or its allocated blocks when it is sparse */
-  uint64_t size, limit;    /* chunk size; bytes of it we may read */
+  uint64_t size, limit; /* chunk size; bytes of it we may read */
   uint64_t cp_off, md_off, start_ns, start_ticks, tps;
   int gen, done;
   int64_t first_ns;
-  uint8_t *mem;            /* a pipe's chunk */
-  uint8_t *rec;            /* metadata/checkpoint record being decoded */
+  uint8_t *mem; /* a pipe's chunk */
+  uint8_t *rec; /* metadata/checkpoint record being decoded */
   size_t rec_cap;
-  uint8_t *win;            /* the event window */
+  uint8_t *win; /* the event window */
   size_t win_cap;
   uint64_t win_pos, win_len;
-  int64_t budget;          /* decode steps left for this record */
+  int64_t budget; /* decode steps left for this record */
   /* metadata */
   struct jtype *types;
   size_t ntypes;
   struct jfield *fields;
   size_t nfields;
-  uint8_t *md_prev;         /* the last metadata parsed (after its header) */
+  uint8_t *md_prev; /* the last metadata parsed (after its header) */
   size_t md_len;
   struct buf mstr;
   uint32_t *mstr_off;
   size_t nmstr;
   struct jmap type_ids;
   uint32_t id_small[JFR_SMALL_IDS]; /* type index + 1 of ids below it */
-  uint64_t md_gen;         /* counts metadata parsed (bindings may stay) */
-  int pool_type[P_COUNT];  /* type index of each pool kind, or -1 */
-  uint64_t *vals;          /* capture room for the widest type */
+  uint64_t md_gen;        /* counts metadata parsed (bindings may stay) */
+  int pool_type[P_COUNT]; /* type index of each pool kind, or -1 */
+  uint64_t *vals;         /* capture room for the widest type */
   struct val *cap;
   size_t cap_n;
   /* pools */
   struct jpool pools[P_COUNT];
-  struct buf arena;        /* pool strings */
+  struct buf arena;         /* pool strings */
   struct jfr_frame *frames; /* stack frames of the stack-trace pool */
   size_t nframes, frames_cap;
   size_t pool_bytes;
-  struct buf names;        /* method names built, by key (name_map) */
+  struct buf names; /* method names built, by key (name_map) */
   struct jmap name_map;
   struct jfr_stats st;
 };

@@ -38,14 +38,22 @@ static void element(struct jfr *j, struct cur *c, enum ctx ctx, int depth)
   for (uint64_t i = 0; i < n && !c->bad; i++) {
     const char *k = mstr(j, jfr_varint(c)), *v = mstr(j, jfr_varint(c));
 
-    if (!k || !v) c->bad = 1;
-    else if (!strcmp(k, "id")) a.id = v;
-    else if (!strcmp(k, "name")) a.name = v;
-    else if (!strcmp(k, "class")) a.cls = v;
-    else if (!strcmp(k, "constantPool")) a.pool = v;
-    else if (!strcmp(k, "dimension")) a.dim = v;
-    else if (!strcmp(k, "simpleType")) a.simple = v;
-    else if (!strcmp(k, "value")) a.value = v;
+    if (!k || !v)
+      c->bad = 1;
+    else if (!strcmp(k, "id"))
+      a.id = v;
+    else if (!strcmp(k, "name"))
+      a.name = v;
+    else if (!strcmp(k, "class"))
+      a.cls = v;
+    else if (!strcmp(k, "constantPool"))
+      a.pool = v;
+    else if (!strcmp(k, "dimension"))
+      a.dim = v;
+    else if (!strcmp(k, "simpleType"))
+      a.simple = v;
+    else if (!strcmp(k, "value"))
+      a.value = v;
   }
   if (c->bad || !el) {
     c->bad = 1;
@@ -59,9 +67,9 @@ static void element(struct jfr *j, struct cur *c, enum ctx ctx, int depth)
     if (j->ntypes % 64 == 0)
       j->types = xrealloc(j->types, (j->ntypes + 64) * sizeof(*j->types));
     t = &j->types[j->ntypes++];
-    *t = (struct jtype){strtoull(a.id, NULL, 10),
-                        (uint32_t)(a.name - j->mstr.p), K_STRUCT,
-                        (uint32_t)j->nfields, 0};
+    *t =
+        (struct jtype){strtoull(a.id, NULL, 10), (uint32_t)(a.name - j->mstr.p),
+                       K_STRUCT, (uint32_t)j->nfields, 0};
     sub = C_CLASS;
   }
   if (ctx == C_CLASS && !strcmp(el, "field") && a.name && a.cls) {
@@ -70,10 +78,13 @@ static void element(struct jfr *j, struct cur *c, enum ctx ctx, int depth)
     if (j->nfields % 64 == 0)
       j->fields = xrealloc(j->fields, (j->nfields + 64) * sizeof(*j->fields));
     f = &j->fields[j->nfields++];
-    *f = (struct jfield){(uint32_t)(a.name - j->mstr.p), -1,
-                         strtoull(a.cls, NULL, 10), 0,
+    *f = (struct jfield){(uint32_t)(a.name - j->mstr.p),
+                         -1,
+                         strtoull(a.cls, NULL, 10),
+                         0,
                          a.dim && strcmp(a.dim, "0"),
-                         streq(a.pool, "true"), 0};
+                         streq(a.pool, "true"),
+                         0};
     j->types[j->ntypes - 1].nf++;
     sub = C_FIELD;
   }
@@ -94,12 +105,12 @@ static void meta_reset(struct jfr *j)
 
 int jfr_metadata(struct jfr *j, char *err, size_t errlen)
 {
-  static const char *const prims[] = {
-    "boolean", "byte", "char", "short", "int", "long", "float", "double",
-    "java.lang.String"};
+  static const char *const prims[] = {"boolean", "byte",   "char",
+                                      "short",   "int",    "long",
+                                      "float",   "double", "java.lang.String"};
   static const char *const pool_names[P_COUNT] = {
-    "jdk.types.Symbol", "java.lang.String", "java.lang.Class",
-    "jdk.types.Method", "java.lang.Thread", "jdk.types.StackTrace"};
+      "jdk.types.Symbol", "java.lang.String", "java.lang.Class",
+      "jdk.types.Method", "java.lang.Thread", "jdk.types.StackTrace"};
   struct cur c;
   uint64_t size, n, maxf = 0;
   size_t len;
@@ -110,9 +121,9 @@ int jfr_metadata(struct jfr *j, char *err, size_t errlen)
              j->md_off);
     return -1;
   }
-  jfr_varint(&c);  /* start */
-  jfr_varint(&c);  /* duration */
-  jfr_varint(&c);  /* metadata id */
+  jfr_varint(&c); /* start */
+  jfr_varint(&c); /* duration */
+  jfr_varint(&c); /* metadata id */
   /* every chunk repeats the type system: parse it only when it changed */
   len = c.bad ? 0 : (size_t)(c.end - c.p);
   if (j->ntypes && len && len == j->md_len && !memcmp(c.p, j->md_prev, len))
@@ -189,8 +200,7 @@ int jfr_nfields(const struct jfr *j, int t)
 int jfr_field(const struct jfr *j, int t, const char *name)
 {
   for (int i = 0; i < jfr_nfields(j, t); i++)
-    if (!strcmp(j->mstr.p + j->fields[j->types[t].f0 + i].name, name))
-      return i;
+    if (!strcmp(j->mstr.p + j->fields[j->types[t].f0 + i].name, name)) return i;
   return -1;
 }
 

@@ -35,8 +35,8 @@ struct e_stack {
 };
 
 static const size_t esize[P_COUNT] = {
-  sizeof(struct e_str), sizeof(struct e_str), sizeof(struct e_class),
-  sizeof(struct e_method), sizeof(struct e_thread), sizeof(struct e_stack)};
+    sizeof(struct e_str),    sizeof(struct e_str),    sizeof(struct e_class),
+    sizeof(struct e_method), sizeof(struct e_thread), sizeof(struct e_stack)};
 
 /* Room for one more entry of pool p under key; NULL when the pools are
  * over JFR_POOL_MAX. */
@@ -90,8 +90,8 @@ static int keep_str(struct jfr *j, const struct val *v, struct jstr *s)
 }
 
 /* The field indexes a pool kind binds, by name; -1 when absent. */
-static void bind(const struct jfr *j, int t, const char *const *names,
-                 int *idx, int n)
+static void bind(const struct jfr *j, int t, const char *const *names, int *idx,
+                 int n)
 {
   for (int i = 0; i < n; i++) idx[i] = jfr_field(j, t, names[i]);
 }
@@ -109,7 +109,7 @@ static int keep_frames(struct jfr *j, const struct jfield *f,
                        struct e_stack *e)
 {
   static const char *const names[] = {"method", "lineNumber"};
-  struct val arr = *v;  /* j->cap is reused for each frame */
+  struct val arr = *v; /* j->cap is reused for each frame */
   struct cur c = {arr.s, end, 0};
   int idx[2];
 
@@ -124,16 +124,16 @@ static int keep_frames(struct jfr *j, const struct jfield *f,
 
       if (j->pool_bytes + more * sizeof(*j->frames) > JFR_POOL_MAX) return -1;
       j->pool_bytes += more * sizeof(*j->frames);
-      j->frames = xrealloc(j->frames,
-                           (j->frames_cap += more) * sizeof(*j->frames));
+      j->frames =
+          xrealloc(j->frames, (j->frames_cap += more) * sizeof(*j->frames));
     }
     for (uint32_t k = 0; k < ft->nf && !c.bad; k++) {
       memset(&j->cap[k], 0, sizeof(j->cap[k]));
       jfr_dec_field(j, &c, &j->fields[ft->f0 + k], &j->cap[k], 2);
     }
-    j->frames[j->nframes++] = (struct jfr_frame){
-      field_val(j, idx[0])->u,
-      idx[1] >= 0 ? (int32_t)field_val(j, idx[1])->u : -1};
+    j->frames[j->nframes++] =
+        (struct jfr_frame){field_val(j, idx[0])->u,
+                           idx[1] >= 0 ? (int32_t)field_val(j, idx[1])->u : -1};
   }
   if (c.bad) return -1;
   e->n = (uint32_t)(j->nframes - e->f0);
@@ -155,7 +155,7 @@ static int keep(struct jfr *j, struct cur *c, int p, int t, uint64_t key)
   int idx[3] = {-1, -1, -1};
   void *e;
 
-  if (ty->kind == K_STRING) {  /* java.lang.String: the value itself */
+  if (ty->kind == K_STRING) { /* java.lang.String: the value itself */
     memset(&j->cap[0], 0, sizeof(j->cap[0]));
     jfr_dec_type(j, c, t, &j->cap[0], 1);
     idx[0] = 0;
@@ -202,14 +202,16 @@ int jfr_pool_checkpoint(struct jfr *j, struct cur *c)
     uint64_t n = jfr_count(c);
     int p = -1;
 
-    if (t == UINT32_MAX || c->bad) return -1;  /* cannot be skipped */
+    if (t == UINT32_MAX || c->bad) return -1; /* cannot be skipped */
     for (int k = 0; k < P_COUNT; k++)
       if (j->pool_type[k] == (int)t) p = k;
     for (uint64_t e = 0; e < n && !c->bad; e++) {
       uint64_t key = jfr_varint(c);
 
-      if (p < 0) jfr_dec_type(j, c, (int32_t)t, NULL, 1);
-      else if (keep(j, c, p, (int)t, key)) return -1;
+      if (p < 0)
+        jfr_dec_type(j, c, (int32_t)t, NULL, 1);
+      else if (keep(j, c, p, (int)t, key))
+        return -1;
     }
   }
   return c->bad ? -1 : 0;
@@ -305,10 +307,9 @@ int jfr_method_name(struct jfr *j, uint64_t method, struct buf *out)
 
   if (at == UINT32_MAX) {
     start = j->names.len;
-    buf_add(&j->names, "\0\0\0\0", 5);  /* length, then rc */
+    buf_add(&j->names, "\0\0\0\0", 5); /* length, then rc */
     if ((m = pool_get(j, P_METHOD, method)) &&
-        !class_dotted(j, m->cls, &j->names) &&
-        (s = symbol(j, m->name, &n))) {
+        !class_dotted(j, m->cls, &j->names) && (s = symbol(j, m->name, &n))) {
       buf_addc(&j->names, '.');
       buf_add(&j->names, s, n);
       rc = 0;
@@ -330,8 +331,8 @@ int jfr_method_name(struct jfr *j, uint64_t method, struct buf *out)
 int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out)
 {
   static const char codes[] = "ZBCSIJFD";
-  static const char *const prims[] = {"boolean", "byte", "char", "short",
-                                      "int", "long", "float", "double"};
+  static const char *const prims[] = {"boolean", "byte", "char",  "short",
+                                      "int",     "long", "float", "double"};
   const struct e_class *c = pool_get(j, P_CLASS, cls);
   const char *s, *code;
   size_t n, dims = 0, at;

@@ -46,8 +46,8 @@ int jfr_start_put_jfc(const struct jvm *j, const struct jfr_start *s,
 
   jvm_file_owner(j, &uid, &gid);
   jfr_start_jfc(&text, s->event, s->interval, s->jdk);
-  rc = root_put(&j->root, j->tmpfd, "jvmtool-", ".jfc", text.p, text.len,
-                0644, uid, gid, name, n);
+  rc = root_put(&j->root, j->tmpfd, "jvmtool-", ".jfc", text.p, text.len, 0644,
+                uid, gid, name, n);
   buf_free(&text);
   return rc;
 }

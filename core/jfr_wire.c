@@ -95,7 +95,7 @@ void jmap_put(struct jmap *m, uint64_t key, uint32_t v)
   }
   for (i = jhash(key, m->cap); m->vals[i]; i = (i + 1) & (m->cap - 1))
     if (m->keys[i] == key) {
-      m->vals[i] = v + 1;  /* a repeated key: the later entry wins */
+      m->vals[i] = v + 1; /* a repeated key: the later entry wins */
       return;
     }
   m->keys[i] = key;
@@ -125,9 +125,14 @@ void jfr_dec_string(struct cur *c, struct val *v)
   const uint8_t *s;
 
   switch (tag) {
-  case 0: case 1: break;
-  case 2: n = jfr_varint(c); break;
-  case 3: case 5:
+  case 0:
+  case 1:
+    break;
+  case 2:
+    n = jfr_varint(c);
+    break;
+  case 3:
+  case 5:
     n = jfr_count(c);
     s = c->p;
     skip(c, n);
@@ -142,12 +147,15 @@ void jfr_dec_string(struct cur *c, struct val *v)
       v->bytes = (uint32_t)(c->p - s);
     }
     break;
-  default: c->bad = 1;
+  default:
+    c->bad = 1;
   }
   if (v) {
     v->tag = tag;
-    if (tag == 2) v->u = n;
-    else v->n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    if (tag == 2)
+      v->u = n;
+    else
+      v->n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
   }
 }
 
@@ -193,20 +201,20 @@ void jfr_str_utf8(const struct val *v, struct buf *out)
     uint32_t hi = 0;
 
     /* surrogate pairs joined; a lone half becomes U+FFFD */
-    for (uint32_t i = 0; i < v->n && !c.bad && out->len - start < max;
-         i++) {
+    for (uint32_t i = 0; i < v->n && !c.bad && out->len - start < max; i++) {
       uint32_t u = (uint32_t)jfr_varint(&c) & 0xffff;
 
       if (u >= 0xdc00 && u < 0xe000) {
-        utf8(out, hi ? 0x10000 + ((hi - 0xd800) << 10) + (u - 0xdc00)
-                     : 0xfffd);
+        utf8(out, hi ? 0x10000 + ((hi - 0xd800) << 10) + (u - 0xdc00) : 0xfffd);
         hi = 0;
         continue;
       }
       if (hi) utf8(out, 0xfffd);
       hi = 0;
-      if (u >= 0xd800 && u < 0xdc00) hi = u;
-      else utf8(out, u);
+      if (u >= 0xd800 && u < 0xdc00)
+        hi = u;
+      else
+        utf8(out, u);
     }
     if (hi) utf8(out, 0xfffd);
   }
@@ -225,19 +233,33 @@ void jfr_dec_type(struct jfr *j, struct cur *c, int32_t t, struct val *v,
   }
   ty = &j->types[t];
   switch (ty->kind) {
-  case K_BOOL: u = jfr_u8(c) != 0; break;
-  case K_BYTE: u = (uint64_t)(int64_t)(int8_t)jfr_u8(c); break;
-  case K_CHAR: u = jfr_varint(c) & 0xffff; break;
-  case K_SHORT: u = (uint64_t)(int64_t)(int16_t)jfr_varint(c); break;
-  case K_INT: u = (uint64_t)(int64_t)(int32_t)jfr_varint(c); break;
-  case K_LONG: u = jfr_varint(c); break;
+  case K_BOOL:
+    u = jfr_u8(c) != 0;
+    break;
+  case K_BYTE:
+    u = (uint64_t)(int64_t)(int8_t)jfr_u8(c);
+    break;
+  case K_CHAR:
+    u = jfr_varint(c) & 0xffff;
+    break;
+  case K_SHORT:
+    u = (uint64_t)(int64_t)(int16_t)jfr_varint(c);
+    break;
+  case K_INT:
+    u = (uint64_t)(int64_t)(int32_t)jfr_varint(c);
+    break;
+  case K_LONG:
+    u = jfr_varint(c);
+    break;
   case K_FLOAT:
     for (int i = 0; i < 4; i++) u = u << 8 | jfr_u8(c);
     break;
   case K_DOUBLE:
     for (int i = 0; i < 8; i++) u = u << 8 | jfr_u8(c);
     break;
-  case K_STRING: jfr_dec_string(c, v); return;
+  case K_STRING:
+    jfr_dec_string(c, v);
+    return;
   case K_STRUCT:
     if (v) v->s = c->p;
     for (uint32_t i = 0; i < ty->nf && !c->bad; i++)
@@ -258,8 +280,10 @@ void jfr_dec_field(struct jfr *j, struct cur *c, const struct jfield *f,
       v->s = c->p;
     }
     for (uint64_t i = 0; i < n && !c->bad; i++) {
-      if (f->pool) jfr_varint(c);
-      else jfr_dec_type(j, c, f->type, NULL, depth + 1);
+      if (f->pool)
+        jfr_varint(c);
+      else
+        jfr_dec_type(j, c, f->type, NULL, depth + 1);
     }
   } else if (f->pool) {
     uint64_t k = jfr_varint(c);

@@ -29,7 +29,7 @@
 #include "core/proc.h"
 
 #ifndef JVMTOOL_VERSION
-#define JVMTOOL_VERSION "unknown"  /* build.sh passes git describe */
+#define JVMTOOL_VERSION "unknown" /* build.sh passes git describe */
 #endif
 
 #include "core/banned.h"

@@ -17,8 +17,10 @@ PRINTF(2, 0) static void vmsg(int err, const char *fmt, va_list ap)
   struct buf out = {0};
   int n = 0;
 
-  if (jt_cmd) n = snprintf(line, sizeof(line), "jvmtool %s: ", jt_cmd);
-  else n = snprintf(line, sizeof(line), "jvmtool: ");
+  if (jt_cmd)
+    n = snprintf(line, sizeof(line), "jvmtool %s: ", jt_cmd);
+  else
+    n = snprintf(line, sizeof(line), "jvmtool: ");
   n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
   if ((size_t)n >= sizeof(line) - 80) n = sizeof(line) - 80;
   if (err) n += snprintf(line + n, sizeof(line) - n, ": %s", strerror(err));
@@ -169,8 +171,10 @@ int usage_error(const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  if (jt_cmd) error_msg("%s (see 'jvmtool %s --help')", msg, jt_cmd);
-  else error_msg("%s (see 'jvmtool --help')", msg);
+  if (jt_cmd)
+    error_msg("%s (see 'jvmtool %s --help')", msg, jt_cmd);
+  else
+    error_msg("%s (see 'jvmtool --help')", msg);
   return 2;
 }
 
@@ -183,11 +187,26 @@ static void *oom(void *p)
   _exit(1);
 }
 
-void *xmalloc(size_t n) { return oom(malloc(n ? n : 1)); }
-void *xzalloc(size_t n) { return oom(calloc(1, n ? n : 1)); }
-void *xrealloc(void *p, size_t n) { return oom(realloc(p, n ? n : 1)); }
-char *xstrdup(const char *s) { return oom(strdup(s)); }
-char *xstrndup(const char *s, size_t n) { return oom(strndup(s, n)); }
+void *xmalloc(size_t n)
+{
+  return oom(malloc(n ? n : 1));
+}
+void *xzalloc(size_t n)
+{
+  return oom(calloc(1, n ? n : 1));
+}
+void *xrealloc(void *p, size_t n)
+{
+  return oom(realloc(p, n ? n : 1));
+}
+char *xstrdup(const char *s)
+{
+  return oom(strdup(s));
+}
+char *xstrndup(const char *s, size_t n)
+{
+  return oom(strndup(s, n));
+}
 
 char *xasprintf(const char *fmt, ...)
 {
@@ -239,8 +258,14 @@ void buf_add(struct buf *b, const void *data, size_t n)
   b->p[b->len] = 0;
 }
 
-void buf_addc(struct buf *b, char c) { buf_add(b, &c, 1); }
-void buf_adds(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+void buf_addc(struct buf *b, char c)
+{
+  buf_add(b, &c, 1);
+}
+void buf_adds(struct buf *b, const char *s)
+{
+  buf_add(b, s, strlen(s));
+}
 
 void buf_printf(struct buf *b, const char *fmt, ...)
 {
@@ -330,9 +355,10 @@ uint64_t wall_ms(void)
 int parse_time(const char *s, long long *n, long long *unit_ms,
                const char **unit)
 {
-  static const struct { const char *unit; long long ms; } units[] = {
-    {"ms", 1}, {"s", 1000}, {"m", 60000}
-  };
+  static const struct {
+    const char *unit;
+    long long ms;
+  } units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}};
   const char *u = strstr(s, "ms"), *p;
   size_t len = strlen(s);
   char *num;
@@ -346,7 +372,8 @@ int parse_time(const char *s, long long *n, long long *unit_ms,
   num = xstrndup(s, u ? (size_t)(u - s) : len);
   p = num + (*num == '+' || *num == '-');
   rc = *p && strspn(p, "0123456789") == strlen(p)
-         ? parse_long(num + (*num == '+'), INT32_MIN, INT32_MAX, n) : -EINVAL;
+           ? parse_long(num + (*num == '+'), INT32_MIN, INT32_MAX, n)
+           : -EINVAL;
   free(num);
   *unit = NULL;
   *unit_ms = 0;

@@ -42,8 +42,10 @@ void opt_help(const struct opt *rows, const char *usage, FILE *f)
     char left[64];
     int n = 0;
 
-    if (o->sname) n += snprintf(left + n, sizeof(left) - n, "-%c", o->sname);
-    else n += snprintf(left + n, sizeof(left) - n, "  ");
+    if (o->sname)
+      n += snprintf(left + n, sizeof(left) - n, "-%c", o->sname);
+    else
+      n += snprintf(left + n, sizeof(left) - n, "  ");
     if (o->lname)
       n += snprintf(left + n, sizeof(left) - n, "%s--%s",
                     o->sname ? ", " : "  ", o->lname);
@@ -205,8 +207,8 @@ static int takes_next(const struct opt *rows, int n, const char *s)
 /* OPTS_DASH_WORDS: the options as getopt_long should see them ("-name"
  * spelled "--name"); operands (a negative number too) and words are taken
  * out into out->argv and out->words, in order. */
-static char **take_words(const struct opt *rows, int n, int *argc,
-                         char **argv, struct args *out)
+static char **take_words(const struct opt *rows, int n, int *argc, char **argv,
+                         struct args *out)
 {
   char **nv = xzalloc((*argc + 1) * sizeof(*nv));
   int k = 0, i;
@@ -344,7 +346,7 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
   if (flags & OPTS_DASH_WORDS) av = take_words(rows, n, &argc, argv, out);
   optind = 0;
   opterr = 0;
-  if (argc == 2 && !strcmp(av[1], "-h")) {  /* -h alone is help anywhere */
+  if (argc == 2 && !strcmp(av[1], "-h")) { /* -h alone is help anywhere */
     opt_help(rows, usage, stdout);
     rc = 0;
     goto done;
@@ -373,8 +375,10 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
                             optopt && optopt < VAL_ROW ? optopt : 0);
       goto done;
     }
-    if (c >= VAL_ROW) i = c - VAL_ROW;
-    else i = find_short(rows, n, c);
+    if (c >= VAL_ROW)
+      i = c - VAL_ROW;
+    else
+      i = find_short(rows, n, c);
     out->count[i]++;
     if (rows[i].kind == OPTS_FLAG) continue;
     out->val[i] = optarg;

@@ -33,8 +33,8 @@ enum opt_kind {
 };
 
 struct opt {
-  int sname;            /* short option letter, or 0 */
-  const char *lname;    /* long option name, or NULL */
+  int sname;         /* short option letter, or 0 */
+  const char *lname; /* long option name, or NULL */
   enum opt_kind kind;
   const char *lo, *hi; /* INT, REAL, TIME: the range as written */
   const char *def;     /* the default as written, or "-" */
@@ -46,21 +46,21 @@ struct opt {
 enum { OPTS_MAX = 48 };
 
 struct args {
-  int count[OPTS_MAX];        /* how often each option was given */
-  const char *val[OPTS_MAX];  /* the last value given to each option */
-  long long num[OPTS_MAX];    /* INT: the number; TIME: nanoseconds (the
+  int count[OPTS_MAX];       /* how often each option was given */
+  const char *val[OPTS_MAX]; /* the last value given to each option */
+  long long num[OPTS_MAX];   /* INT: the number; TIME: nanoseconds (the
                                  default when not given, else 0) */
-  double real[OPTS_MAX];      /* REAL: the number, or its default */
-  int word[OPTS_MAX];         /* WORD: the index of the word (or of the
+  double real[OPTS_MAX];     /* REAL: the number, or its default */
+  int word[OPTS_MAX];        /* WORD: the index of the word (or of the
                                  default), -1 when neither */
-  int argc;                   /* operands left after the options */
-  char **argv;                /* owned by opt_parse: valid until its next call */
-  int nwords;                 /* OPTS_DASH_WORDS: the words taken, in order */
-  char **words;               /* without their '-'; owned like argv */
+  int argc;                  /* operands left after the options */
+  char **argv;               /* owned by opt_parse: valid until its next call */
+  int nwords;                /* OPTS_DASH_WORDS: the words taken, in order */
+  char **words;              /* without their '-'; owned like argv */
 };
 
 enum opt_flags {
-  OPTS_IN_ORDER = 1,    /* stop at the first operand (for "jcmd PID CMD -x");
+  OPTS_IN_ORDER = 1, /* stop at the first operand (for "jcmd PID CMD -x");
                            not with OPTS_DASH_WORDS */
   /* jstat's single-dash words: "-name" is the long option --name when a row
    * has that name, short options when its first letter is one (-t, -h20),

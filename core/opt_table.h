@@ -55,10 +55,11 @@ static const struct opt opt_rows[] = {
 #define NEEDS(names)
 static const char opt_usage[] =
 #include OPTS_FILE
-;
+    ;
 #undef OPT
 #undef USAGE
 #undef EXCLUDE
 #undef NEEDS
 
-_Static_assert((int)OPTS_NROWS <= (int)OPTS_MAX, "too many options in " OPTS_FILE);
+_Static_assert((int)OPTS_NROWS <= (int)OPTS_MAX,
+               "too many options in " OPTS_FILE);

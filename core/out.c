@@ -9,10 +9,14 @@ static size_t utf8_len(const unsigned char *s, size_t n)
   uint32_t cp;
 
   if (s[0] < 0x80) return 1;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf) len = 2, cp = s[0] & 0x1f;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef) len = 3, cp = s[0] & 0x0f;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4) len = 4, cp = s[0] & 0x07;
-  else return 0;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf)
+    len = 2, cp = s[0] & 0x1f;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef)
+    len = 3, cp = s[0] & 0x0f;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+    len = 4, cp = s[0] & 0x07;
+  else
+    return 0;
   if (len > n) return 0;
   for (size_t i = 1; i < len; i++) {
     if ((s[i] & 0xc0) != 0x80) return 0;
@@ -122,15 +126,17 @@ void out_java_text(struct buf *b, const char *str, size_t n, int utf8)
   for (size_t i = 0; i < n;) {
     size_t len = utf8 ? utf8_len(s + i, n - i) : s[i] < 0x80;
 
-    if (len) buf_add(b, s + i, len), i += len;
-    else buf_adds(b, utf8 ? "\xef\xbf\xbd" : "?"), i++;
+    if (len)
+      buf_add(b, s + i, len), i += len;
+    else
+      buf_adds(b, utf8 ? "\xef\xbf\xbd" : "?"), i++;
   }
 }
 
 void xml_buf(struct buf *b, const char *str, size_t n)
 {
   const unsigned char *s = (const unsigned char *)str;
-  size_t run = 0;  /* where the bytes not yet added start */
+  size_t run = 0; /* where the bytes not yet added start */
 
   for (size_t i = 0; i < n;) {
     size_t len = utf8_len(s + i, n - i);
@@ -139,9 +145,13 @@ void xml_buf(struct buf *b, const char *str, size_t n)
     if (!len || (len == 1 && s[i] < 0x20 && s[i] != '\t'))
       esc = "\xef\xbf\xbd", len = 1;
     else if (len == 1)
-      esc = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;"
-          : s[i] == '"' ? "&quot;" : s[i] == '\'' ? "&apos;" : NULL;
-    if (esc) {  /* names are mostly plain: add them in one piece */
+      esc = s[i] == '&'    ? "&amp;"
+            : s[i] == '<'  ? "&lt;"
+            : s[i] == '>'  ? "&gt;"
+            : s[i] == '"'  ? "&quot;"
+            : s[i] == '\'' ? "&apos;"
+                           : NULL;
+    if (esc) { /* names are mostly plain: add them in one piece */
       buf_add(b, s + run, i - run);
       buf_adds(b, esc);
       run = i + len;
@@ -190,14 +200,18 @@ static void prom_escape(struct buf *b, const char *str, size_t n, int label)
   for (size_t i = 0; i < n;) {
     size_t len = utf8_len(s + i, n - i);
 
-    if (!len) buf_adds(b, "\xef\xbf\xbd"), i++;
-    else if (len > 1) buf_add(b, s + i, len), i += len;
+    if (!len)
+      buf_adds(b, "\xef\xbf\xbd"), i++;
+    else if (len > 1)
+      buf_add(b, s + i, len), i += len;
     else if (s[i] == '\\' || (label && s[i] == '"'))
       buf_addc(b, '\\'), buf_addc(b, s[i++]);
-    else if (s[i] == '\n') buf_adds(b, "\\n"), i++;
+    else if (s[i] == '\n')
+      buf_adds(b, "\\n"), i++;
     else if (!s[i] || (!label && (s[i] < ' ' || s[i] == 0x7f)))
       buf_adds(b, "\xef\xbf\xbd"), i++;
-    else buf_addc(b, s[i++]);
+    else
+      buf_addc(b, s[i++]);
   }
 }
 

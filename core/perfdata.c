@@ -27,8 +27,7 @@ static uint64_t get64(const struct perfdata *pd, size_t off)
   return pd->big_endian ? a << 32 | b : b << 32 | a;
 }
 
-static int fail(struct perfdata *pd, int rc, const char *fmt, ...)
-  PRINTF(3, 4);
+static int fail(struct perfdata *pd, int rc, const char *fmt, ...) PRINTF(3, 4);
 static int fail(struct perfdata *pd, int rc, const char *fmt, ...)
 {
   va_list ap;
@@ -80,8 +79,10 @@ static struct pd_counter *find_in(struct pd_counter **v, size_t n,
     int c = strcmp(name, v[mid]->name);
 
     if (!c) return v[mid];
-    if (c < 0) hi = mid;
-    else lo = mid + 1;
+    if (c < 0)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return NULL;
 }
@@ -148,7 +149,7 @@ static int walk(struct perfdata *pd)
       return fail(pd, -EINVAL, "entry at 0x%x is past the end (0x%zx)", at,
                   limit);
     len = get32(pd, at);
-    if (!len) break;  /* the end, or an entry still being written */
+    if (!len) break; /* the end, or an entry still being written */
     if (len > pd->size || len > INT32_MAX)
       return fail(pd, -EINVAL, "entry at 0x%x has invalid length %u", at, len);
     if (at + (size_t)len > limit)
@@ -429,12 +430,18 @@ const struct pd_counter *pd_find(const struct perfdata *pd, const char *name)
 int64_t pd_long(const struct perfdata *pd, const struct pd_counter *c)
 {
   switch (c->pseudo) {
-  case PD_P_MAJOR: return pd->buf[5];
-  case PD_P_MINOR: return pd->buf[6];
-  case PD_P_SIZE: return (int64_t)pd->size;
-  case PD_P_USED: return get32(pd, 8);
-  case PD_P_OVERFLOW: return get32(pd, 12);
-  case PD_P_TIMESTAMP: return (int64_t)get64(pd, 16);
+  case PD_P_MAJOR:
+    return pd->buf[5];
+  case PD_P_MINOR:
+    return pd->buf[6];
+  case PD_P_SIZE:
+    return (int64_t)pd->size;
+  case PD_P_USED:
+    return get32(pd, 8);
+  case PD_P_OVERFLOW:
+    return get32(pd, 12);
+  case PD_P_TIMESTAMP:
+    return (int64_t)get64(pd, 16);
   }
   if (c->type != 'J' || (size_t)c->off + 8 > pd->len) return 0;
   return (int64_t)get64(pd, c->off);
@@ -503,8 +510,8 @@ void pd_close(struct perfdata *pd)
 
 const char *pd_units_name(int units)
 {
-  static const char *const names[] = {"Invalid", "None", "Bytes", "Ticks",
-                                      "Events", "String", "Hertz"};
+  static const char *const names[] = {"Invalid", "None",   "Bytes", "Ticks",
+                                      "Events",  "String", "Hertz"};
 
   return units > 0 && units <= PD_U_HERTZ ? names[units] : "Invalid";
 }

@@ -27,45 +27,55 @@ enum {
 };
 
 enum pd_units {
-  PD_U_NONE = 1, PD_U_BYTES, PD_U_TICKS, PD_U_EVENTS, PD_U_STRING, PD_U_HERTZ
+  PD_U_NONE = 1,
+  PD_U_BYTES,
+  PD_U_TICKS,
+  PD_U_EVENTS,
+  PD_U_STRING,
+  PD_U_HERTZ
 };
 enum pd_var { PD_V_CONSTANT = 1, PD_V_MONOTONIC, PD_V_VARIABLE };
 
 /* The reader's pseudo-counters (sun.perfdata.*), never in the file. */
 enum pd_pseudo {
-  PD_REAL, PD_P_MAJOR, PD_P_MINOR, PD_P_SIZE, PD_P_USED, PD_P_OVERFLOW,
+  PD_REAL,
+  PD_P_MAJOR,
+  PD_P_MINOR,
+  PD_P_SIZE,
+  PD_P_USED,
+  PD_P_OVERFLOW,
   PD_P_TIMESTAMP
 };
 
 struct pd_counter {
-  const char *name;   /* NUL-terminated, owned by the struct perfdata */
-  uint32_t off;       /* file offset of the value */
-  uint32_t len;       /* strings: vector length in bytes; longs: 0 */
-  char type;          /* 'J' (long) or 'B' (string) */
-  uint8_t units;      /* enum pd_units */
-  uint8_t var;        /* enum pd_var */
-  uint8_t supported;  /* flags bit 0: set for java.* and com.sun.* */
-  uint8_t pseudo;     /* enum pd_pseudo */
+  const char *name;  /* NUL-terminated, owned by the struct perfdata */
+  uint32_t off;      /* file offset of the value */
+  uint32_t len;      /* strings: vector length in bytes; longs: 0 */
+  char type;         /* 'J' (long) or 'B' (string) */
+  uint8_t units;     /* enum pd_units */
+  uint8_t var;       /* enum pd_var */
+  uint8_t supported; /* flags bit 0: set for java.* and com.sun.* */
+  uint8_t pseudo;    /* enum pd_pseudo */
 };
 
 struct perfdata {
-  char *path;                   /* as named, for messages */
-  int fd;                       /* open for pd_refresh, or -1 */
-  unsigned char *buf;           /* the file as last read, len bytes */
-  size_t size;                  /* the file's size */
-  size_t len;                   /* bytes read: the prologue's used, within
+  char *path;         /* as named, for messages */
+  int fd;             /* open for pd_refresh, or -1 */
+  unsigned char *buf; /* the file as last read, len bytes */
+  size_t size;        /* the file's size */
+  size_t len;         /* bytes read: the prologue's used, within
                                    size; never shrinks */
   int big_endian;
   struct pd_counter **counters; /* sorted by strcmp of the name; each one
                                    stays at its address until pd_close */
   size_t n, cap;
-  uint32_t next_entry;          /* where the entry walk stopped */
-  uint32_t walked_entries;      /* num_entries when it stopped */
-  uint32_t entries;             /* entries walked, for PD_MAX_ENTRIES */
-  char err[256];                /* why the last call failed */
+  uint32_t next_entry;     /* where the entry walk stopped */
+  uint32_t walked_entries; /* num_entries when it stopped */
+  uint32_t entries;        /* entries walked, for PD_MAX_ENTRIES */
+  char err[256];           /* why the last call failed */
 };
 
-enum { PD_NOFOLLOW = 1 };  /* pd_open: refuse a symlink as the file */
+enum { PD_NOFOLLOW = 1 }; /* pd_open: refuse a symlink as the file */
 
 /* Open path (flags: PD_NOFOLLOW), read it up to its used and parse it.
  * Returns 0, or -errno for I/O (-ENOENT, -EACCES, ...), -EFBIG for a file

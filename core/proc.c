@@ -18,7 +18,8 @@ static int status_at(int dirfd, const char *path, struct proc_status *st)
 
     if ((next = strchr(line, '\n'))) *next++ = 0;
     if (starts_with(line, "Name:")) {
-      for (p = line + 5; *p == '\t' || *p == ' '; p++) ;
+      for (p = line + 5; *p == '\t' || *p == ' '; p++)
+        ;
       snprintf(st->name, sizeof(st->name), "%s", p);
     } else if (starts_with(line, "NSpid:")) {
       p = line + 6;
@@ -111,8 +112,10 @@ int proc_ns_ino(int pid, const char *kind, uint64_t *ino)
   char path[64];
   struct stat sb;
 
-  if (pid) snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
-  else snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+  if (pid)
+    snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
+  else
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
   if (stat(path, &sb)) return -errno;
   *ino = sb.st_ino;
   return 0;

@@ -15,12 +15,12 @@
 enum { PROC_MAX_NSPID = 16 };
 
 struct proc_status {
-  int nspid[PROC_MAX_NSPID];  /* NSpid: host first, innermost last */
-  int nnspid;                 /* 0 on kernels without an NSpid line */
+  int nspid[PROC_MAX_NSPID]; /* NSpid: host first, innermost last */
+  int nnspid;                /* 0 on kernels without an NSpid line */
   uid_t ruid, euid;
   gid_t rgid, egid;
-  uint64_t sigcgt;            /* caught signals, bit (sig - 1) */
-  char name[64];              /* Name: (the comm, truncated) */
+  uint64_t sigcgt; /* caught signals, bit (sig - 1) */
+  char name[64];   /* Name: (the comm, truncated) */
 };
 
 /* Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
@@ -121,11 +121,11 @@ struct proc_window {
   int pid;
   struct proc_task *tasks; /* at the start, ascending by tid */
   size_t n;
-  uint64_t ticks;    /* the process's utime+stime at the start */
-  int on;            /* started */
-  uint64_t *wait;    /* runqueue ns of tasks[i] at the start; NULL:
+  uint64_t ticks;         /* the process's utime+stime at the start */
+  int on;                 /* started */
+  uint64_t *wait;         /* runqueue ns of tasks[i] at the start; NULL:
                               not asked */
-  uint64_t start_ms; /* now_ms() at the start */
+  uint64_t start_ms;      /* now_ms() at the start */
   int64_t start_epoch_ns; /* the wall clock then (ns since the epoch) */
 };
 

@@ -7,7 +7,9 @@
 #include "core/vm.h"
 #include <math.h>
 
-static const struct { const char *perf, *mx; } gc_map[] = {
+static const struct {
+  const char *perf, *mx;
+} gc_map[] = {
 #define GC(perf, mx) {perf, mx},
 #define POOL(kind, prefix, name, area)
 #include "specs/prom_map.def"
@@ -94,7 +96,7 @@ static void pools(struct prom *out, const struct perfdata *pd,
 {
   struct heap_pool p[HEAP_MAX_POOLS];
   size_t n = heap_pools(pd, p);
-  double area_v[2][3] = {{0}};  /* heap, nonheap x used, committed, max */
+  double area_v[2][3] = {{0}}; /* heap, nonheap x used, committed, max */
   static const enum prom_fam pool_f[3] = {F_POOL_USED, F_POOL_COMMITTED,
                                           F_POOL_MAX};
   static const enum prom_fam area_f[3] = {F_AREA_USED, F_AREA_COMMITTED,
@@ -137,8 +139,7 @@ static void collectors(struct prom *out, const struct perfdata *pd,
     for (size_t k = 0; k < sizeof(gc_map) / sizeof(gc_map[0]); k++) {
       struct buf l = {0};
 
-      if (strlen(gc_map[k].perf) != n || memcmp(gc_map[k].perf, s, n))
-        continue;
+      if (strlen(gc_map[k].perf) != n || memcmp(gc_map[k].perf, s, n)) continue;
       buf_adds(&l, ",gc=\"");
       prom_label_buf(&l, gc_map[k].mx, strlen(gc_map[k].mx));
       buf_addc(&l, '"');
@@ -307,7 +308,7 @@ static void raw(struct prom *out, const struct perfdata *pd, const char *labels,
         buf_printf(&l, ",%s=\"%.*s\"", keys[key], (int)k, p);
       } else {
         buf_addc(&fam, '_');
-        for (size_t m = 0; m < k; m++) {  /* camelCase -> snake_case */
+        for (size_t m = 0; m < k; m++) { /* camelCase -> snake_case */
           unsigned char ch = (unsigned char)p[m];
 
           if (isupper(ch) && m && !isupper((unsigned char)p[m - 1]))
@@ -323,7 +324,7 @@ static void raw(struct prom *out, const struct perfdata *pd, const char *labels,
     type = c->var == PD_V_MONOTONIC ? "counter" : "gauge";
     if (c->var == PD_V_MONOTONIC) buf_adds(&fam, "_total");
     buf_printf(&help, "PerfData counter %s", c->name);
-    for (char *h = help.p; *h; h++)  /* the numbers are labels */
+    for (char *h = help.p; *h; h++) /* the numbers are labels */
       if (isdigit((unsigned char)*h) && (h[-1] == '.') &&
           (!h[1] || h[1] == '.' || isdigit((unsigned char)h[1])))
         *h = 'N';

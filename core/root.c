@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 
 #ifndef SYS_openat2
-#define SYS_openat2 437  /* the same number on every architecture */
+#define SYS_openat2 437 /* the same number on every architecture */
 #endif
 
 /* linux/openat2.h, spelled out: musl's headers need not have it. */
@@ -41,7 +41,7 @@ enum root_method root_method(enum root_method force)
       /* Missing (ENOSYS) or filtered by a seccomp profile (EPERM). */
       fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
       method = fd < 0 && (errno == ENOSYS || errno == EPERM) ? ROOT_WALK
-               : ROOT_OPENAT2;
+                                                             : ROOT_OPENAT2;
       if (fd >= 0) close((int)fd);
     }
   }
@@ -62,8 +62,10 @@ static int read_idmap(int pid, const char *file, struct root_idmap *map)
   for (char *line = text, *next; *line && n < ROOT_IDMAP_MAX; line = next) {
     unsigned long long in, out, count;
 
-    if ((next = strchr(line, '\n'))) *next++ = 0;
-    else next = line + strlen(line);
+    if ((next = strchr(line, '\n')))
+      *next++ = 0;
+    else
+      next = line + strlen(line);
     if (sscanf(line, "%llu %llu %llu", &in, &out, &count) == 3 &&
         in <= UINT32_MAX && out <= UINT32_MAX && count <= UINT32_MAX) {
       map[n].in = (uint32_t)in;
@@ -81,8 +83,10 @@ int root_open(int pid, struct root *r)
   uint64_t ours, theirs;
   int rc;
 
-  if (pid) snprintf(path, sizeof(path), "/proc/%d/root", pid);
-  else snprintf(path, sizeof(path), "/");
+  if (pid)
+    snprintf(path, sizeof(path), "/proc/%d/root", pid);
+  else
+    snprintf(path, sizeof(path), "/");
   rc = root_open_dir(path, r);
   r->pid = pid;
   /* Another user namespace, or one we cannot tell: its maps say whose
@@ -111,8 +115,8 @@ int root_open_dir(const char *dir, struct root *r)
   }
   r->dev = sb.st_dev;
   r->ino = sb.st_ino;
-  r->same = !stat("/", &ours) && ours.st_dev == sb.st_dev &&
-            ours.st_ino == sb.st_ino;
+  r->same =
+      !stat("/", &ours) && ours.st_dev == sb.st_dev && ours.st_ino == sb.st_ino;
   return 0;
 }
 
@@ -131,10 +135,8 @@ static int open_flags(int flags)
 
 static int by_openat2(int dirfd, const char *path, int flags, mode_t mode)
 {
-  struct open_how_ how = {
-    (uint64_t)(unsigned)flags, flags & O_CREAT ? mode : 0,
-    RESOLVE_IN_ROOT_ | RESOLVE_NO_MAGICLINKS_
-  };
+  struct open_how_ how = {(uint64_t)(unsigned)flags, flags & O_CREAT ? mode : 0,
+                          RESOLVE_IN_ROOT_ | RESOLVE_NO_MAGICLINKS_};
   long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 
   return fd < 0 ? -errno : (int)fd;
@@ -215,7 +217,7 @@ static int by_walk(int rootfd, const char *path, int flags, mode_t mode,
       break;
     }
     if (last && !S_ISLNK(sb.st_mode)) {
-      rc = fd;  /* root_stat's answer */
+      rc = fd; /* root_stat's answer */
       break;
     }
     if (S_ISDIR(sb.st_mode)) {
@@ -304,15 +306,22 @@ int root_check(int fd, mode_t type, long long uid, struct stat *sb)
 const char *root_check_msg(int rc, mode_t type)
 {
   switch (rc) {
-  case -ELOOP: return "a symbolic link";  /* the last name: not followed */
+  case -ELOOP:
+    return "a symbolic link"; /* the last name: not followed */
   case -EINVAL:
-    return type == S_IFSOCK ? "not a socket" : type == S_IFDIR
-           ? "not a folder" : "not a regular file";
-  case -EPERM: return "owned by another user";
-  case -EMLINK: return "a file with a second hard link";
-  case -EXDEV: return "a folder none of the container's users own";
-  case -ENODATA: return "a file with holes: not written from start to end";
-  default: return strerror(-rc);
+    return type == S_IFSOCK  ? "not a socket"
+           : type == S_IFDIR ? "not a folder"
+                             : "not a regular file";
+  case -EPERM:
+    return "owned by another user";
+  case -EMLINK:
+    return "a file with a second hard link";
+  case -EXDEV:
+    return "a folder none of the container's users own";
+  case -ENODATA:
+    return "a file with holes: not written from start to end";
+  default:
+    return strerror(-rc);
   }
 }
 
@@ -330,12 +339,12 @@ int root_open_checked(const struct root *r, int dirfd, const char *path,
   return rc;
 }
 
-int root_read(const struct root *r, int dirfd, const char *path,
-              long long uid, size_t max, char **data, size_t *len)
+int root_read(const struct root *r, int dirfd, const char *path, long long uid,
+              size_t max, char **data, size_t *len)
 {
   struct stat sb;
-  int fd, rc = root_open_checked(r, dirfd, path, O_RDONLY, S_IFREG, uid, &fd,
-                                 &sb);
+  int fd,
+      rc = root_open_checked(r, dirfd, path, O_RDONLY, S_IFREG, uid, &fd, &sb);
 
   if (rc) return rc;
   rc = (uint64_t)sb.st_size > max ? -EFBIG : read_fd(fd, max, data, len);
@@ -359,8 +368,10 @@ int root_cwd(const struct root *r, int *fd)
 {
   char path[64];
 
-  if (r->pid) snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
-  else snprintf(path, sizeof(path), ".");
+  if (r->pid)
+    snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
+  else
+    snprintf(path, sizeof(path), ".");
   *fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   return *fd < 0 ? -errno : 0;
 }

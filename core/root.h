@@ -43,12 +43,12 @@ struct root_idmap {
 };
 
 struct root {
-  int fd;       /* O_PATH directory: the process's "/", or -1 */
-  int pid;      /* its host pid; 0 for our own root */
-  int same;     /* 1 when it is the same directory as our own "/" */
-  dev_t dev;    /* the root directory's identity */
+  int fd;    /* O_PATH directory: the process's "/", or -1 */
+  int pid;   /* its host pid; 0 for our own root */
+  int same;  /* 1 when it is the same directory as our own "/" */
+  dev_t dev; /* the root directory's identity */
   ino_t ino;
-  int other;    /* its user namespace is not ours: changes in it are made
+  int other;      /* its user namespace is not ours: changes in it are made
                    as one of its users (root_as_begin) */
   int nuid, ngid; /* that namespace's maps (their first lines) */
   struct root_idmap uid[ROOT_IDMAP_MAX], gid[ROOT_IDMAP_MAX];
@@ -106,8 +106,8 @@ int root_open_checked(const struct root *r, int dirfd, const char *path,
  * root_check(S_IFREG, uid) before the first byte, at most max bytes. Sets
  * *data (malloc'd, NUL-terminated; caller frees) and *len. Never blocks:
  * FIFOs and devices are refused (-EINVAL) without reading. */
-int root_read(const struct root *r, int dirfd, const char *path,
-              long long uid, size_t max, char **data, size_t *len);
+int root_read(const struct root *r, int dirfd, const char *path, long long uid,
+              size_t max, char **data, size_t *len);
 
 /* The root's /tmp as a directory fd (O_RDONLY, so it can be listed; /tmp
  * itself may be a link inside the root). Sets *sb. Returns 0 or -errno. */
@@ -140,8 +140,8 @@ struct root_as {
  * the folder's owner or uid:gid are not r's users (root_theirs). r NULL
  * (our own files), our user namespace, or not root: as we are. Returns 0
  * (then root_as_end(as) is owed) or -errno. */
-int root_as_begin(const struct root *r, int dirfd, long long uid,
-                  long long gid, struct root_as *as);
+int root_as_begin(const struct root *r, int dirfd, long long uid, long long gid,
+                  struct root_as *as);
 void root_as_end(struct root_as *as);
 
 /* The root's /tmp for removing files in it (clean): as root_tmp, but

@@ -29,11 +29,13 @@ int root_theirs(const struct root *r, const struct stat *sb)
 {
   if (!r || !r->other) return 0;
   return mapped(r->uid, r->nuid, sb->st_uid) &&
-         mapped(r->gid, r->ngid, sb->st_gid) ? 0 : -EXDEV;
+                 mapped(r->gid, r->ngid, sb->st_gid)
+             ? 0
+             : -EXDEV;
 }
 
-int root_as_begin(const struct root *r, int dirfd, long long uid,
-                  long long gid, struct root_as *as)
+int root_as_begin(const struct root *r, int dirfd, long long uid, long long gid,
+                  struct root_as *as)
 {
   struct stat dir, who;
   int n;
@@ -142,8 +144,10 @@ int root_create(const struct root *r, int dirfd, const char *prefix,
       rc = -ENAMETOOLONG;
       break;
     }
-    *fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-                 O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+    *fd = openat(dirfd, name,
+                 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK |
+                     O_NOCTTY | O_CLOEXEC,
+                 0600);
     rc = *fd < 0 ? -errno : 0;
   }
   if (rc) {
@@ -179,8 +183,10 @@ int root_put(const struct root *r, int dirfd, const char *prefix,
     ssize_t n = write(fd, p, len);
 
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) rc = n < 0 ? -errno : -EIO;
-    else p += n, len -= (size_t)n;
+    if (n <= 0)
+      rc = n < 0 ? -errno : -EIO;
+    else
+      p += n, len -= (size_t)n;
   }
   if (!rc && fsync(fd) && errno != EINVAL) rc = -errno;
   if (rc && !fstat(fd, &sb)) root_unlink(r, dirfd, name, &sb, 0);
@@ -230,15 +236,17 @@ int root_copy_out(int fd, int outfd, uint64_t max, int timeout_ms,
 
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      rc = n < 0 ? -errno : -EIO;  /* shrank since */
+      rc = n < 0 ? -errno : -EIO; /* shrank since */
       break;
     }
     while (w < n && !rc) {
       ssize_t k = write(outfd, buf + w, (size_t)(n - w));
 
       if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) rc = k < 0 ? -errno : -EIO;
-      else w += k;
+      if (k <= 0)
+        rc = k < 0 ? -errno : -EIO;
+      else
+        w += k;
     }
     done += (uint64_t)w;
     if (!rc && now_ms() > end) rc = -ETIMEDOUT;

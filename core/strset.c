@@ -8,7 +8,7 @@
 #include "core/strset.h"
 
 #ifdef __SSE2__
-#include <emmintrin.h>  /* part of every x86-64 */
+#include <emmintrin.h> /* part of every x86-64 */
 #endif
 
 static inline uint64_t mix(uint64_t a, uint64_t b)
@@ -74,7 +74,7 @@ static uint64_t hash(const char *s, size_t n, int64_t ctx)
     a = load32(s), b = load32(s + n - 4);
   } else {
     a = n ? (uint64_t)(unsigned char)s[0] << 16 |
-            (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1]
+                (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1]
           : 0;
     b = 0;
   }
@@ -91,13 +91,14 @@ struct strset_entry *strset_intern(struct buf *bytes, struct strset *t,
   struct strset_entry *e;
   size_t i;
 
-  if (t->used * 2 >= t->icap) {  /* grow the index, keep it half empty */
+  if (t->used * 2 >= t->icap) { /* grow the index, keep it half empty */
     t->icap = t->icap ? t->icap * 2 : 1024;
     free(t->index);
     t->index = xzalloc(t->icap * sizeof(*t->index));
     for (size_t j = 0; j < t->used; j++) {
       for (i = t->e[j].hash & (t->icap - 1); t->index[i];
-           i = (i + 1) & (t->icap - 1)) ;
+           i = (i + 1) & (t->icap - 1))
+        ;
       t->index[i] = (t->e[j].hash >> 32 << 32) | (j + 1);
     }
   }

@@ -18,14 +18,14 @@ struct buf;
 struct strset_entry {
   uint64_t hash;
   size_t off, len;
-  int64_t n;    /* stacks: the number of their total; totals: the value */
-  int64_t ctx;  /* stacks: what else decides how they fold */
+  int64_t n;   /* stacks: the number of their total; totals: the value */
+  int64_t ctx; /* stacks: what else decides how they fold */
 };
 
 struct strset {
   struct strset_entry *e;
   size_t used, cap;
-  uint64_t *index;  /* open addressing: hash high half, entry number + 1 */
+  uint64_t *index; /* open addressing: hash high half, entry number + 1 */
   size_t icap;
 };
 

@@ -22,19 +22,19 @@
 #include <sys/types.h>
 
 struct vm {
-  int pid;          /* host pid */
-  int nspid;        /* the pid inside its own pid namespace */
-  char *user;       /* from hsperfdata_<user> */
-  char *path;       /* the PerfData file, as named in messages and --json */
-  int root_pid;     /* whose root holds it: 0 ours, -1 a path the user
+  int pid;      /* host pid */
+  int nspid;    /* the pid inside its own pid namespace */
+  char *user;   /* from hsperfdata_<user> */
+  char *path;   /* the PerfData file, as named in messages and --json */
+  int root_pid; /* whose root holds it: 0 ours, -1 a path the user
                        named (opened as named), else that host pid's */
-  char *file;       /* its path inside that root */
-  uid_t uid;        /* the file's owner */
-  int other_ns;     /* found in another mount namespace's /tmp */
-  int alive;        /* its process exists and maps it (or, another
+  char *file;   /* its path inside that root */
+  uid_t uid;    /* the file's owner */
+  int other_ns; /* found in another mount namespace's /tmp */
+  int alive;    /* its process exists and maps it (or, another
                        user's, cannot be asked); 0: a stale file */
-  int locked;       /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
-  size_t found;     /* vm_list: the order it was found in (ties by pid) */
+  int locked;   /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
+  size_t found; /* vm_list: the order it was found in (ties by pid) */
 };
 
 /* Every JVM this user can see, sorted by host pid, each pid once: a file
@@ -66,8 +66,8 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
  * Returns 0, or -EINVAL with "<reason>: <target>" in err. VM_TARGET_JSTAT
  * is jstat's grammar: no plain paths, no space in a URI. */
 enum { VM_TARGET_JSTAT = 1 };
-int vm_parse_target(const char *s, int flags, int *pid, char **path,
-                    char *err, size_t errlen);
+int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
+                    size_t errlen);
 
 /* An empty row: no pid, no file, root_pid -1, locked -1. */
 void vm_init(struct vm *out);

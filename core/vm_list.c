@@ -202,8 +202,7 @@ static size_t first_named(const struct tmpdir *t, int name)
 /* Add the candidates of t named hostpid or nspid, found in root r: found
  * by binary search, so a /tmp of many files costs O(log n) per pid. */
 static void add_from(struct list *l, const struct tmpdir *t,
-                     const struct root *r, int hostpid, int nspid,
-                     int other_ns)
+                     const struct root *r, int hostpid, int nspid, int other_ns)
 {
   for (size_t i = first_named(t, hostpid < nspid ? hostpid : nspid); i < t->n;
        i++) {

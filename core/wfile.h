@@ -20,11 +20,11 @@
 #include <sys/types.h>
 
 struct wfile {
-  FILE *f;              /* write here */
-  int fd;               /* f's descriptor */
-  int dirfd;            /* the folder (O_PATH), -1 for standard output */
-  int direct;           /* written through the name (a device, our FIFO) */
-  char *name, *tmp;     /* the final and the temporary name in dirfd */
+  FILE *f;          /* write here */
+  int fd;           /* f's descriptor */
+  int dirfd;        /* the folder (O_PATH), -1 for standard output */
+  int direct;       /* written through the name (a device, our FIFO) */
+  char *name, *tmp; /* the final and the temporary name in dirfd */
 };
 
 /* Create the temporary file beside path (checks that the folder exists

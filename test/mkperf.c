@@ -25,8 +25,10 @@
 
 static int usage(const char *why)
 {
-  fprintf(stderr, "mkperf: %s\nusage: mkperf [-b] [-j] [-n] [-s SIZE] FILE "
-          "[TYPE:UNITS:VAR[:LEN]:NAME=VALUE...]\n", why);
+  fprintf(stderr,
+          "mkperf: %s\nusage: mkperf [-b] [-j] [-n] [-s SIZE] FILE "
+          "[TYPE:UNITS:VAR[:LEN]:NAME=VALUE...]\n",
+          why);
   return 1;
 }
 
@@ -79,11 +81,16 @@ int main(int argc, char **argv)
   char *end;
 
   while ((c = getopt(argc, argv, "bjns:")) != -1) {
-    if (c == 'b') be = 1;
-    else if (c == 'j') jvm = 1;
-    else if (c == 'n') ready = 0;
-    else if (c == 's' && (size = strtol(optarg, &end, 0)) > 0 && !*end) ;
-    else return usage("bad option");
+    if (c == 'b')
+      be = 1;
+    else if (c == 'j')
+      jvm = 1;
+    else if (c == 'n')
+      ready = 0;
+    else if (c == 's' && (size = strtol(optarg, &end, 0)) > 0 && !*end)
+      ;
+    else
+      return usage("bad option");
   }
   if (optind >= argc) return usage("no FILE");
   if (jvm) {
@@ -100,7 +107,7 @@ int main(int argc, char **argv)
     if (rc) return usage("entries do not fit");
   }
   pdw_finish(&w);
-  if (!ready) w.p[7] = 0;   /* the prologue's accessible byte */
+  if (!ready) w.p[7] = 0; /* the prologue's accessible byte */
   if (!size) size = (long)w.used + 64;
   if ((size_t)size < w.used || size > CAP) return usage("bad size");
   w.size = (size_t)size;

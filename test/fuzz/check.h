@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define INVARIANT(cond)                                                     \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,    \
-              __LINE__);                                                    \
-      abort();                                                              \
-    }                                                                       \
+#define INVARIANT(cond)                                                        \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,       \
+              __LINE__);                                                       \
+      abort();                                                                 \
+    }                                                                          \
   } while (0)
 
 #endif

@@ -38,12 +38,11 @@ static int parse(struct config *c, const char *s, size_t n, char sep,
               (c->lifetime == 0 || c->lifetime == 1) &&
               (c->record_size == 0 || c->record_size == 1) &&
               (c->weight == W_ESTIMATE || c->weight == W_SIZE) &&
-              c->depth >= 1 && c->depth <= 1024 &&
-              c->interval_bytes >= 0 && c->interval_bytes <= 0x7fffffff &&
-              c->interval_ms >= 1 && c->interval_ms <= 86400000 &&
-              c->rate >= 1 && c->rate <= 1000000000 &&
-              c->delay_secs >= 0 && c->delay_secs <= 86400 * 365 &&
-              c->output[0]);
+              c->depth >= 1 && c->depth <= 1024 && c->interval_bytes >= 0 &&
+              c->interval_bytes <= 0x7fffffff && c->interval_ms >= 1 &&
+              c->interval_ms <= 86400000 && c->rate >= 1 &&
+              c->rate <= 1000000000 && c->delay_secs >= 0 &&
+              c->delay_secs <= 86400 * 365 && c->output[0]);
   if (!rc) {
     /* What config_format writes reads back as the same settings. */
     struct config back;
@@ -52,8 +51,8 @@ static int parse(struct config *c, const char *s, size_t n, char sep,
 
     if (len >= 0) {
       config_defaults(&back);
-      INVARIANT(config_apply(&back, line, (size_t)len, ',', 0, err,
-                             sizeof(err), NULL, NULL) == 0 &&
+      INVARIANT(config_apply(&back, line, (size_t)len, ',', 0, err, sizeof(err),
+                             NULL, NULL) == 0 &&
                 same(&back, c));
     }
   }

@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       double back = strtod(pos.p, NULL);
       double unit = pow(10, -p.max_frac);
 
-      INVARIANT(fabs(back - fabs(v)) <= unit / 2 * (1 + 1e-9) +
-                                            fabs(v) * 1e-15);
+      INVARIANT(fabs(back - fabs(v)) <=
+                unit / 2 * (1 + 1e-9) + fabs(v) * 1e-15);
     }
   }
   buf_free(&pos);

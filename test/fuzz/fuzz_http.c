@@ -53,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   INVARIANT(r.minor >= 0 && r.minor <= 9);
   INVARIANT(r.keep_alive == 0 || r.keep_alive == 1);
   /* only the head counts */
-  INVARIANT(http_parse(s, r.head_len, &r2) == 0 &&
-            r2.head_len == r.head_len && r2.keep_alive == r.keep_alive);
+  INVARIANT(http_parse(s, r.head_len, &r2) == 0 && r2.head_len == r.head_len &&
+            r2.keep_alive == r.keep_alive);
   if ((n = http_header(s, &r, "Host", &v)) >= 0) {
     INVARIANT(v > s && v + n <= s + r.head_len);
     hostport(v, (size_t)n);

@@ -22,11 +22,14 @@ struct run {
 static void run(const uint8_t *data, size_t size, int pipe_in, int samples,
                 struct run *r)
 {
-  static const char *const events[] = {NULL, "lock", "alloc",
-                                       "jdk.ThreadPark"};
-  struct jfr_fold_opts jo = {events[size % 4], size % 4 == 3 ? "duration"
-                             : NULL, (int)(size / 4 % 2), (int)(size / 8 % 2),
-                             samples, -1, -1};
+  static const char *const events[] = {NULL, "lock", "alloc", "jdk.ThreadPark"};
+  struct jfr_fold_opts jo = {events[size % 4],
+                             size % 4 == 3 ? "duration" : NULL,
+                             (int)(size / 4 % 2),
+                             (int)(size / 8 % 2),
+                             samples,
+                             -1,
+                             -1};
   struct fold_opts o = {.no_squash = 1, .gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&o);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
@@ -81,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   run(data, size, 0, 1, &c);
   INVARIANT(c.sum == c.st.used);
   buf_free(&c.out);
-  if (size < 60000) {  /* what a pipe holds without a reader */
+  if (size < 60000) { /* what a pipe holds without a reader */
     run(data, size, 1, 0, &b);
     INVARIANT(a.out.len == b.out.len &&
               (!a.out.len || !memcmp(a.out.p, b.out.p, a.out.len)));

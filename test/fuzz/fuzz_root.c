@@ -44,18 +44,20 @@ static void create(int rootfd, char op, char *path, const char *target)
     if (!*name) continue;
     if (!strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > 64) break;
     if (next) {
-      int d = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                     O_CLOEXEC);
+      int d =
+          openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
       if (d < 0) break;
       close(dir);
       dir = d;
       continue;
     }
-    if (op == 'd') mkdirat(dir, name, 0755);
-    else if (op == 'f') close(openat(dir, name, O_CREAT | O_WRONLY |
-                                     O_CLOEXEC, 0644));
-    else symlinkat(target, dir, name);
+    if (op == 'd')
+      mkdirat(dir, name, 0755);
+    else if (op == 'f')
+      close(openat(dir, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+    else
+      symlinkat(target, dir, name);
   }
   close(dir);
 }

@@ -28,9 +28,18 @@ static void lookup(void *ctx, const char *name, struct expr_counter *out)
   out->handle = (int)(h % 7);
 }
 
-static long long read_long(void *ctx, int handle) { return handle * 3 - 7; }
-static const char *read_string(void *ctx, int handle) { return "live"; }
-static uint64_t fixed_now(void *ctx) { return 1700000000000ULL; }
+static long long read_long(void *ctx, int handle)
+{
+  return handle * 3 - 7;
+}
+static const char *read_string(void *ctx, int handle)
+{
+  return "live";
+}
+static uint64_t fixed_now(void *ctx)
+{
+  return 1700000000000ULL;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

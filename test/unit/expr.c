@@ -8,7 +8,7 @@
 
 #include "check.h"
 
-#include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
+#include "jstat_spec.inc" /* jstat_spec_text[], from specs/jstat.spec */
 
 /* A fake target: a few counters by name. */
 static const struct fake {
@@ -17,13 +17,13 @@ static const struct fake {
   long long value;
   const char *string;
 } fakes[] = {
-  {"cap", EXPR_LIVE_LONG, 160, NULL},
-  {"used", EXPR_LIVE_LONG, 7, NULL},
-  {"zero", EXPR_LIVE_LONG, 0, NULL},
-  {"freq", EXPR_CONST_LONG, 1000000000, NULL},
-  {"ver", EXPR_CONST_STRING, 0, "17.0.15"},
-  {"cause", EXPR_LIVE_STRING, 0, "G1 Evacuation Pause"},
-  {"begin", EXPR_LIVE_LONG, 1000, NULL},
+    {"cap", EXPR_LIVE_LONG, 160, NULL},
+    {"used", EXPR_LIVE_LONG, 7, NULL},
+    {"zero", EXPR_LIVE_LONG, 0, NULL},
+    {"freq", EXPR_CONST_LONG, 1000000000, NULL},
+    {"ver", EXPR_CONST_STRING, 0, "17.0.15"},
+    {"cause", EXPR_LIVE_STRING, 0, "G1 Evacuation Pause"},
+    {"begin", EXPR_LIVE_LONG, 1000, NULL},
 };
 static int lookups;
 
@@ -41,9 +41,18 @@ static void fake_lookup(void *ctx, const char *name, struct expr_counter *c)
   c->kind = EXPR_MISSING;
 }
 
-static long long fake_long(void *ctx, int h) { return fakes[h].value; }
-static const char *fake_string(void *ctx, int h) { return fakes[h].string; }
-static uint64_t fake_now(void *ctx) { return 3500; }
+static long long fake_long(void *ctx, int h)
+{
+  return fakes[h].value;
+}
+static const char *fake_string(void *ctx, int h)
+{
+  return fakes[h].string;
+}
+static uint64_t fake_now(void *ctx)
+{
+  return 3500;
+}
 
 static const struct expr_source src = {fake_lookup, fake_long, fake_string,
                                        fake_now, NULL};
@@ -107,8 +116,8 @@ static void load_fixtures(void)
       size_t len;
 
       snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
-      if (de->d_name[0] == '.' || read_file(AT_FDCWD, path, 0, 1 << 20, &data,
-                                            &len))
+      if (de->d_name[0] == '.' ||
+          read_file(AT_FDCWD, path, 0, 1 << 20, &data, &len))
         continue;
       files[nfiles].p = data;
       files[nfiles++].len = len;
@@ -122,7 +131,7 @@ static void check_counter(void *ctx, const char *name)
   const char *opt = ctx;
   int found = 0;
 
-  if (!strcmp(name, "jstat.timestamp")) return;  /* the wall clock */
+  if (!strcmp(name, "jstat.timestamp")) return; /* the wall clock */
   for (int i = 0; i < nfiles && !found; i++)
     found = memmem(files[i].p, files[i].len, name, strlen(name) + 1) != NULL;
   CHECK(found, "-%s names %s, which a real PerfData file has", opt, name);
@@ -132,17 +141,18 @@ static void builtin_spec(void)
 {
   struct expr_spec spec = {0};
   char *err = NULL;
-  const char *want[] = {"class", "compiler", "gc", "gccapacity", "gccause",
-                        "gcmetacapacity", "gcnew", "gcnewcapacity", "gcold",
-                        "gcoldcapacity", "gcutil", "printcompilation",
+  const char *want[] = {"class",         "compiler",      "gc",
+                        "gccapacity",    "gccause",       "gcmetacapacity",
+                        "gcnew",         "gcnewcapacity", "gcold",
+                        "gcoldcapacity", "gcutil",        "printcompilation",
                         "timestamp"};
   /* the header line lengths of docs/jvmstat.md §7.1; timestamp has two
    * columns of 15, a live JVM's and a saved file's (specs/jstat.spec) */
-  const int lens[] = {42, 56, 200, 209, 142, 111, 109, 131, 116, 100, 100, 27,
-                      31};
+  const int lens[] = {42,  56,  200, 209, 142, 111, 109,
+                      131, 116, 100, 100, 27,  31};
 
-  CHECK(!sparse(&spec, jstat_spec_text, &err),
-        "built-in spec parses (%s)", err ? err : "ok");
+  CHECK(!sparse(&spec, jstat_spec_text, &err), "built-in spec parses (%s)",
+        err ? err : "ok");
   /* and the variants: timestamp up to 21, nine options up to 11, gcutil
    * up to 8 (docs/jvmstat.md §7.2) */
   CHECK_INT(spec.nopts, 13 + 11, "twelve options, timestamp, variants");
@@ -165,8 +175,7 @@ static void builtin_spec(void)
       if (c) buf_addc(&h, ' ');
       fmt_header(&h, o->cols[c].header, o->cols[c].width,
                  (int)strlen(o->cols[c].format));
-      if (nfiles)
-        expr_names(o->cols[c].data, check_counter, (void *)want[i]);
+      if (nfiles) expr_names(o->cols[c].data, check_counter, (void *)want[i]);
     }
     CHECK_INT(h.len, lens[i], "-%s header length", want[i]);
     buf_free(&h);
@@ -234,10 +243,11 @@ int main(void)
 
   /* spec files */
   CHECK(!sparse(&spec,
-                         "// a comment\noption mine { /* c */ column {\n"
-                         "  header \"^Cap^\" data cap/1024 scale K\n"
-                         "  format \"0.0\" width 3 width 4 align left\n"
-                         "  required true } }\n", &err),
+                "// a comment\noption mine { /* c */ column {\n"
+                "  header \"^Cap^\" data cap/1024 scale K\n"
+                "  format \"0.0\" width 3 width 4 align left\n"
+                "  required true } }\n",
+                &err),
         "user spec parses (%s)", err ? err : "ok");
   if (spec.nopts == 1) {
     const struct expr_column *c = &spec.opts[0].cols[0];
@@ -251,30 +261,34 @@ int main(void)
     CHECK_INT(c->required, 1, "required");
   }
   expr_spec_free(&spec);
-  CHECK(sparse(&spec, "option x { column { header \"a\" } }",
-                        &err) && strstr(err, "missing data statement in "
-                                             "column 0"),
+  CHECK(sparse(&spec, "option x { column { header \"a\" } }", &err) &&
+            strstr(err, "missing data statement in "
+                        "column 0"),
         "missing data (%s)", err);
   free(err);
   CHECK(sparse(&spec, "option x { column { data 1 } }", &err) &&
             strstr(err, "missing header"),
         "missing header (%s)", err);
   free(err);
-  CHECK(sparse(&spec, "option x {\n column { data 1 scale Q } }", &err) && strstr(err, "line 2: expected a scale"),
+  CHECK(sparse(&spec, "option x {\n column { data 1 scale Q } }", &err) &&
+            strstr(err, "line 2: expected a scale"),
         "bad scale with line number (%s)", err);
   free(err);
   CHECK(sparse(&spec, "option y { column { header \"a", &err) &&
             strstr(err, "unterminated"),
         "unterminated string (%s)", err);
   free(err);
-  CHECK(sparse(&spec, "option z { column { header \"a\" data 1 "
-                               "format \"0.0E0\" } }", &err) &&
+  CHECK(sparse(&spec,
+               "option z { column { header \"a\" data 1 "
+               "format \"0.0E0\" } }",
+               &err) &&
             strstr(err, "unsupported format"),
         "unsupported format (%s)", err);
   free(err);
   expr_spec_free(&spec);
   /* default format, align and scale */
-  CHECK(!sparse(&spec, "option d { column { header \"x\" data 1 } }", &err), "minimal column");
+  CHECK(!sparse(&spec, "option d { column { header \"x\" data 1 } }", &err),
+        "minimal column");
   if (spec.nopts == 1) {
     CHECK_STR(spec.opts[0].cols[0].format, "0", "default format 0");
     CHECK_INT(spec.opts[0].cols[0].align, FMT_CENTER, "default centre");

@@ -7,11 +7,11 @@
 /* The sampler's lines of a small run: recursion to squash, a bad line, a
  * frame a filter finds. */
 static const char *const sampler[] = {
-  "main;run;run;run;alloc;byte[] 100",
-  "main;run;alloc;byte[] 50",
-  "main;idle;char[] 7",
-  "bad line without value",
-  "main;Proto.encode;byte[] 3",
+    "main;run;run;run;alloc;byte[] 100",
+    "main;run;alloc;byte[] 50",
+    "main;idle;char[] 7",
+    "bad line without value",
+    "main;Proto.encode;byte[] 3",
 };
 
 /* Fold the lines with o; the result as "key value\n" text in out. */
@@ -29,8 +29,7 @@ static const struct fold_stats *fold_all(const struct fold_opts *o,
   out[0] = 0;
   for (size_t i = 0; i < k && used < size; i++)
     used += (size_t)snprintf(out + used, size - used, "%.*s %lld\n",
-                             (int)st[i].len, st[i].key,
-                             (long long)st[i].value);
+                             (int)st[i].len, st[i].key, (long long)st[i].value);
   *fp = f;
   return fold_stats(f);
 }
@@ -99,8 +98,8 @@ static void test_sampler(void)
 static void test_lifetime_and_reverse(void)
 {
   static const char *const lifetime[] = {
-    "#GC 1", "main;a;int[] 4", "#GC 2", "main;b;int[] 8", "#GC 3",
-    "main;a;int[] 16",
+      "#GC 1",          "main;a;int[] 4", "#GC 2",
+      "main;b;int[] 8", "#GC 3",          "main;a;int[] 16",
   };
   struct fold_opts o = {.gc_lo = 2, .gc_hi = 3};
   const struct fold_stack *st;

@@ -7,7 +7,8 @@ int main(void)
 {
   struct heap_eden a = {1, 10, 100, 5}, b = {1, 40, 100, 5};
 
-  CHECK(heap_allocated(&a, &b) == 30, "heap-1.1 no young GC: what eden grew by");
+  CHECK(heap_allocated(&a, &b) == 30,
+        "heap-1.1 no young GC: what eden grew by");
   b.used = 20;
   b.young_gcs = 6;
   CHECK(heap_allocated(&a, &b) == 90 + 20,

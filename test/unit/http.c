@@ -20,9 +20,9 @@ static void test_query(void)
       {"/p", "pid", -1, NULL},
       {"/p?a=1", "pid", -1, NULL},
       {"/p?pid=org.ex%2FMain+x", "pid", 13, "org.ex/Main x"},
-      {"/p?pid=%4", "pid", -2, NULL},        /* cut escape */
-      {"/p?pid=%zz", "pid", -2, NULL},       /* not hex */
-      {"/p?pid=a%0Ab", "pid", -2, NULL},     /* a control character */
+      {"/p?pid=%4", "pid", -2, NULL},               /* cut escape */
+      {"/p?pid=%zz", "pid", -2, NULL},              /* not hex */
+      {"/p?pid=a%0Ab", "pid", -2, NULL},            /* a control character */
       {"/p?pid=0123456789abcdef", "pid", -2, NULL}, /* over out's 16 bytes */
   };
   char out[16];
@@ -50,7 +50,8 @@ static void test_header(void)
   n = http_header(head, &r, "Host", &v);
   CHECK_INT(n, 11, "http-2.2 the first Host, blanks trimmed");
   CHECK(n == 11 && !memcmp(v, "node-1:9404", 11), "http-2.3 its value");
-  CHECK_INT(http_header(head, &r, "Hos", &v), -1, "http-2.4 a prefix is not it");
+  CHECK_INT(http_header(head, &r, "Hos", &v), -1,
+            "http-2.4 a prefix is not it");
   CHECK_INT(http_header(head, &r, "Cookie", &v), -1, "http-2.5 none");
 }
 

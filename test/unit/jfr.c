@@ -76,8 +76,8 @@ static void element(struct buf *b, const char *name, const char *const *kv,
 }
 
 /* A field element (no children). */
-static void field(struct buf *b, const char *name, const char *cls,
-                  int pool, int array)
+static void field(struct buf *b, const char *name, const char *cls, int pool,
+                  int array)
 {
   const char *kv[9] = {"name", name, "class", cls};
   int k = 4;
@@ -220,14 +220,14 @@ static void be(struct buf *b, uint64_t v, int n)
 
 /* Shapes of one chunk, each breaking one thing. */
 struct shape {
-  uint64_t frames;    /* the stack trace's frame count (2: true) */
-  int nest_depth;     /* jdk.Deep's inline nesting (0: no such event) */
-  uint64_t md_size;   /* a metadata record claiming this size (0: true) */
-  size_t md_pad;      /* zero bytes after the metadata (to back md_size),
+  uint64_t frames;  /* the stack trace's frame count (2: true) */
+  int nest_depth;   /* jdk.Deep's inline nesting (0: no such event) */
+  uint64_t md_size; /* a metadata record claiming this size (0: true) */
+  size_t md_pad;    /* zero bytes after the metadata (to back md_size),
                          written by file_of, not held in memory */
 };
 
-static size_t pad_at;  /* where chunk() left md_pad bytes out */
+static size_t pad_at; /* where chunk() left md_pad bytes out */
 
 /* One chunk: header, events, metadata, checkpoint. */
 static void chunk(struct buf *out, const struct shape *s)
@@ -264,16 +264,16 @@ static void chunk(struct buf *out, const struct shape *s)
   cp_off = md_off + md.len + s->md_pad;
   size = cp_off + cp.len;
   buf_add(out, "FLR\0", 4);
-  be(out, 2, 2);             /* major */
-  be(out, 1, 2);             /* minor */
+  be(out, 2, 2); /* major */
+  be(out, 1, 2); /* minor */
   be(out, size, 8);
   be(out, cp_off, 8);
   be(out, md_off, 8);
   be(out, 1700000000000000000ull, 8); /* start, ns */
-  be(out, 1000000000, 8);    /* duration */
-  be(out, 0, 8);             /* start, ticks */
-  be(out, 1000000000, 8);    /* ticks per second */
-  be(out, 1, 4);             /* generation 0, compressed integers */
+  be(out, 1000000000, 8);             /* duration */
+  be(out, 0, 8);                      /* start, ticks */
+  be(out, 1000000000, 8);             /* ticks per second */
+  be(out, 1, 4);                      /* generation 0, compressed integers */
   buf_add(out, ev.p, ev.len);
   buf_add(out, md.p, md.len);
   buf_add(out, cp.p, cp.len);
@@ -350,8 +350,10 @@ static int read_all(int fd, struct seen *s, char *err, size_t errlen,
         jfr_walk(j, want, on_event, s, err, errlen) != 0 || one)
       break;
   }
-  if (keep) *keep = j;
-  else jfr_close(j);
+  if (keep)
+    *keep = j;
+  else
+    jfr_close(j);
   return rc;
 }
 
@@ -398,9 +400,9 @@ static void test_good(void)
   name.len = 0;
   CHECK(jfr_method_name(j, 99, &name) == -1 && !strcmp(name.p, "[unknown]"),
         "jfr-1.10 a missing method: -1 and [unknown]");
-  CHECK(jfr_next_chunk(j, err, sizeof(err)) == 0 &&
-            jfr_stats(j)->chunks == 1 && jfr_stats(j)->end == rec.len &&
-            !jfr_stats(j)->truncated && jfr_stats(j)->bad_records == 0,
+  CHECK(jfr_next_chunk(j, err, sizeof(err)) == 0 && jfr_stats(j)->chunks == 1 &&
+            jfr_stats(j)->end == rec.len && !jfr_stats(j)->truncated &&
+            jfr_stats(j)->bad_records == 0,
         "jfr-1.11 then the end; stats: one chunk whole, read to the file's "
         "end");
   CHECK(jfr_time_ns(j, 2000000000) == 1700000002000000000ll &&
@@ -455,7 +457,8 @@ static void test_refused(void)
             jfr_stats(j)->chunks == 1 && jfr_stats(j)->end == rec.len &&
             strstr(err, "ends inside the chunk at offset"),
         "jfr-3.1 a second chunk one byte short: refused, the first kept "
-        "('%s')", err);
+        "('%s')",
+        err);
   jfr_close(j);
   close(fd);
 
@@ -469,8 +472,7 @@ static void test_refused(void)
 
   fd = file_of("FLX\0abcdefgh", 12);
   rc = read_all(fd, &s, err, sizeof(err), &j, 0);
-  CHECK(rc == -1 && !jfr_stats(j)->truncated &&
-            strstr(err, "not a recording"),
+  CHECK(rc == -1 && !jfr_stats(j)->truncated && strstr(err, "not a recording"),
         "jfr-3.3 no magic: not a recording, not 'truncated' ('%s')", err);
   jfr_close(j);
   close(fd);
@@ -541,8 +543,8 @@ static void test_ceilings(void)
   CHECK(rc == 1 && s.n == 2 && jfr_stats(j)->bad_pools == 1 &&
             jfr_stack(j, 7, &fr, &truncated) == -1,
         "jfr-4.3 a frame count past the bytes left: the pool is bad, the "
-        "events are read (rc %d, bad_pools %llu)", rc,
-        (unsigned long long)jfr_stats(j)->bad_pools);
+        "events are read (rc %d, bad_pools %llu)",
+        rc, (unsigned long long)jfr_stats(j)->bad_pools);
   jfr_close(j);
   close(fd);
 
@@ -567,7 +569,8 @@ static void test_ceilings(void)
   rc = read_all(fd, &s, err, sizeof(err), &j, 1);
   CHECK(rc == 1 && s.n == 2 && jfr_stats(j)->bad_records == 1,
         "jfr-4.5 past JFR_MAX_DEPTH: counted bad and skipped, the rest "
-        "read (n %d)", s.n);
+        "read (n %d)",
+        s.n);
   jfr_close(j);
   close(fd);
   buf_free(&rec);

@@ -28,12 +28,18 @@ static void test_numbers(void)
 /* parse_time: jstat's interval grammar, plus minutes. */
 static void test_times(void)
 {
-  static const struct { const char *s; int rc; long long n, unit; } t[] = {
-    {"250", 0, 250, 0}, {"2s", 0, 2, 1000}, {"500ms", 0, 500, 1},
-    {"1m", 0, 1, 60000}, {"+3s", 0, 3, 1000}, {"-1", 0, -1, 0},
-    {"2h", -EINVAL, 0, 0}, {"1mx", -EINVAL, 0, 0}, {"ms", -EINVAL, 0, 0},
-    {"s", -EINVAL, 0, 0}, {"", -EINVAL, 0, 0}, {"2147483648", -EINVAL, 0, 0},
-    {"10sx", -EINVAL, 10, 0}, {"5msec", -EINVAL, 5, 0},
+  static const struct {
+    const char *s;
+    int rc;
+    long long n, unit;
+  } t[] = {
+      {"250", 0, 250, 0},       {"2s", 0, 2, 1000},
+      {"500ms", 0, 500, 1},     {"1m", 0, 1, 60000},
+      {"+3s", 0, 3, 1000},      {"-1", 0, -1, 0},
+      {"2h", -EINVAL, 0, 0},    {"1mx", -EINVAL, 0, 0},
+      {"ms", -EINVAL, 0, 0},    {"s", -EINVAL, 0, 0},
+      {"", -EINVAL, 0, 0},      {"2147483648", -EINVAL, 0, 0},
+      {"10sx", -EINVAL, 10, 0}, {"5msec", -EINVAL, 5, 0},
   };
   char name[64];
 
@@ -43,8 +49,9 @@ static void test_times(void)
     int rc = parse_time(t[i].s, &n, &unit, &u);
 
     snprintf(name, sizeof(name), "lib-1.%zu parse_time '%s'", 12 + i, t[i].s);
-    CHECK(rc == t[i].rc && (rc && !u ? t[i].n == 0
-                            : n == t[i].n && unit == t[i].unit), name);
+    CHECK(rc == t[i].rc &&
+              (rc && !u ? t[i].n == 0 : n == t[i].n && unit == t[i].unit),
+          name);
   }
 }
 
@@ -105,8 +112,8 @@ static void test_read_file(void)
             "lib-4.1 read_file");
   CHECK_INT(len, 100000, "lib-4.2 whole file read");
   free(data);
-  CHECK_INT(read_file(AT_FDCWD, "lib-test-file", 0, 1000, &data, &len),
-            -EFBIG, "lib-4.3 over max is EFBIG");
+  CHECK_INT(read_file(AT_FDCWD, "lib-test-file", 0, 1000, &data, &len), -EFBIG,
+            "lib-4.3 over max is EFBIG");
   CHECK_INT(read_file(AT_FDCWD, "no-such-file", 0, 1000, &data, &len), -ENOENT,
             "lib-4.4 missing file");
   unlink("lib-test-file");
@@ -136,8 +143,8 @@ static void test_opt(void)
   char *human[] = {"letters", "-H", "x", NULL};
   char *help[] = {"letters", "--help", NULL};
   char *h[] = {"letters", "-h", NULL};
-  char *words[] = {"letters", "-gcutil", "-options", "-Hc", "5", "x", "-3",
-                   NULL};
+  char *words[] = {"letters", "-gcutil", "-options", "-Hc",
+                   "5",       "x",       "-3",       NULL};
   struct args a;
 
   CHECK_INT(parse_quiet(0, 3, human, &a), -1, "lib-5.1 -H is an option");
@@ -153,30 +160,34 @@ static void test_opt(void)
   CHECK_STR(a.val[OPT_count], "5", "lib-5.10 -Hc 5 as getopt reads it");
   CHECK_INT(a.count[OPT_H], 1, "lib-5.11 -Hc: a cluster of short options");
   CHECK_INT(a.argc, 2, "lib-5.12 operands x and -3");
-  CHECK_STR(a.argc > 1 ? a.argv[1] : "", "-3", "lib-5.13 a negative number is an operand");
+  CHECK_STR(a.argc > 1 ? a.argv[1] : "", "-3",
+            "lib-5.13 a negative number is an operand");
 }
 
 /* Typed rows: defaults, ranges, words; every refusal is a usage error. */
 static void test_typed(void)
 {
   char *none[] = {"letters", NULL};
-  char *good[] = {"letters", "--wait", "1.5s", "--width=100", "--kind", "lock",
-                  "--ratio", "0", NULL};
-  static const struct { const char *opt, *val; } bad[] = {
-    {"--wait", "0"}, {"--wait", "2d"}, {"--wait", "1.5x"}, {"--width", "99"},
-    {"--width", "1e3"}, {"--kind", "allocs"}, {"--kind", "x"},
-    {"--ratio", "1.5"}, {"--ratio", "nan"},
+  char *good[] = {"letters", "--wait",  "1.5s", "--width=100", "--kind",
+                  "lock",    "--ratio", "0",    NULL};
+  static const struct {
+    const char *opt, *val;
+  } bad[] = {
+      {"--wait", "0"},   {"--wait", "2d"},   {"--wait", "1.5x"},
+      {"--width", "99"}, {"--width", "1e3"}, {"--kind", "allocs"},
+      {"--kind", "x"},   {"--ratio", "1.5"}, {"--ratio", "nan"},
   };
   char name[80];
   struct args a;
 
   CHECK_INT(parse_quiet(0, 1, none, &a), -1, "lib-8.1 no options");
   CHECK(a.num[OPT_width] == 1200 && a.num[OPT_wait] == 30000000000LL &&
-        a.word[OPT_kind] == 0 && a.real[OPT_ratio] == 0.5 && !a.val[OPT_wait],
+            a.word[OPT_kind] == 0 && a.real[OPT_ratio] == 0.5 &&
+            !a.val[OPT_wait],
         "lib-8.2 defaults, and no value given");
   CHECK_INT(parse_quiet(0, 8, good, &a), -1, "lib-8.3 values in range");
   CHECK(a.num[OPT_wait] == 1500000000LL && a.num[OPT_width] == 100 &&
-        a.word[OPT_kind] == 2 && a.real[OPT_ratio] == 0,
+            a.word[OPT_kind] == 2 && a.real[OPT_ratio] == 0,
         "lib-8.4 values stored: 1.5s in ns, the word's index");
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     char *argv[] = {"letters", (char *)bad[i].opt, (char *)bad[i].val, NULL};
@@ -200,10 +211,13 @@ static void test_rules(void)
   struct args a;
 
   CHECK_INT(parse_quiet(0, 4, one, &a), -1, "lib-10.1 one of a group");
-  CHECK_INT(parse_quiet(0, 5, two, &a), 2, "lib-10.2 two of a group: -H "
+  CHECK_INT(parse_quiet(0, 5, two, &a), 2,
+            "lib-10.2 two of a group: -H "
             "(a short letter) and --kind");
-  CHECK_INT(parse_quiet(0, 4, last2, &a), 2, "lib-10.3 the other order, long names");
-  CHECK_INT(parse_quiet(0, 3, alone, &a), 2, "lib-10.4 --ratio without "
+  CHECK_INT(parse_quiet(0, 4, last2, &a), 2,
+            "lib-10.3 the other order, long names");
+  CHECK_INT(parse_quiet(0, 3, alone, &a), 2,
+            "lib-10.4 --ratio without "
             "--width");
   CHECK_INT(parse_quiet(0, 5, both, &a), -1, "lib-10.5 --ratio with --width");
   CHECK_INT(parse_quiet(0, 3, other, &a), -1, "lib-10.6 --width alone");
@@ -212,19 +226,33 @@ static void test_rules(void)
 /* parse_span: the time grammar of every option; span_text reads back. */
 static void test_spans(void)
 {
-  static const struct { const char *s; int rc; long long ns; } t[] = {
-    {"30", 0, 30000000000LL}, {"1.5s", 0, 1500000000LL},
-    {"500ms", 0, 500000000LL}, {"1m", 0, 60000000000LL},
-    {"2h", 0, 7200000000000LL}, {"1d", 0, 86400000000000LL},
-    {"2us", 0, 2000}, {"7ns", 0, 7}, {".5s", 0, 500000000LL},
-    {"0", 0, 0}, {"", -EINVAL, 0}, {"s", -EINVAL, 0}, {".", -EINVAL, 0},
-    {"-1s", -EINVAL, 0}, {"+1s", -EINVAL, 0}, {"1e3", -EINVAL, 0},
-    {"0x10", -EINVAL, 0}, {"1 s", -EINVAL, 0}, {"1.5x", -EINVAL, 0},
-    {"99999999d", -EINVAL, 0}, {"1..5s", -EINVAL, 0},
+  static const struct {
+    const char *s;
+    int rc;
+    long long ns;
+  } t[] = {
+      {"30", 0, 30000000000LL},   {"1.5s", 0, 1500000000LL},
+      {"500ms", 0, 500000000LL},  {"1m", 0, 60000000000LL},
+      {"2h", 0, 7200000000000LL}, {"1d", 0, 86400000000000LL},
+      {"2us", 0, 2000},           {"7ns", 0, 7},
+      {".5s", 0, 500000000LL},    {"0", 0, 0},
+      {"", -EINVAL, 0},           {"s", -EINVAL, 0},
+      {".", -EINVAL, 0},          {"-1s", -EINVAL, 0},
+      {"+1s", -EINVAL, 0},        {"1e3", -EINVAL, 0},
+      {"0x10", -EINVAL, 0},       {"1 s", -EINVAL, 0},
+      {"1.5x", -EINVAL, 0},       {"99999999d", -EINVAL, 0},
+      {"1..5s", -EINVAL, 0},
   };
-  static const struct { long long ns; const char *s; } back[] = {
-    {30000000000LL, "30s"}, {1500000000LL, "1500ms"},
-    {86400000000000LL, "1d"}, {60000000000LL, "1m"}, {0, "0ns"}, {1001, "1001ns"},
+  static const struct {
+    long long ns;
+    const char *s;
+  } back[] = {
+      {30000000000LL, "30s"},
+      {1500000000LL, "1500ms"},
+      {86400000000000LL, "1d"},
+      {60000000000LL, "1m"},
+      {0, "0ns"},
+      {1001, "1001ns"},
   };
   char name[64];
 
@@ -250,7 +278,8 @@ static void test_nearest(void)
   const char *names[] = {"ps", "stat", "dump", "clean", "jcmd", "collapse"};
 
   CHECK_INT(nearest_name("px", names, 6), 0, "lib-6.1 px -> ps");
-  CHECK_INT(nearest_name("colapse", names, 6), 5, "lib-6.2 colapse -> collapse");
+  CHECK_INT(nearest_name("colapse", names, 6), 5,
+            "lib-6.2 colapse -> collapse");
   CHECK_INT(nearest_name("stats", names, 6), 1, "lib-6.3 stats -> stat");
   CHECK_INT(nearest_name("frobnicate", names, 6), -1, "lib-6.4 nothing near");
 }

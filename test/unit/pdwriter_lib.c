@@ -41,7 +41,7 @@ static size_t entry(struct pdw *w, const char *name, char type, int units,
   data = 20 + namelen;
   if (type == 'J') data = (data + 7) & ~(size_t)7;
   len = (data + (vlen ? vlen : dsize) + 7) & ~(size_t)7;
-  if (at + len > w->size) return 0;  /* HotSpot would count it as overflow */
+  if (at + len > w->size) return 0; /* HotSpot would count it as overflow */
   pdw_put32(w, at, (uint32_t)len);
   pdw_put32(w, at + 4, 20);
   pdw_put32(w, at + 8, vlen);
@@ -61,8 +61,8 @@ size_t pdw_long(struct pdw *w, const char *name, int units, int var,
 {
   size_t at = entry(w, name, 'J', units, var, 0, 8);
 
-  if (at) put64(w, at + ((20 + strlen(name) + 1 + 7) & ~(size_t)7),
-                (uint64_t)value);
+  if (at)
+    put64(w, at + ((20 + strlen(name) + 1 + 7) & ~(size_t)7), (uint64_t)value);
   return at;
 }
 

@@ -68,8 +68,10 @@ static void broken(const char *id, const char *what, size_t off, int width,
   int rc;
 
   pdw_sample_jvm(&w, 0);
-  if (width == 4) pdw_put32(&w, off, v);
-  else pdw_put8(&w, off, (uint8_t)v);
+  if (width == 4)
+    pdw_put32(&w, off, v);
+  else
+    pdw_put8(&w, off, (uint8_t)v);
   rc = parse(&w, &pd);
   CHECK(rc == -EINVAL && strstr(pd.err, want), "%s %s -> '%s'", id, what,
         pd.err);
@@ -79,13 +81,14 @@ static void broken(const char *id, const char *what, size_t off, int width,
 
 static void test_broken(void)
 {
-  size_t e = 32;  /* the first entry: sun.os.hrt.frequency */
+  size_t e = 32; /* the first entry: sun.os.hrt.frequency */
 
   broken("pd-2.1", "bad magic", 0, 4, 0x12345678, "bad magic");
   broken("pd-2.2", "version 1.0", 5, 1, 1, "version 1.0");
   broken("pd-2.3", "version 2.1", 6, 1, 1, "version 2.1");
   broken("pd-2.4", "misaligned entry offset", 24, 4, 34, "misaligned");
-  broken("pd-2.5", "entry offset past the end", 24, 4, 0x7ffffff0, "past the end");
+  broken("pd-2.5", "entry offset past the end", 24, 4, 0x7ffffff0,
+         "past the end");
   broken("pd-2.6", "huge entry length", e, 4, 0xfffffff0, "invalid length");
   broken("pd-2.7", "entry past the end", e, 4, 32768, "extends past");
   broken("pd-2.8", "entry shorter than header", e, 4, 8, "shorter");
@@ -110,9 +113,12 @@ static void test_truncation(void)
     struct perfdata pd;
     int rc = pd_parse(&pd, w.p, n, "cut");
 
-    if (!rc) ok++, pd_close(&pd);
-    else if (rc == -EINVAL && pd.err[0]) bad++;
-    else crashes++;
+    if (!rc)
+      ok++, pd_close(&pd);
+    else if (rc == -EINVAL && pd.err[0])
+      bad++;
+    else
+      crashes++;
   }
   CHECK(!crashes && bad > 0 && ok > 0,
         "pd-3.1 every truncation length: parses or says why (%d ok, %d bad)",
@@ -148,7 +154,8 @@ static void test_stops(void)
   pdw_finish(&w);
   CHECK_INT(parse(&w, &pd), 0, "pd-4.3 duplicates parse");
   CHECK_INT(num(&pd, "a.b"), 2, "pd-4.4 last duplicate wins");
-  CHECK_INT(num(&pd, "sun.perfdata.size"), 77, "pd-4.5 real entry beats pseudo");
+  CHECK_INT(num(&pd, "sun.perfdata.size"), 77,
+            "pd-4.5 real entry beats pseudo");
   pd_close(&pd);
   free(w.p);
 }
@@ -166,7 +173,7 @@ static void test_refresh(void)
   CHECK_INT(pd_open(&pd, "pd-live", PD_NOFOLLOW), 0, "pd-5.1 open a file");
   c = pd_find(&pd, "x.count");
   pdw_long(&w, "x.added", 4, 2, 5);
-  pdw_put32(&w, 32 + 32, 9);  /* x.count's value, in place */
+  pdw_put32(&w, 32 + 32, 9); /* x.count's value, in place */
   pdw_finish(&w);
   pdw_save(&w, "pd-live");
   CHECK_INT(pd_refresh(&pd), 0, "pd-5.2 refresh");
@@ -236,7 +243,8 @@ static void test_caps(void)
         n_small, n_big);
   CHECK(t_big < 30 * (t_small + 0.0005),
         "pd-6.2 10x the entries costs %.1fx the CPU (%.4f s, %.4f s), under "
-        "30x", t_big / (t_small + 1e-9), t_small, t_big);
+        "30x",
+        t_big / (t_small + 1e-9), t_small, t_big);
   free(w.p);
   free(small.p);
 
@@ -286,7 +294,7 @@ static void test_caps(void)
   pdw_init(&w, 8192, 0);
   pdw_long(&w, "a.first", 1, 1, 1);
   pdw_finish(&w);
-  pdw_long(&w, "a.second", 1, 1, 2);  /* written after used was set */
+  pdw_long(&w, "a.second", 1, 1, 2); /* written after used was set */
   CHECK(!parse(&w, &pd) && pd.len == 32 + 40 && !pd_find(&pd, "a.second") &&
             pd_find(&pd, "a.first") && num(&pd, "sun.perfdata.size") == 8192,
         "pd-6.7 read up to used (%zu bytes of 8192)", pd.len);

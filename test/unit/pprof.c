@@ -22,7 +22,8 @@ static long unstore(const unsigned char *g, size_t n, unsigned char *out)
     if (at + 5 > n) return -1;
     final = g[at] & 1;
     blen = g[at + 1] | g[at + 2] << 8;
-    if ((g[at] & 6) || (blen ^ 0xffff) != (unsigned)(g[at + 3] | g[at + 4] << 8))
+    if ((g[at] & 6) ||
+        (blen ^ 0xffff) != (unsigned)(g[at + 3] | g[at + 4] << 8))
       return -1;
     if (at + 5 + blen > n) return -1;
     memcpy(out + len, g + at + 5, blen);
@@ -97,7 +98,8 @@ int main(void)
   gz_finish(z);
   len = (size_t)ftell(f);
   fclose(f);
-  CHECK_INT(len, 70319 + 18 + 5 * 2, "70319 bytes: a block of 65535, then "
+  CHECK_INT(len, 70319 + 18 + 5 * 2,
+            "70319 bytes: a block of 65535, then "
             "the final one of 4784");
   n = unstore(gz, len, raw);
   CHECK_INT(n, 70319, "the payload comes back, its crc right");
@@ -106,15 +108,16 @@ int main(void)
 
   /* pprof-pull.md §2's sample: [loc2, loc1] = (1, 10 ms), thread main */
   p = pprof_new(&o);
-  pprof_add(p, "main;com.example.Main.main:10;com.example.Work.run:20",
-            53, 1, 1);
+  pprof_add(p, "main;com.example.Main.main:10;com.example.Work.run:20", 53, 1,
+            1);
   len = write_mem(p, gz, sizeof(gz));
   n = unstore(gz, len, raw);
   CHECK(n > 0, "a profile is one gzip member of stored blocks");
   CHECK(has(raw, (size_t)n, "0a 04 08 01 10 02 0a 04 08 03 10 04"),
         "sample types samples/count, cpu/nanoseconds (strings 1-4)");
-  CHECK(has(raw, (size_t)n, "12 11 0a 02 02 01 12 05 01 80 ad e2 04"
-                            " 1a 04 08 05 10 07"),
+  CHECK(has(raw, (size_t)n,
+            "12 11 0a 02 02 01 12 05 01 80 ad e2 04"
+            " 1a 04 08 05 10 07"),
         "the sample: locations leaf first, values 1 and 10 ms, thread label");
   CHECK(has(raw, (size_t)n, "32 00 32 07 73 61 6d 70 6c 65 73"),
         "string 0 is empty, then 'samples'");
@@ -136,8 +139,9 @@ int main(void)
         "alloc sample: locations 3,2,1, values 3 and 4096");
   CHECK(has(raw, (size_t)n, "12 09 0a 03 03 04 01 12 02 01 64"),
         "the other line of g is location 4; the leaf is shared");
-  CHECK(has(raw, (size_t)n, "12 1b 0a 03 03 04 01 12 14 ff ff ff ff ff ff"
-                            " ff ff ff 01"),
+  CHECK(has(raw, (size_t)n,
+            "12 1b 0a 03 03 04 01 12 14 ff ff ff ff ff ff"
+            " ff ff ff 01"),
         "a negative value is ten bytes of two's complement");
   CHECK(!has(raw, (size_t)n, "1a 04 08"), "no label without a thread root");
   CHECK(has(raw, (size_t)n, "22") && has(raw, (size_t)n, "2a 06 08 01 10"),
@@ -160,7 +164,7 @@ int main(void)
     }
     CHECK_INT(na, 4, "four locations, ids 1..4 in order, each with mapping 1");
     CHECK(na == 4 && addr[0] && addr[0] != addr[1] && addr[1] != addr[2] &&
-          addr[2] != addr[3] && addr[0] != addr[3] && addr[1] != addr[3],
+              addr[2] != addr[3] && addr[0] != addr[3] && addr[1] != addr[3],
           "each location has its own non-zero address");
   }
   pprof_free(p);

@@ -49,7 +49,9 @@ static void test_escaping(void)
             "UTF-8 kept");
   free(s);
   s = help(LIT("a\tb\x1b[2J\x7f"));
-  CHECK_STR(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd[2J\xef\xbf\xbd",
+  CHECK_STR(s,
+            "a\xef\xbf\xbd"
+            "b\xef\xbf\xbd[2J\xef\xbf\xbd",
             "prom-1.4 HELP text: other control characters as U+FFFD");
   free(s);
   s = label(LIT("a\tb"));
@@ -81,8 +83,8 @@ static void test_store(void)
   prom_init(&p, 0);
   prom_comment(&p, "jvm 42 left out:\nno \"PerfData\"");
   prom_sample(&p, "zeta", "gauge", "Last family", "", "pid=\"1\"", "", 1.5);
-  prom_sample(&p, "alpha_total", "counter", "First\nfamily \\", "",
-              "pid=\"1\"", "", 3);
+  prom_sample(&p, "alpha_total", "counter", "First\nfamily \\", "", "pid=\"1\"",
+              "", 3);
   prom_sample(&p, "zeta", "gauge", "ignored: the first help stays", "",
               "pid=\"2\"", "", 2);
   prom_sample(&p, "alpha_total", "counter", "", "", "pid=\"1\"", "", 4);
@@ -91,8 +93,8 @@ static void test_store(void)
   prom_sample(&p, "zeta", "counter", "", "", "pid=\"3\"", "", 5);
   CHECK_INT(p.drops.collision, 2,
             "prom-2.2 a sample of another type for a family: dropped");
-  prom_sample(&p, "alpha_total", "counter", "", "", "pid=\"1\"",
-              ",pool=\"x\"", 1e15);
+  prom_sample(&p, "alpha_total", "counter", "", "", "pid=\"1\"", ",pool=\"x\"",
+              1e15);
   prom_sample(&p, "mid", "summary", "A summary", "_count", "pid=\"1\"", "", 0);
   prom_sample(&p, "mid", "summary", "", "_sum", "pid=\"1\"", "", 0.25);
   prom_finish(&p, &out);
@@ -161,8 +163,7 @@ static void test_jvm(void)
             strstr(out.p, "# TYPE jvmtool_dropped_counters gauge\n") &&
             !strstr(out.p, "bad-name"),
         "prom-3.2 the drops are in the exposition, the bad name is not");
-  for (const char *at = out.p; (at = strstr(at, "\nhotspot_x_many_c"));
-       at++)
+  for (const char *at = out.p; (at = strstr(at, "\nhotspot_x_many_c")); at++)
     kept++;
   CHECK_INT(kept, PROM_MAX_RAW,
             "prom-3.3 --raw: PROM_MAX_RAW counters kept, not one more");

@@ -104,15 +104,17 @@ static void test_checks(const struct root *r)
             "root-2.3 another owner is refused");
   CHECK_INT(root_read(r, -1, "/var/tmp/f", -1, 2, &data, &len), -EFBIG,
             "root-2.4 over the size bound");
-  CHECK_INT(root_read(r, -1, "/var/tmp/f", (long long)getuid(), 100, &data,
-                      &len), 0, "root-2.5 a checked read");
+  CHECK_INT(
+      root_read(r, -1, "/var/tmp/f", (long long)getuid(), 100, &data, &len), 0,
+      "root-2.5 a checked read");
   CHECK_STR(data, "hello\n", "root-2.6 its bytes");
   free(data);
-  CHECK_INT(root_open_checked(r, -1, "/var/tmp/sock", O_PATH, S_IFSOCK, -1,
-                              &fd, NULL), 0, "root-2.7 a socket with O_PATH");
+  CHECK_INT(root_open_checked(r, -1, "/var/tmp/sock", O_PATH, S_IFSOCK, -1, &fd,
+                              NULL),
+            0, "root-2.7 a socket with O_PATH");
   if (fd >= 0) close(fd);
-  CHECK_INT(root_openat(r, -1, "/var/tmp", O_RDONLY | O_DIRECTORY, 0, &dfd),
-            0, "root-2.8 a folder fd");
+  CHECK_INT(root_openat(r, -1, "/var/tmp", O_RDONLY | O_DIRECTORY, 0, &dfd), 0,
+            "root-2.8 a folder fd");
   CHECK_INT(root_openat(r, dfd, "a/b", O_RDONLY, 0, &fd), -EINVAL,
             "root-2.9 one name only below a folder fd");
   CHECK_INT(root_openat(r, dfd, "..", O_RDONLY, 0, &fd), -EINVAL,
@@ -133,8 +135,9 @@ static void test_files(const struct root *r)
 
   root_tmp(r, &dfd, &tsb);
   CHECK_INT(tsb.st_ino, ino_of("var/tmp"), "root-3.1 the root's /tmp");
-  CHECK_INT(root_put(NULL, dfd, "agent-", ".so", "ELF!", 4, 0644, -1, -1,
-                     name, sizeof(name)), 0, "root-3.2 put a file");
+  CHECK_INT(root_put(NULL, dfd, "agent-", ".so", "ELF!", 4, 0644, -1, -1, name,
+                     sizeof(name)),
+            0, "root-3.2 put a file");
   CHECK(strlen(name) == 6 + 16 + 3 && starts_with(name, "agent-"),
         "root-3.3 under a random name: %s", name);
   fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW);
@@ -157,14 +160,13 @@ static void test_files(const struct root *r)
   CHECK_INT(size, 10, "root-3.9 its size is said");
   close(fd);
   /* a file with a hole (a truncate past what was written) */
-  root_create(NULL, dfd, "holes-", "", 0600, -1, -1, name, sizeof(name),
-              &fd);
+  root_create(NULL, dfd, "holes-", "", 0600, -1, -1, name, sizeof(name), &fd);
   CHECK_INT(write(fd, "JAVA PROFILE", 12), 12, "root-3.9 write");
   CHECK_INT(ftruncate(fd, 1LL << 30), 0, "root-3.9 truncate to 1 GiB");
   close(fd);
   root_take_at(NULL, dfd, name, -1, &fd);
-  CHECK_INT(root_copy_out(fd, out, 4ULL << 30, 60000, &size, &copied),
-            -ENODATA, "root-3.9 a file with holes is refused");
+  CHECK_INT(root_copy_out(fd, out, 4ULL << 30, 60000, &size, &copied), -ENODATA,
+            "root-3.9 a file with holes is refused");
   CHECK_INT(copied, 0, "root-3.9 before a byte is copied");
   close(fd);
   CHECK_INT(root_take_at(NULL, dfd, "fifo", -1, &fd), -EINVAL,
@@ -221,30 +223,33 @@ static void test_rights(const struct root *dir)
   /* host root's folder, 0755, in the container: a container's root could
    * not remove from it, nor may we for it */
   sh("cd %s && mkdir -p root/host root/own && echo x > root/host/f && "
-     "chown 100000:100000 root/own && chmod 1777 root/own", top);
+     "chown 100000:100000 root/own && chmod 1777 root/own",
+     top);
   root_openat(&r, -1, "/host", O_PATH | O_DIRECTORY, 0, &dfd);
   fstatat(dfd, "f", &sb, AT_SYMLINK_NOFOLLOW);
   CHECK_INT(root_unlink(&r, dfd, "f", &sb, 0), -EXDEV,
             "root-4.4 no removal in a folder none of its users own");
   CHECK_INT(root_create(&r, dfd, "n-", "", 0600, 100000, 100000, name,
-                        sizeof(name), &fd), -EXDEV,
-            "root-4.5 nor a new file there");
+                        sizeof(name), &fd),
+            -EXDEV, "root-4.5 nor a new file there");
   close(dfd);
   root_openat(&r, -1, "/own", O_PATH | O_DIRECTORY, 0, &dfd);
   CHECK_INT(root_create(&r, dfd, "n-", "", 0644, 101000, 101000, name,
-                        sizeof(name), &fd), 0,
-            "root-4.6 a file made for its user 1000 in its own /tmp");
+                        sizeof(name), &fd),
+            0, "root-4.6 a file made for its user 1000 in its own /tmp");
   fstat(fd, &sb);
   close(fd);
   CHECK(sb.st_uid == 101000 && sb.st_gid == 101000 &&
-        (sb.st_mode & 07777) == 0644, "root-4.7 is that user's, 0644");
+            (sb.st_mode & 07777) == 0644,
+        "root-4.7 is that user's, 0644");
   CHECK_INT(root_unlink(&r, dfd, name, &sb, 0), 0,
             "root-4.8 and is removed as the folder's owner");
   CHECK_INT((int)setfsuid((uid_t)-1), 0, "root-4.9 our own rights after");
   close(dfd);
   /* with root's rights this would go; as the container's it does not */
   sh("cd %s && chown 100000:100000 root/host && chmod 0755 root/host && "
-     "chown 0:0 root/host/f && chmod 1777 root/host", top);
+     "chown 0:0 root/host/f && chmod 1777 root/host",
+     top);
   root_openat(&r, -1, "/host", O_PATH | O_DIRECTORY, 0, &dfd);
   fstatat(dfd, "f", &sb, AT_SYMLINK_NOFOLLOW);
   CHECK_INT(root_unlink(&r, dfd, "f", &sb, 0), 0,
@@ -261,18 +266,21 @@ int main(void)
   if (!mkdtemp(top)) return 1;
   snprintf(rootdir, sizeof(rootdir), "%s/root", top);
   sh("cd %s && mkdir -p root/etc root/var/tmp root/jdk/bin root/jdk/jre/bin "
-     "root/rel/x root/jdk/jre && echo inside > root/etc/hostname && echo host > canary && "
+     "root/rel/x root/jdk/jre && echo inside > root/etc/hostname && echo host "
+     "> canary && "
      "ln -s /var/tmp root/tmp && ln -s /etc root/abs && "
      "ln -s ../../../../../../.. root/var/tmp/up && "
      "ln -s loop root/loop && echo hello > root/var/tmp/f && "
-     "echo 2 > root/var/tmp/two && ln root/var/tmp/two root/var/tmp/two2 && mkfifo root/var/tmp/fifo && "
+     "echo 2 > root/var/tmp/two && ln root/var/tmp/two root/var/tmp/two2 && "
+     "mkfifo root/var/tmp/fifo && "
      "rmdir root/rel/x && ln -s /jdk/jre/bin root/rel/x && "
      "mkdir root/jdk/etc && echo jdk > root/jdk/etc/hostname && "
      "echo 'JAVA_VERSION=\"17.0.2\"' > root/jdk/release && "
      "cp root/jdk/release root/jdk/jre/release && "
      "python3 -c \"import socket; socket.socket(socket.AF_UNIX)"
      ".bind('root/var/tmp/sock')\" && "
-     "ln -s ../.. root/etc/up2", top);
+     "ln -s ../.. root/etc/up2",
+     top);
   if (root_open_dir(rootdir, &r)) return 1;
   CHECK(!r.same, "root-0.1 a folder is not our own root");
   CHECK_INT(root_open(0, &self), 0, "root-0.2 our own root");

@@ -9,32 +9,32 @@
  * lines of jvm-facts-2 §3.2, a name holding quotes and " os_prio=", a
  * name split by a newline, and a GC thread with no stack. */
 static const char dump17[] =
-  "2026-11-25 13:00:00\nFull thread dump OpenJDK 64-Bit Server VM:\n\n"
-  "\"burn-worker-1\" #12 daemon prio=5 os_prio=0 cpu=6353.15ms "
-  "elapsed=27.30s tid=0x00007f428011d020 nid=0x63c5 runnable  "
-  "[0x00007f425d59c000]\n"
-  "   java.lang.Thread.State: RUNNABLE\n"
-  "\tat Burn.spin(Burn.java:10)\n"
-  "\tat Burn.run(Burn.java:20)\n"
-  "\tat java.lang.Thread.run(java.base@17/Thread.java:833)\n\n"
-  "\"a \"q\" os_prio=9 nid=0x1\" #13 prio=5 os_prio=0 cpu=1ms elapsed=1s "
-  "tid=0x1 nid=0x63c6 waiting on condition  [0x0]\n"
-  "   java.lang.Thread.State: TIMED_WAITING (sleeping)\n"
-  "\tat java.lang.Thread.sleep(java.base@17/Native Method)\n\n"
-  "\"split\nname\" #14 prio=5 os_prio=0 tid=0x2 nid=0x63c7 runnable\n"
-  "\tat Fake.frame(X.java:1)\n\n"
-  "\"GC Thread#0\" os_prio=0 cpu=0.06ms elapsed=27.58s "
-  "tid=0x00007f4280041780 nid=0x6378 runnable\n\n"
-  "JNI global refs: 15, weak refs: 0\n";
+    "2026-11-25 13:00:00\nFull thread dump OpenJDK 64-Bit Server VM:\n\n"
+    "\"burn-worker-1\" #12 daemon prio=5 os_prio=0 cpu=6353.15ms "
+    "elapsed=27.30s tid=0x00007f428011d020 nid=0x63c5 runnable  "
+    "[0x00007f425d59c000]\n"
+    "   java.lang.Thread.State: RUNNABLE\n"
+    "\tat Burn.spin(Burn.java:10)\n"
+    "\tat Burn.run(Burn.java:20)\n"
+    "\tat java.lang.Thread.run(java.base@17/Thread.java:833)\n\n"
+    "\"a \"q\" os_prio=9 nid=0x1\" #13 prio=5 os_prio=0 cpu=1ms elapsed=1s "
+    "tid=0x1 nid=0x63c6 waiting on condition  [0x0]\n"
+    "   java.lang.Thread.State: TIMED_WAITING (sleeping)\n"
+    "\tat java.lang.Thread.sleep(java.base@17/Native Method)\n\n"
+    "\"split\nname\" #14 prio=5 os_prio=0 tid=0x2 nid=0x63c7 runnable\n"
+    "\tat Fake.frame(X.java:1)\n\n"
+    "\"GC Thread#0\" os_prio=0 cpu=0.06ms elapsed=27.58s "
+    "tid=0x00007f4280041780 nid=0x6378 runnable\n\n"
+    "JNI global refs: 15, weak refs: 0\n";
 
 static const char dump25[] =
-  "\"burn-worker-1\" #21 [25497] daemon prio=5 os_prio=0 cpu=6418.03ms "
-  "elapsed=27.61s tid=0x00007f6d1c0ddbf0 nid=25497 runnable  "
-  "[0x00007f6cedbfd000]\n"
-  "   java.lang.Thread.State: RUNNABLE\n"
-  "\tat Burn.spin(Burn.java:10)\n\n"
-  "\"GC Thread#0\" os_prio=0 cpu=0.06ms elapsed=27.71s "
-  "tid=0x00007f6d1c057660 nid=25468 runnable";
+    "\"burn-worker-1\" #21 [25497] daemon prio=5 os_prio=0 cpu=6418.03ms "
+    "elapsed=27.61s tid=0x00007f6d1c0ddbf0 nid=25497 runnable  "
+    "[0x00007f6cedbfd000]\n"
+    "   java.lang.Thread.State: RUNNABLE\n"
+    "\tat Burn.spin(Burn.java:10)\n\n"
+    "\"GC Thread#0\" os_prio=0 cpu=0.06ms elapsed=27.71s "
+    "tid=0x00007f6d1c057660 nid=25468 runnable";
 
 static void test_nid(void)
 {
@@ -133,14 +133,14 @@ static void test_25(void)
 /* Thread.print -e (JDK 11+) headers; a JVM's state word carrying an OSC 52
  * sequence (the dump is the JVM's text, whatever it says). */
 static const char dumpe[] =
-  "\"w3\" #12 daemon prio=5 os_prio=0 cpu=2338.95ms elapsed=2.56s "
-  "allocated=2888M defined_classes=0 tid=0x1 nid=0x1aae runnable  [0x0]\n"
-  "   java.lang.Thread.State: RUNNABLE\033]52;c;cHduZWQ=\007\n\n"
-  "\"x allocated=5G\" #13 prio=5 os_prio=0 tid=0x2 nid=0x1aaf "
-  "\033]0;t\007waiting\n\n"
-  "\"Signal Dispatcher\" #4 daemon prio=9 os_prio=0 cpu=0.65ms "
-  "elapsed=2.58s allocated=528B defined_classes=0 tid=0x3 nid=0x1aa4 "
-  "waiting on condition  [0x0]\n";
+    "\"w3\" #12 daemon prio=5 os_prio=0 cpu=2338.95ms elapsed=2.56s "
+    "allocated=2888M defined_classes=0 tid=0x1 nid=0x1aae runnable  [0x0]\n"
+    "   java.lang.Thread.State: RUNNABLE\033]52;c;cHduZWQ=\007\n\n"
+    "\"x allocated=5G\" #13 prio=5 os_prio=0 tid=0x2 nid=0x1aaf "
+    "\033]0;t\007waiting\n\n"
+    "\"Signal Dispatcher\" #4 daemon prio=9 os_prio=0 cpu=0.65ms "
+    "elapsed=2.58s allocated=528B defined_classes=0 tid=0x3 nid=0x1aa4 "
+    "waiting on condition  [0x0]\n";
 
 static void test_e(void)
 {
@@ -171,8 +171,8 @@ static void test_e(void)
 static void test_stat(void)
 {
   static const char line[] =
-    "25541 (burn) worker) 1) R 1 2 3 4 5 6 7 8 9 10 485 12 13 14 15 16 43 "
-    "0 9876 123456 2000 rest";
+      "25541 (burn) worker) 1) R 1 2 3 4 5 6 7 8 9 10 485 12 13 14 15 16 43 "
+      "0 9876 123456 2000 rest";
   struct proc_stat st;
   struct proc_task a[3] = {{10, {"", 'S', 5, 5, 0, 100, 0}},
                            {11, {"", 'S', 1, 0, 0, 100, 0}},

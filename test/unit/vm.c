@@ -30,8 +30,8 @@ static void test_flock(const char *dir)
 static void test_open(const char *dir)
 {
   char err[256] = "", *path = xasprintf("%s/hsperfdata_u/4242", dir);
-  char *uri = xasprintf("file://%s", path), *sub = xasprintf("%s/hsperfdata_u",
-                                                             dir);
+  char *uri = xasprintf("file://%s", path),
+       *sub = xasprintf("%s/hsperfdata_u", dir);
   struct jvm j;
   int fd;
 
@@ -66,7 +66,8 @@ static void test_open(const char *dir)
   CHECK(!j.vm.path, "vm-2.10 ... with no PerfData file");
   CHECK_INT(jvm_check_jvm(&j, err, sizeof(err)), -EPERM,
             "vm-2.11 nothing may be aimed at it");
-  CHECK(strstr(err, "is not a JVM (it maps no libjvm.so): nothing sent") != NULL,
+  CHECK(strstr(err, "is not a JVM (it maps no libjvm.so): nothing sent") !=
+            NULL,
         "vm-2.12 one line: %s", err);
   CHECK_INT(jvm_signal(&j, SIGQUIT), -EPERM, "vm-2.13 no signal sent");
   CHECK_INT(attach_check(&j, err, sizeof(err)), ATTACH_NOTJVM,
@@ -84,8 +85,7 @@ static void test_open(const char *dir)
  * map, or whose inode differs, is not. */
 static void test_maps_file(const char *dir)
 {
-  char *path = xasprintf("%s/mapped", dir), *other = xasprintf("%s/other",
-                                                                 dir);
+  char *path = xasprintf("%s/mapped", dir), *other = xasprintf("%s/other", dir);
   int fd = open(path, O_RDWR | O_CREAT, 0600), ofd, self, libjvm = 1;
   struct stat sb, osb;
   void *m;
@@ -174,15 +174,15 @@ static void test_attachable(const char *dir)
 static void test_main_class(void)
 {
   static const char *const cases[][3] = {
-    /* sun.rt.javaCommand, jps's, jps -l's (docs/jvmstat.md §3.3) */
-    {"com.example.Main a1 b 2", "Main", "com.example.Main"},
-    {"/srv/app.jar x y", "app.jar", "/srv/app.jar"},
-    {"hello/com.ex.M m1", "M", "hello/com.ex.M"},
-    {"/app.jar x", "/app.jar", "/app.jar"},
-    {" lead", " lead", " lead"},
-    {"", "", ""},
-    {"C:\\app\\run.jar a", "run.jar", "C:\\app\\run.jar"},
-    {"x.jarx", "jarx", "x.jarx"},
+      /* sun.rt.javaCommand, jps's, jps -l's (docs/jvmstat.md §3.3) */
+      {"com.example.Main a1 b 2", "Main", "com.example.Main"},
+      {"/srv/app.jar x y", "app.jar", "/srv/app.jar"},
+      {"hello/com.ex.M m1", "M", "hello/com.ex.M"},
+      {"/app.jar x", "/app.jar", "/app.jar"},
+      {" lead", " lead", " lead"},
+      {"", "", ""},
+      {"C:\\app\\run.jar a", "run.jar", "C:\\app\\run.jar"},
+      {"x.jarx", "jarx", "x.jarx"},
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -194,8 +194,7 @@ static void test_main_class(void)
     m = vm_main(cls, n, &at);
     main = xstrndup(cls + at, m);
     CHECK_STR(main, cases[i][1], "vm-5.%zu main of '%s'", 2 * i + 1, cmd);
-    CHECK_STR(cls, cases[i][2], "vm-5.%zu main_class of '%s'", 2 * i + 2,
-              cmd);
+    CHECK_STR(cls, cases[i][2], "vm-5.%zu main_class of '%s'", 2 * i + 2, cmd);
     free(main);
     free(cls);
   }
