@@ -115,6 +115,11 @@ split3() {
            (p >= 0.75 - d && p <= 0.75 + d)) }'
 }
 
+# A suffix for the users a test file makes (useradd): its own, random, not
+# $$ (each file runs in a pid namespace of its own, where $$ is the same
+# small number for every file, so two runs at once chose the same name).
+TUSER=$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+
 # The test tree's PerfData writer, built by test/run.sh.
 mkperf() { "${MKPERF:?mkperf: run through ./build.sh test}" "$@"; }
 
