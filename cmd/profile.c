@@ -248,28 +248,20 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                    const char *event)
 {
   int pp = a->word[OPT_format] == 1; /* pprof: threads, lines, counts */
-  struct jfr_fold_opts jo = {event,
-                             a->val[OPT_value],
-                             a->count[OPT_lines] || pp,
-                             a->count[OPT_thread_frames] || pp,
-                             0,
-                             -1,
-                             -1,
-                             p->cpu,
-                             p->ncpu,
-                             p->cpu_ns,
-                             0,
-                             p->span_ns,
-                             p->win_ns};
+  struct jfr_fold_opts jo = jfr_rec_fold_opts(p, event);
   const struct jfr_fold_stats *js;
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo);
-  struct jfr_fold *jf = jfr_fold_new(f, &jo);
+  struct jfr_fold *jf;
   const char *unit, *chosen;
   struct buf title = {0}, comment = {0};
   char err[256];
   int fd = take_file(p, 0), rc = fd < 0;
 
+  jo.value = a->val[OPT_value];
+  jo.lines = a->count[OPT_lines] || pp;
+  jo.thread_frames = a->count[OPT_thread_frames] || pp;
+  jf = jfr_fold_new(f, &jo);
   if (pp) jfr_fold_counts(jf, o->counts = fold_new(&fo));
   if (fd >= 0) {
     if (jfr_fold_fd(jf, fd, p->file, err, sizeof(err))) {

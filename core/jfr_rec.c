@@ -249,12 +249,27 @@ void jfr_rec_comment(const struct jfr_rec *r, const char *event,
   if (more && *more) buf_printf(b, "\n%s", more);
 }
 
+struct jfr_fold_opts jfr_rec_fold_opts(const struct jfr_rec *r,
+                                       const char *event)
+{
+  struct jfr_fold_opts o = {.event = event,
+                            .lines = 1,
+                            .thread_frames = 1,
+                            .from_ns = -1,
+                            .to_ns = -1,
+                            .cpu = r->cpu,
+                            .ncpu = r->ncpu,
+                            .cpu_ns = r->cpu_ns,
+                            .span_ns = r->span_ns,
+                            .win_ns = r->win_ns};
+
+  return o;
+}
+
 int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
                   int64_t interval, FILE *out, char *err, size_t n)
 {
-  struct jfr_fold_opts jo = {event, NULL,       1,        1,       0,
-                             -1,    -1,         r->cpu,   r->ncpu, r->cpu_ns,
-                             0,     r->span_ns, r->win_ns};
+  struct jfr_fold_opts jo = jfr_rec_fold_opts(r, event);
   struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&fo), *counts = fold_new(&fo);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);

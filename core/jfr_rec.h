@@ -108,6 +108,14 @@ struct buf;
 void jfr_rec_comment(const struct jfr_rec *r, const char *event,
                      int64_t interval, const char *more, struct buf *b);
 
+/* How to fold r's recording of event: its CPU window (each thread's CPU,
+ * the process's, the window's start and length: cpu and wall), frames
+ * with lines and the thread as the root (pprof's); every event, no
+ * --value. A caller changes what it asks otherwise. */
+#include "core/jfr.h"
+struct jfr_fold_opts jfr_rec_fold_opts(const struct jfr_rec *r,
+                                       const char *event);
+
 /* Fold r's taken recording (fd) of event into a gzipped pprof profile
  * (core/pprof: frames with lines, threads as labels, period interval; CPU
  * accounted from r->cpu when measured) written to out. 0, or -1 with err
