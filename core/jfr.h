@@ -215,8 +215,8 @@ struct jfr_fold_stats {
   uint64_t end;             /* the last recording's bytes read (chunks whole) */
   int64_t start_ns, end_ns; /* the recordings' span, ns since the epoch */
   int truncated, live;      /* some recording was cut short / being written */
-  uint64_t own;             /* events in JFR's own code (jdk.jfr.internal),
-                              left out */
+  uint64_t own;             /* the chosen events in JFR's own code
+                              (jdk.jfr.internal), left out (after finish) */
   int64_t own_ns;           /* their CPU, when accounted */
   int accounted;            /* values are CPU ns from the kernel */
   int64_t cpu_ns, process_ns; /* the profile's total and the process's */

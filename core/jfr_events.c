@@ -44,6 +44,7 @@ struct jfr_fold {
   struct fold *pending[MAXSEL]; /* [0] is f itself */
   struct fold *counts[MAXSEL];  /* the events per stack: [0] the caller's */
   uint64_t group_events[MAXSEL];
+  uint64_t group_own[MAXSEL]; /* of them, in JFR's own code: left out */
   int group_ticks[MAXSEL];
   struct jfr *j;
   struct bound *bind;
@@ -367,7 +368,7 @@ static void fold_agg(struct jfr_fold *jf, const struct jfr_agg *a)
     return;
   }
   if (own && !jf->o.keep_own) {
-    jf->st.own += a->count;
+    jf->group_own[s->group] += a->count;
     return;
   }
   if (a->has & 8)
@@ -420,7 +421,7 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
     jf->st.process_ns += cs.process_ns;
     jf->st.unsampled_ns += cs.unsampled_ns;
     jf->st.own_ns += cs.own_ns;
-    jf->st.own += cs.own_samples;
+    jf->group_own[jf->cpu_group] += cs.own_samples;
   }
   s = jfr_stats(jf->j);
   jf->st.chunks += s->chunks;
@@ -448,7 +449,9 @@ const char *jfr_fold_finish(struct jfr_fold *jf, const char **unit)
          !(jf->cpu && g == jf->cpu_group && jf->st.cpu_ns))
     g++;
   *unit = "samples";
-  jf->st.used = g < jf->ngroups ? jf->group_events[g] : 0;
+  /* the chosen group's events: those left out are not in the result */
+  jf->st.own = g < jf->ngroups ? jf->group_own[g] : 0;
+  jf->st.used = g < jf->ngroups ? jf->group_events[g] - jf->st.own : 0;
   if (g == jf->ngroups) return NULL;
   jf->estimated = jf->est && g == jf->est_group;
   jf->chosen.len = 0;

@@ -163,6 +163,12 @@ def pools(shape):
               (2, st(False, [(20, 7), (22, 833)])),
               (3, st(True, [(23, -1), (21, 12)]))]
     nframes = 3
+    if shape == "own":  # JFR's own code under a thread's run()
+        sym.append((9, utf8("jdk/jfr/internal/PlatformRecorder")))
+        sym.append((15, utf8("periodicTask")))
+        classes.append((16, varint(9) + b"\x00"))
+        methods.append((24, varint(16) + varint(15)))
+        traces.append((5, st(False, [(24, 40), (22, 833)])))
     if shape == "hugeframes":  # a frame count far past the bytes left
         traces.append((4, b"\x00" + varint(1 << 60)))
     threads = [(1, b"\x00" + utf8("main")), (2, utf8("os-2") + b"\x01")]
@@ -191,6 +197,12 @@ def events(shape):
           record(T["Park"], varint(7000) + varint(30000000) + varint(1) +
                  varint(1), 0),
           record(T["Exec"], varint(8000) + varint(1) + varint(99), 0)]
+    if shape == "own":  # a sample, an allocation and a park in JFR's code
+        ev += [record(T["Exec"], varint(8500) + varint(1) + varint(5), 0),
+               record(T["Alloc"], varint(8600) + varint(1) + varint(5) +
+                      varint(12) + varint(512), 0),
+               record(T["Park"], varint(8700) + varint(20000000) + varint(1) +
+                      varint(5), 0)]
     if shape == "bigweight":  # weights whose sum overflows 64 bits
         ev += [record(T["Alloc"], varint(5000) + varint(1) + varint(2) +
                       varint(12) + varint((1 << 63) - 1), 0)] * 3
@@ -224,7 +236,7 @@ def chunk(shape, start_ns=1_700_000_000_000_000_000):
 
 
 SHAPES = ["good", "twochunks", "truncated", "live", "hugecount", "hugeframes",
-          "cycle", "deep", "selfstruct", "bigweight", "random", "nometa"]
+          "cycle", "deep", "selfstruct", "bigweight", "random", "nometa", "own"]
 
 
 def main():

@@ -3,8 +3,9 @@
  * Invariants: the same input read twice gives the same stacks and totals,
  * and read from a pipe (a chunk in memory) the same as from a file;
  * counting samples, the totals add up to the events used (none lost, no
- * overflow); no stack holds a control character; a "[unknown]" frame or
- * "[no stack]" appears only when the reader counted a missing reference
+ * overflow; JFR's own stacks, left out unless kept, are not used); no
+ * stack holds a control character; a "[unknown]" frame or "[no stack]"
+ * appears only when the reader counted a missing reference
  * (or the input spells that text itself).
  */
 #include "core/jvmtool.h"
@@ -23,13 +24,14 @@ static void run(const uint8_t *data, size_t size, int pipe_in, int samples,
                 struct run *r)
 {
   static const char *const events[] = {NULL, "lock", "alloc", "jdk.ThreadPark"};
-  struct jfr_fold_opts jo = {events[size % 4],
-                             size % 4 == 3 ? "duration" : NULL,
-                             (int)(size / 4 % 2),
-                             (int)(size / 8 % 2),
-                             samples,
-                             -1,
-                             -1};
+  struct jfr_fold_opts jo = {.event = events[size % 4],
+                             .value = size % 4 == 3 ? "duration" : NULL,
+                             .lines = (int)(size / 4 % 2),
+                             .thread_frames = (int)(size / 8 % 2),
+                             .samples = samples,
+                             .from_ns = -1,
+                             .to_ns = -1,
+                             .keep_own = (int)(size / 16 % 2)};
   struct fold_opts o = {.no_squash = 1, .gc_lo = -1, .gc_hi = -1};
   struct fold *f = fold_new(&o);
   struct jfr_fold *jf = jfr_fold_new(f, &jo);
