@@ -1,25 +1,37 @@
 /* wfile.c - output files that replace their name (wfile.h) */
 #include "core/jvmtool.h"
 #include "core/wfile.h"
+#include <sys/fsuid.h>
 
 /* The temporary files being written now, for the signal handler: a
- * fixed table (the handler may not allocate), names copied in. */
+ * fixed table (the handler may not allocate), names copied in, with the
+ * file system identity each was made as. */
 enum { LIVE_MAX = 8, LIVE_NAME = 256 };
 static struct {
   volatile sig_atomic_t on;
   int dirfd;
+  uid_t fsuid;
+  gid_t fsgid;
   char name[LIVE_NAME];
 } live[LIVE_MAX];
 static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 
 /* Remove every temporary file, then die of sig as if never caught (the
- * shell sees 128 + sig). Only async-signal-safe calls. */
+ * shell sees 128 + sig). Only async-signal-safe calls. A signal may come
+ * while root acts as a JVM's user (core/attach's become, core/root_change's
+ * file system ids), who may not remove our file: the handler takes back
+ * the identity the file was made as first (setfsuid, a system call of
+ * this thread's alone; the process dies next). */
 static void on_signal(int sig)
 {
   struct sigaction dfl = {.sa_handler = SIG_DFL};
 
   for (int i = 0; i < LIVE_MAX; i++)
-    if (live[i].on) unlinkat(live[i].dirfd, live[i].name, 0);
+    if (live[i].on) {
+      setfsuid(live[i].fsuid);
+      setfsgid(live[i].fsgid);
+      unlinkat(live[i].dirfd, live[i].name, 0);
+    }
   sigaction(sig, &dfl, NULL);
   raise(sig);
 }
@@ -35,6 +47,8 @@ static void live_add(const struct wfile *w)
   for (int i = 0; i < LIVE_MAX; i++) {
     if (live[i].on) continue;
     live[i].dirfd = w->dirfd;
+    live[i].fsuid = (uid_t)setfsuid((uid_t)-1); /* -1: only asks */
+    live[i].fsgid = (gid_t)setfsgid((gid_t)-1);
     memcpy(live[i].name, w->tmp, strlen(w->tmp) + 1);
     live[i].on = 1;
     break;
