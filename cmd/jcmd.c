@@ -39,9 +39,10 @@ struct request {
   char *text;         /* the command, or -f FILE's lines (malloc'd) */
   int from_file;      /* text is a file: each line is one command */
   int counters;       /* PerfCounter.print: read from PerfData */
-  int timeout_ms;
-  const char *out; /* --out-file: where the heap dump lands */
-  int head_first;  /* "<pid>:" before anything, as jcmd (the link) */
+  int timeout_ms;     /* to reach the JVM, and (reply_ms 0) its answer */
+  int reply_ms;       /* the links: its answer from there (cmd/jdk.h) */
+  const char *out;    /* --out-file: where the heap dump lands */
+  int head_first;     /* "<pid>:" before anything, as jcmd (the link) */
 };
 
 /* jcmd lists, and picks by main class, only the JVMs that say they take
@@ -87,14 +88,15 @@ static void head(int pid, int *said)
   *said = 1;
 }
 
-static int jcmd_line(const struct jvm *v, const char *line, int timeout_ms,
-                     int *said)
+static int jcmd_line(const struct jvm *v, const struct request *r,
+                     const char *line, int *said)
 {
   const char *args[3] = {line, NULL, NULL};
   char *reply, err[512];
   int pid = v->pid, rc;
 
-  if (attach_ask(v, "jcmd", args, timeout_ms, &reply, err, sizeof(err))) {
+  if (attach_ask_long(v, "jcmd", args, r->timeout_ms, r->reply_ms, &reply, err,
+                      sizeof(err))) {
     error_msg("%s", err);
     return 1;
   }
@@ -121,7 +123,8 @@ static int heap_dump(const struct jvm *v, const struct request *r, int *said)
   }
   buf_printf(&line, "%s %s", r->text, o.jvm_path);
   args[0] = line.p;
-  if (attach_ask(v, "jcmd", args, r->timeout_ms, &reply, err, sizeof(err))) {
+  if (attach_ask_long(v, "jcmd", args, r->timeout_ms, r->reply_ms, &reply, err,
+                      sizeof(err))) {
     error_msg("%s", err);
     rc = 1;
   } else {
@@ -177,7 +180,7 @@ static int run(const struct jvm *v, const struct request *r)
   if (r->head_first) head(v->pid, &said);
   if (r->counters) return perf_counters(v, &said);
   if (r->out) return heap_dump(v, r, &said);
-  if (!r->from_file) return jcmd_line(v, r->text, r->timeout_ms, &said);
+  if (!r->from_file) return jcmd_line(v, r, r->text, &said);
   text = xstrdup(r->text);
   end = text + strlen(text);
   while (end > text && (end[-1] == '\n' || end[-1] == '\r')) *--end = 0;
@@ -192,7 +195,7 @@ static int run(const struct jvm *v, const struct request *r)
       next = NULL;
     }
     if (is_stop(line)) break;
-    rc = jcmd_line(v, line, r->timeout_ms, &said);
+    rc = jcmd_line(v, r, line, &said);
   }
   free(text);
   return rc;
@@ -276,6 +279,7 @@ int jcmd_link_main(int argc, char **argv)
   }
   r.target = argv[1];
   r.timeout_ms = JDK_TIMEOUT_MS;
+  r.reply_ms = JDK_REPLY_MS;
   if (command_words(argc - 2, argv + 2, &r, &err)) {
     fputs(jcmd_usage, stdout);
     fflush(stdout);

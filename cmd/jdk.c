@@ -96,6 +96,13 @@ int jdk_open(struct jvm *j, const struct vm *row)
   return rc ? -1 : 0;
 }
 
+int jdk_ask(const struct jvm *j, const char *cmd, const char *const args[3],
+            char **reply, char *err, size_t errlen)
+{
+  return attach_ask_long(j, cmd, args, JDK_TIMEOUT_MS, JDK_REPLY_MS, reply, err,
+                         errlen);
+}
+
 int jdk_print_reply(int pid, const char *reply, const char *empty)
 {
   const char *body;

@@ -17,10 +17,19 @@
 #include <stddef.h>
 #include "core/wfile.h"
 
-/* How long the JDK tool links (jcmd, jstack, jinfo) wait for a JVM's
- * answer, ms: the JDK's attach timeout (sun.tools.attach.attachTimeout's
- * default, 10 s). jvmtool's own commands take --timeout. */
-enum { JDK_TIMEOUT_MS = 10000 };
+/* How long the JDK tool links (jcmd, jstack, jmap, jinfo) wait, ms: for
+ * the JVM's attach listener, the JDK's attach timeout
+ * (sun.tools.attach.attachTimeout's default, 10 s); then for its answer,
+ * an hour. The JDK's tools wait for an answer without end: a heap dump
+ * takes minutes (docs/dropins.md), and a link that gave up at 10 s left
+ * the JVM writing a dump its script was told failed. The hour bounds a
+ * JVM that never answers. jvmtool's own commands take --timeout. */
+enum { JDK_TIMEOUT_MS = 10000, JDK_REPLY_MS = 3600 * 1000 };
+
+/* attach_ask as the links wait (JDK_TIMEOUT_MS, then JDK_REPLY_MS). */
+struct jvm;
+int jdk_ask(const struct jvm *j, const char *cmd, const char *const args[3],
+            char **reply, char *err, size_t errlen);
 
 /* The JDK launcher's -J<flag> options (for the tool's own JVM, taken
  * anywhere on the line) dropped from argv (NULL-terminated again); when

@@ -85,8 +85,7 @@ static int ask(const struct jvm *v, const char *cmd, const char *const args[3],
   size_t n;
   int why;
 
-  if ((why = attach_ask(v, cmd, args, JDK_TIMEOUT_MS, &reply, err,
-                        sizeof(err)))) {
+  if ((why = jdk_ask(v, cmd, args, &reply, err, sizeof(err)))) {
     jdk_refusal(v->pid, why, err);
     return 1;
   }

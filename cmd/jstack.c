@@ -31,7 +31,7 @@
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
  * there are several; errors as "<pid>: <why>". */
 static int jdk_request(const char *target, const char *cmd,
-                       const char *const args[3], int timeout_ms)
+                       const char *const args[3])
 {
   struct vm *v;
   char err[512];
@@ -50,7 +50,7 @@ static int jdk_request(const char *target, const char *cmd,
       rc = 1;
       continue;
     }
-    why = attach_ask(&j, cmd, args, timeout_ms, &reply, err, sizeof(err));
+    why = jdk_ask(&j, cmd, args, &reply, err, sizeof(err));
     jvm_close(&j);
     if (!why) {
       rc |= jdk_print_reply(v[i].pid, reply, NULL);
@@ -105,7 +105,7 @@ int jstack_link_main(int argc, char **argv)
     return 1;
   }
   args[0] = extended ? (locks ? "-e -l" : "-e ") : locks ? "-l" : "";
-  return jdk_request(target, "threaddump", args, JDK_TIMEOUT_MS);
+  return jdk_request(target, "threaddump", args);
 }
 
 /* jmap's sub-options, rows of specs/jmap.def. */
@@ -220,8 +220,7 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
     rc = 1;
   } else {
     args[0] = o.jvm_path;
-    why =
-        attach_ask(&j, "dumpheap", args, 3600 * 1000, &reply, err, sizeof(err));
+    why = jdk_ask(&j, "dumpheap", args, &reply, err, sizeof(err));
     if (!why)
       rc = jdk_print_reply(v->pid, reply, NULL);
     else
@@ -299,5 +298,5 @@ int jmap_link_main(int argc, char **argv)
   if (jmap_subopts(JMAP_HISTO, opt + 6 + (opt[6] == ':'), &jo))
     return jmap_other("");
   args[0] = jo.mode;
-  return jdk_request(argv[i], "inspectheap", args, 60000);
+  return jdk_request(argv[i], "inspectheap", args);
 }

@@ -35,18 +35,6 @@ static int fail(char *err, size_t n, int code, const char *fmt, ...)
   return code;
 }
 
-int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
-               int timeout_ms, char **reply, char *err, size_t errlen)
-{
-  int rc;
-
-  if ((rc = attach_send(j, cmd, args, timeout_ms, reply, err, errlen))) {
-    free(*reply);
-    *reply = NULL;
-  }
-  return rc;
-}
-
 int attach_check(const struct jvm *t, char *err, size_t errlen)
 {
   if (jvm_check_jvm(t, err, errlen)) return ATTACH_NOTJVM;
@@ -242,6 +230,7 @@ static int try_connect(struct attach_xchg *x, uint64_t now)
   close(x->path);
   x->path = -1;
   x->state = ATTACH_SEND;
+  if (x->reply_ms > 0) x->end = now_ms() + (uint64_t)x->reply_ms;
   return 0;
 }
 
@@ -403,7 +392,7 @@ int attach_step(struct attach_xchg *x)
                                  "complete within %d ms"
                                : "pid %d sent no reply within %d "
                                  "ms",
-                    x->t->pid, x->timeout_ms);
+                    x->t->pid, x->reply_ms > 0 ? x->reply_ms : x->timeout_ms);
   }
   if (now < x->wake) return 0;
   return as_target(x, now);
@@ -447,8 +436,9 @@ void attach_end(struct attach_xchg *x)
   buf_free(&x->rep);
 }
 
-int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
-                int timeout_ms, char **reply, char *err, size_t errlen)
+static int send_for(const struct jvm *t, const char *cmd,
+                    const char *const args[3], int timeout_ms, int reply_ms,
+                    char **reply, char *err, size_t errlen)
 {
   struct attach_xchg x;
   struct pollfd p;
@@ -457,6 +447,7 @@ int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
 
   if ((rc = attach_begin(&x, t, cmd, args, timeout_ms)))
     return attach_result(&x, reply, err, errlen);
+  x.reply_ms = reply_ms;
   while (!attach_step(&x)) {
     next = x.end;
     attach_want(&x, &p, &next);
@@ -465,6 +456,38 @@ int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
     poll(&p, p.fd >= 0, (int)(next - now > 1000 ? 1000 : next - now));
   }
   return attach_result(&x, reply, err, errlen);
+}
+
+int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
+                int timeout_ms, char **reply, char *err, size_t errlen)
+{
+  return send_for(t, cmd, args, timeout_ms, 0, reply, err, errlen);
+}
+
+static int ask(const struct jvm *j, const char *cmd, const char *const args[3],
+               int timeout_ms, int reply_ms, char **reply, char *err,
+               size_t errlen)
+{
+  int rc;
+
+  if ((rc = send_for(j, cmd, args, timeout_ms, reply_ms, reply, err, errlen))) {
+    free(*reply);
+    *reply = NULL;
+  }
+  return rc;
+}
+
+int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
+               int timeout_ms, char **reply, char *err, size_t errlen)
+{
+  return ask(j, cmd, args, timeout_ms, 0, reply, err, errlen);
+}
+
+int attach_ask_long(const struct jvm *j, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    char **reply, char *err, size_t errlen)
+{
+  return ask(j, cmd, args, find_ms, reply_ms, reply, err, errlen);
 }
 
 int attach_status(const char *reply, const char **body)

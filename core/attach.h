@@ -67,6 +67,7 @@ struct attach_xchg {
   uint64_t end;        /* the deadline (now_ms()); may be moved */
   uint64_t wake;       /* FIND, CONNECT: the next try */
   int timeout_ms, delay;
+  int reply_ms; /* >0: once connected, the reply gets this long (end moved) */
   int cwdfd, tmpfd, path, sock; /* -1: none */
   struct attach_trigger tr;
   struct buf req, rep;
@@ -104,6 +105,14 @@ int attach_send(const struct jvm *j, const char *cmd, const char *const args[3],
 /* attach_send, with *reply NULL on every failure (ATTACH_CUT's too). */
 int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
                int timeout_ms, char **reply, char *err, size_t errlen);
+
+/* attach_ask with two bounds, as the JDK's tools wait: find_ms to reach
+ * the JVM's listener and connect, then reply_ms for the whole answer from
+ * there (a heap dump takes minutes; the listener is the JVM's, and slow
+ * only when the JVM is). */
+int attach_ask_long(const struct jvm *j, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    char **reply, char *err, size_t errlen);
 
 /* Split a reply: returns its status (the first line's number, or INT_MIN
  * when it has none) and points *body past the first line. */
