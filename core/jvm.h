@@ -92,7 +92,8 @@ int jvm_signal(const struct jvm *j, int sig);
 /* 1 while j's process runs (its /proc folder still answers). */
 int jvm_alive(const struct jvm *j);
 
-/* proc_maps over j's own /proc folder. */
+/* proc_maps_fd over j's own /proc folder's maps: -errno when it cannot
+ * be opened (-EACCES: another user's, when we are not root). */
 int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
              void *arg);
 

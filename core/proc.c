@@ -438,18 +438,6 @@ int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg)
   return stop;
 }
 
-int proc_maps(int pid, int (*cb)(void *, const struct proc_map *), void *arg)
-{
-  char path[64];
-  int fd, rc;
-
-  snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
-  rc = proc_maps_fd(fd, cb, arg);
-  close(fd);
-  return rc;
-}
-
 struct owner {
   dev_t dev;
   ino_t ino;

@@ -192,10 +192,6 @@ struct proc_map {
  * is returned, else 0. */
 int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg);
 
-/* proc_maps_fd over /proc/<pid>/maps: -errno when it cannot be opened
- * (-EACCES: another user's, when we are not root). */
-int proc_maps(int pid, int (*cb)(void *, const struct proc_map *), void *arg);
-
 /* Who a PerfData file (device dev, inode ino, named path in the process's
  * own view) belongs to, asked of the process that maps it: 1 when
  * procfd's process (its /proc/<pid> folder) maps that very file (the
