@@ -464,13 +464,13 @@ int attach_send(const struct jvm *t, const char *cmd, const char *const args[3],
   return send_for(t, cmd, args, timeout_ms, 0, reply, err, errlen);
 }
 
-static int ask(const struct jvm *j, const char *cmd, const char *const args[3],
-               int timeout_ms, int reply_ms, char **reply, char *err,
-               size_t errlen)
+int attach_ask_long(const struct jvm *j, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    char **reply, char *err, size_t errlen)
 {
   int rc;
 
-  if ((rc = send_for(j, cmd, args, timeout_ms, reply_ms, reply, err, errlen))) {
+  if ((rc = send_for(j, cmd, args, find_ms, reply_ms, reply, err, errlen))) {
     free(*reply);
     *reply = NULL;
   }
@@ -480,14 +480,7 @@ static int ask(const struct jvm *j, const char *cmd, const char *const args[3],
 int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
                int timeout_ms, char **reply, char *err, size_t errlen)
 {
-  return ask(j, cmd, args, timeout_ms, 0, reply, err, errlen);
-}
-
-int attach_ask_long(const struct jvm *j, const char *cmd,
-                    const char *const args[3], int find_ms, int reply_ms,
-                    char **reply, char *err, size_t errlen)
-{
-  return ask(j, cmd, args, find_ms, reply_ms, reply, err, errlen);
+  return attach_ask_long(j, cmd, args, timeout_ms, 0, reply, err, errlen);
 }
 
 int attach_status(const char *reply, const char **body)

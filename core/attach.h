@@ -109,7 +109,8 @@ int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
 /* attach_ask with two bounds, as the JDK's tools wait: find_ms to reach
  * the JVM's listener and connect, then reply_ms for the whole answer from
  * there (a heap dump takes minutes; the listener is the JVM's, and slow
- * only when the JVM is). */
+ * only when the JVM is); reply_ms 0: find_ms bounds it all, as
+ * attach_ask. */
 int attach_ask_long(const struct jvm *j, const char *cmd,
                     const char *const args[3], int find_ms, int reply_ms,
                     char **reply, char *err, size_t errlen);
