@@ -1,0 +1,217 @@
+/* heap.c - read a heap dump: class histogram, retained sizes, paths to GC
+ * roots, diffs, memory flame graphs
+ *
+ * The histogram is jmap -histo's table (JDK 8's header: the dump names no
+ * modules, so there is no "(module)" column), sorted as HotSpot sorts it:
+ * bytes down, then array classes first, then by name. Sizes are the JVM's
+ * (core/hprof_size); whether references took 4 or 8 bytes is said on
+ * stderr in one line. java.lang.Class's row counts one mirror per class
+ * dump at java.lang.Class's field size: HotSpot adds each class's statics
+ * and hidden fields to its mirror, which the dump does not show.
+ * A dump cut short prints what was read, says where it ends, exit 1.
+ */
+#include "core/jvmtool.h"
+#include "cmd/cmd.h"
+#include "core/hprof.h"
+#include "core/hprof_size.h"
+
+#define OPTS_FILE "specs/heap.opts"
+#include "core/opt_table.h"
+
+/* One dump, read once for its histogram. */
+struct dump {
+  const char *path;
+  int fd;
+  struct hprof h;
+  struct hp_histo x;
+};
+
+/* "'path': what" on stderr, the path escaped (what is ours). */
+static void say_file(const char *path, const char *what)
+{
+  struct buf b = {0};
+
+  term_escape(&b, path, strlen(path), 0);
+  error_msg("'%s': %s", b.p ? b.p : "", what);
+  buf_free(&b);
+}
+
+/* Read d->path's histogram pass. 0, or 1 after the error line (what was
+ * read is kept: a cut dump still has its histogram). */
+static int load(struct dump *d, int compressed)
+{
+  struct hin in;
+  struct hp_visit v;
+  int rc;
+
+  memset(&d->h, 0, sizeof(d->h));
+  memset(&d->x, 0, sizeof(d->x));
+  d->x.h = &d->h;
+  d->h.compressed = compressed != 0;
+  d->fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (d->fd < 0) {
+    perror_msg("cannot open '%s'", d->path);
+    return 1;
+  }
+  if ((rc = hin_open(&in, d->fd))) {
+    errno_msg(rc, "cannot read '%s'", d->path);
+    hin_close(&in);
+    return 1;
+  }
+  hprof_histo_visit(&d->x, &v);
+  rc = hprof_scan(&d->h, &in, &v);
+  hin_close(&in);
+  hprof_histo_finish(&d->x);
+  if (rc) {
+    char msg[400];
+
+    snprintf(msg, sizeof(msg),
+             "%s at byte %" PRIu64 " of %s (%" PRIu64 " objects read)",
+             d->h.why, d->h.at, in.gz ? "the inflated data" : "the file",
+             d->x.objects);
+    say_file(d->path, msg);
+    return 1;
+  }
+  if (!d->h.complete) say_file(d->path, "no heap dump records in it");
+  return !d->h.complete;
+}
+
+static void report(struct dump *d)
+{
+  if (d->h.unknown_class)
+    warn_msg("%" PRIu64
+             " objects name a class id the dump does not hold: left out",
+             d->h.unknown_class);
+  if (d->h.dup_classes)
+    warn_msg("%" PRIu64 " classes dumped twice: the first kept",
+             d->h.dup_classes);
+}
+
+static const struct hprof *sort_h;
+
+static int by_bytes(const void *a, const void *b)
+{
+  const struct hp_class *x = &sort_h->cls[*(const uint32_t *)a];
+  const struct hp_class *y = &sort_h->cls[*(const uint32_t *)b];
+  char nx[1024], ny[1024];
+
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  hprof_class_name(sort_h, *(const uint32_t *)a, nx, sizeof(nx));
+  hprof_class_name(sort_h, *(const uint32_t *)b, ny, sizeof(ny));
+  if ((nx[0] == '[') != (ny[0] == '[')) return nx[0] == '[' ? -1 : 1;
+  return strcmp(nx, ny);
+}
+
+/* The classes with instances, sorted as jmap sorts them; *n of them. */
+static uint32_t *sorted(const struct hprof *h, uint32_t *n)
+{
+  uint32_t *row = xmalloc((size_t)(h->ncls + 1) * sizeof(*row));
+
+  *n = 0;
+  for (uint32_t c = 0; c < h->ncls; c++)
+    if (h->cls[c].count) row[(*n)++] = c;
+  sort_h = h;
+  qsort(row, *n, sizeof(*row), by_bytes);
+  return row;
+}
+
+static void put_name(struct buf *b, const struct hprof *h, uint32_t c)
+{
+  char name[1024];
+
+  hprof_class_name(h, c, name, sizeof(name));
+  term_escape(b, name, strlen(name), 0);
+}
+
+static void histogram(const struct hprof *h, int json)
+{
+  uint32_t n, *row = sorted(h, &n);
+  uint64_t count = 0, bytes = 0;
+  struct buf b = {0};
+
+  if (json)
+    buf_adds(&b, "{\"classes\": [");
+  else
+    buf_adds(&b, " num     #instances         #bytes  class name\n"
+                 "----------------------------------------------\n");
+  for (uint32_t i = 0; i < n; i++) {
+    const struct hp_class *k = &h->cls[row[i]];
+
+    count += (uint64_t)k->count;
+    bytes += (uint64_t)k->bytes;
+    if (json) {
+      struct json_obj o;
+      char name[1024];
+
+      hprof_class_name(h, row[i], name, sizeof(name));
+      buf_adds(&b, i ? ",\n  " : "\n  ");
+      json_open(&o, &b, 1);
+      json_strz(&o, "name", name);
+      json_int(&o, "instances", k->count);
+      json_int(&o, "bytes", k->bytes);
+      json_close(&o);
+    } else {
+      buf_printf(&b, "%4" PRIu32 ": %13" PRId64 " %14" PRId64 "  ", i + 1,
+                 k->count, k->bytes);
+      put_name(&b, h, row[i]);
+      buf_addc(&b, '\n');
+    }
+    if (b.len > 65536) {
+      fwrite(b.p, 1, b.len, stdout);
+      b.len = 0;
+    }
+  }
+  if (json)
+    buf_printf(&b, "\n], \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64 "}\n",
+               count, bytes);
+  else
+    buf_printf(&b, "Total%14" PRIu64 "%15" PRIu64 "\n", count, bytes);
+  fwrite(b.p, 1, b.len, stdout);
+  buf_free(&b);
+  free(row);
+}
+
+/* --compressed-refs: yes, no, or from the heap's size (-1 here). */
+static void say_refs(struct dump *d, int given)
+{
+  uint64_t bytes = 0;
+
+  for (uint32_t c = 0; c < d->h.ncls; c++) bytes += (uint64_t)d->h.cls[c].bytes;
+  if (given < 0 && bytes >= (32ull << 30)) {
+    d->h.compressed = 0;
+    for (uint32_t c = 0; c < d->h.ncls; c++)
+      d->h.cls[c].count = d->h.cls[c].bytes = 0;
+  }
+  if (given < 0)
+    info_msg("references counted as %d bytes (%s: the objects take %" PRIu64
+             " MB; --compressed-refs=%s to change)",
+             d->h.compressed ? 4 : 8,
+             d->h.compressed ? "compressed oops, under 32 GB" : "32 GB or more",
+             bytes >> 20, d->h.compressed ? "no" : "yes");
+}
+
+int heap_main(int argc, char **argv)
+{
+  struct args a;
+  struct dump d = {0};
+  int rc, given;
+
+  if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  if (a.argc != 1) return usage_error("expected one dump FILE");
+  given = a.count[OPT_compressed_refs] ? a.word[OPT_compressed_refs] == 0 : -1;
+  d.path = a.argv[0];
+  rc = load(&d, given != 0);
+  if (given < 0 && !rc) {
+    say_refs(&d, given);
+    if (!d.h.compressed) {
+      close(d.fd);
+      hprof_free(&d.h);
+      rc = load(&d, 0);
+    }
+  }
+  report(&d);
+  if (d.h.idsize) histogram(&d.h, a.count[OPT_json] > 0);
+  if (d.fd >= 0) close(d.fd);
+  hprof_free(&d.h);
+  return rc ? 1 : jt_status;
+}

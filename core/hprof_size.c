@@ -1,0 +1,188 @@
+/* hprof_size.c - the JVM's object sizes and the class histogram
+ * (hprof_size.h)
+ *
+ * JDK 15+ lays fields out densely (small fields fill the gaps the
+ * alignment of longs leaves, also across a class and its supers), so an
+ * instance is align8(header + the sum of its fields' sizes); checked
+ * against GC.class_histogram on JDK 17 and 25 (test/heap.test).
+ */
+#include "core/jvmtool.h"
+#include "core/hprof_size.h"
+
+static const struct hidden {
+  const char *name;
+  int bytes;
+  const char *field;
+} hidden[] = {
+#define HIDDEN(name, bytes, field, why) {name, bytes, field},
+#include "specs/heap_hidden.def"
+#undef HIDDEN
+};
+
+/* Does class at declare an instance field named f? */
+static int has_field(const struct hprof *h, uint32_t at, const char *f)
+{
+  const struct hp_class *k = &h->cls[at];
+
+  for (uint32_t i = 0; i < k->nfields; i++) {
+    uint32_t n = hp_map_get(&h->names, h->fname[k->fields + i]);
+
+    if (n != HP_NONE && !strcmp(h->text + n, f)) return 1;
+  }
+  return 0;
+}
+
+/* The bytes HotSpot adds to class at's own fields (specs/heap_hidden.def). */
+static int hidden_bytes(const struct hprof *h, uint32_t at)
+{
+  uint32_t name = h->cls[at].name;
+
+  if (name == HP_NONE) return 0;
+  for (size_t i = 0; i < sizeof(hidden) / sizeof(*hidden); i++) {
+    const char *f = hidden[i].field;
+    int want = *f != '!';
+
+    if (strcmp(h->text + name, hidden[i].name)) continue;
+    if (!*f || has_field(h, at, f + !want) == want) return hidden[i].bytes;
+  }
+  return 0;
+}
+
+static uint64_t align8(uint64_t n)
+{
+  return (n + 7) & ~(uint64_t)7;
+}
+
+static int jvm_size(const struct hprof *h, int t)
+{
+  if (t == HP_OBJECT) return h->compressed ? 4 : 8;
+  return hp_type_size(t, h->idsize);
+}
+
+uint64_t hprof_array_size(const struct hprof *h, int t, uint64_t count)
+{
+  return align8(16 + count * (uint64_t)jvm_size(h, t));
+}
+
+static void on_instance(void *ctx, uint64_t id, uint64_t cls,
+                        const unsigned char *v, uint32_t n)
+{
+  struct hp_histo *x = ctx;
+  uint32_t c = hp_map_get(&x->h->classes, cls);
+
+  x->objects++;
+  if (c == HP_NONE) {
+    x->h->unknown_class++;
+    return;
+  }
+  x->h->cls[c].count++;
+}
+
+static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
+{
+  struct hp_histo *x = ctx;
+  uint32_t c = hp_map_get(&x->h->classes, cls);
+
+  x->objects++;
+  if (c == HP_NONE) {
+    x->h->unknown_class++;
+    return;
+  }
+  x->h->cls[c].count++;
+  x->h->cls[c].bytes += (int64_t)hprof_array_size(x->h, HP_OBJECT, count);
+}
+
+static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
+                         const unsigned char *v)
+{
+  struct hp_histo *x = ctx;
+
+  x->objects++;
+  x->pcount[t]++;
+  x->pbytes[t] += hprof_array_size(x->h, t, count);
+}
+
+void hprof_histo_visit(struct hp_histo *x, struct hp_visit *v)
+{
+  memset(v, 0, sizeof(*v));
+  v->ctx = x;
+  v->instance = on_instance;
+  v->objarray = on_objarray;
+  v->primarray = on_primarray;
+}
+
+/* The JVM bytes of class c's own instance fields; -1 for a bad field. */
+static uint64_t field_bytes(const struct hprof *h, const struct hp_class *k)
+{
+  uint64_t n = 0;
+
+  for (uint32_t i = 0; i < k->nfields; i++)
+    n += (uint64_t)jvm_size(h, h->ftype[k->fields + i]);
+  return n;
+}
+
+uint32_t hprof_instance_size(const struct hprof *h, uint32_t c)
+{
+  return h->cls[c].size;
+}
+
+uint32_t hprof_histo_finish(struct hp_histo *x)
+{
+  static const char *const sig[12] = {0,    0,    0,    0,    "[Z", "[C",
+                                      "[F", "[D", "[B", "[S", "[I", "[J"};
+  struct hprof *h = x->h;
+  uint32_t cut = 0, jlc = hprof_find_class(h, "java.lang.Class");
+
+  uint32_t *chain = xmalloc(((size_t)h->ncls + 1) * sizeof(*chain));
+
+  for (uint32_t c = 0; c < h->ncls; c++) {
+    struct hp_class *k = &h->cls[c];
+    uint64_t bytes = 12, hbytes = 0;
+    uint32_t at = c, steps = 0;
+
+    while (at != HP_NONE && h->cls[at].dumped && steps <= h->ncls) {
+      chain[steps++] = at;
+      if (!h->cls[at].super) break;
+      at = hp_map_get(&h->classes, h->cls[at].super);
+    }
+    if (k->dumped && (at == HP_NONE || !h->cls[at].dumped || steps > h->ncls))
+      cut++;
+    /* From java.lang.Object down; @Contended padding (an extra of 128 or
+     * more) closes its class's block: subclass fields start after it. */
+    while (steps--) {
+      int extra = hidden_bytes(h, chain[steps]);
+
+      bytes += field_bytes(h, &h->cls[chain[steps]]) + (uint64_t)extra;
+      hbytes += h->cls[chain[steps]].fbytes;
+      if (extra >= 128) bytes = align8(bytes);
+    }
+    bytes = align8(bytes);
+    k->size = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+    k->chain_fbytes = hbytes > UINT32_MAX ? UINT32_MAX : (uint32_t)hbytes;
+    if (k->dumped && (k->name == HP_NONE || h->text[k->name] != '['))
+      k->bytes = k->count * (int64_t)k->size;
+  }
+  free(chain);
+  for (int t = 4; t < 12; t++) {
+    uint32_t c = hprof_find_class(h, sig[t]);
+
+    if (c == HP_NONE) {
+      if (!x->pcount[t]) continue;
+      h->cls = xrealloc(h->cls, (size_t)(h->ncls + 1) * sizeof(*h->cls));
+      c = h->ncls++;
+      h->capcls = h->ncls;
+      memset(&h->cls[c], 0, sizeof(*h->cls));
+      h->cls[c].name = HP_NONE;
+      h->cls[c].dumped = 1;
+    }
+    h->prim_class[t] = c;
+    h->cls[c].count += (int64_t)x->pcount[t];
+    h->cls[c].bytes += (int64_t)x->pbytes[t];
+  }
+  /* java.lang.Class: the dump has a class dump per loaded class, not a
+   * mirror per class the JVM counts (array and hidden classes), nor the
+   * mirror's size (statics, injected fields): left out, as no row is
+   * better than a wrong one. */
+  if (jlc != HP_NONE) h->cls[jlc].count = h->cls[jlc].bytes = 0;
+  return cut;
+}
