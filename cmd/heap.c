@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "core/hprof.h"
 #include "core/hprof_size.h"
+#include "cmd/heap.h"
 
 #define OPTS_FILE "specs/heap.opts"
 #include "core/opt_table.h"
@@ -24,6 +25,7 @@ struct dump {
   int fd;
   struct hprof h;
   struct hp_histo x;
+  int dump_sizes; /* --dump-sizes */
 };
 
 /* "'path': what" on stderr, the path escaped (what is ours). */
@@ -48,6 +50,7 @@ static int load(struct dump *d, int compressed)
   memset(&d->x, 0, sizeof(d->x));
   d->x.h = &d->h;
   d->h.compressed = compressed != 0;
+  d->h.dump_sizes = d->dump_sizes;
   d->fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (d->fd < 0) {
     perror_msg("cannot open '%s'", d->path);
@@ -115,12 +118,21 @@ static uint32_t *sorted(const struct hprof *h, uint32_t *n)
   return row;
 }
 
-static void put_name(struct buf *b, const struct hprof *h, uint32_t c)
+void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json)
 {
   char name[1024];
 
   hprof_class_name(h, c, name, sizeof(name));
-  term_escape(b, name, strlen(name), 0);
+  if (json)
+    json_buf(b, name, strlen(name));
+  else
+    term_escape(b, name, strlen(name), 0);
+}
+
+void heap_flush(struct buf *b)
+{
+  fwrite(b->p, 1, b->len, stdout);
+  b->len = 0;
 }
 
 static void histogram(const struct hprof *h, int json)
@@ -153,7 +165,7 @@ static void histogram(const struct hprof *h, int json)
     } else {
       buf_printf(&b, "%4" PRIu32 ": %13" PRId64 " %14" PRId64 "  ", i + 1,
                  k->count, k->bytes);
-      put_name(&b, h, row[i]);
+      heap_put_name(&b, h, row[i], 0);
       buf_addc(&b, '\n');
     }
     if (b.len > 65536) {
@@ -190,6 +202,38 @@ static void say_refs(struct dump *d, int given)
              bytes >> 20, d->h.compressed ? "no" : "yes");
 }
 
+/* The views that need the object graph. 0, or 1 after the error line. */
+static int graph(struct dump *d, const struct args *a)
+{
+  struct hp_graph g;
+  int rc = hprof_graph_build(&g, &d->h, d->fd, NULL);
+
+  if (rc) {
+    char msg[400];
+
+    snprintf(msg, sizeof(msg), "%s at byte %" PRIu64, d->h.why, d->h.at);
+    say_file(d->path, msg);
+    hprof_graph_free(&g);
+    return 1;
+  }
+  if (g.dangling)
+    warn_msg("%" PRIu64
+             " references to ids no object in the dump has: left out",
+             g.dangling);
+  if (g.dup_ids)
+    warn_msg("%" PRIu64 " objects with an id already seen: the first kept",
+             g.dup_ids);
+  if (g.bad_fields)
+    warn_msg("%" PRIu64
+             " instances whose field bytes differ from their class's",
+             g.bad_fields);
+  hprof_dominators(&g);
+  if (a->count[OPT_retained])
+    heap_retained(&d->h, &g, (int)a->num[OPT_top], a->count[OPT_json] > 0);
+  hprof_graph_free(&g);
+  return 0;
+}
+
 int heap_main(int argc, char **argv)
 {
   struct args a;
@@ -200,6 +244,7 @@ int heap_main(int argc, char **argv)
   if (a.argc != 1) return usage_error("expected one dump FILE");
   given = a.count[OPT_compressed_refs] ? a.word[OPT_compressed_refs] == 0 : -1;
   d.path = a.argv[0];
+  d.dump_sizes = a.count[OPT_dump_sizes] > 0;
   rc = load(&d, given != 0);
   if (given < 0 && !rc) {
     say_refs(&d, given);
@@ -210,7 +255,11 @@ int heap_main(int argc, char **argv)
     }
   }
   report(&d);
-  if (d.h.idsize) histogram(&d.h, a.count[OPT_json] > 0);
+  if (!rc && a.count[OPT_retained]) {
+    rc = graph(&d, &a);
+  } else if (d.h.idsize) {
+    histogram(&d.h, a.count[OPT_json] > 0);
+  }
   if (d.fd >= 0) close(d.fd);
   hprof_free(&d.h);
   return rc ? 1 : jt_status;

@@ -88,7 +88,8 @@ struct hprof {
   struct hp_map traces;
   uint64_t *trace_frames; /* frame ids; each trace's count first */
   uint32_t ntf, captf;
-  int compressed;          /* references counted as 4 bytes */
+  int compressed; /* references counted as 4 bytes */
+  int dump_sizes; /* leave out what HotSpot adds unseen (--dump-sizes) */
   uint32_t prim_class[12]; /* class index of each primitive array type */
   /* Counts for what the file claimed and could not have (one line each). */
   uint64_t records, segments, objects, roots;

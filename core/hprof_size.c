@@ -37,7 +37,7 @@ static int hidden_bytes(const struct hprof *h, uint32_t at)
 {
   uint32_t name = h->cls[at].name;
 
-  if (name == HP_NONE) return 0;
+  if (name == HP_NONE || h->dump_sizes) return 0;
   for (size_t i = 0; i < sizeof(hidden) / sizeof(*hidden); i++) {
     const char *f = hidden[i].field;
     int want = *f != '!';
@@ -121,6 +121,18 @@ static uint64_t field_bytes(const struct hprof *h, const struct hp_class *k)
   return n;
 }
 
+/* The HPROF bytes of class k's own instance fields (a class dump's
+ * "instance size" is the whole chain's in HotSpot's dumps, so it is not
+ * used). */
+static uint64_t dump_bytes(const struct hprof *h, const struct hp_class *k)
+{
+  uint64_t n = 0;
+
+  for (uint32_t i = 0; i < k->nfields; i++)
+    n += (uint64_t)hp_type_size(h->ftype[k->fields + i], h->idsize);
+  return n;
+}
+
 uint32_t hprof_instance_size(const struct hprof *h, uint32_t c)
 {
   return h->cls[c].size;
@@ -153,7 +165,7 @@ uint32_t hprof_histo_finish(struct hp_histo *x)
       int extra = hidden_bytes(h, chain[steps]);
 
       bytes += field_bytes(h, &h->cls[chain[steps]]) + (uint64_t)extra;
-      hbytes += h->cls[chain[steps]].fbytes;
+      hbytes += dump_bytes(h, &h->cls[chain[steps]]);
       if (extra >= 128) bytes = align8(bytes);
     }
     bytes = align8(bytes);

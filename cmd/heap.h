@@ -1,0 +1,25 @@
+/* heap.h - what heap.c (reading, histogram, diff) and heap_graph.c (the
+ * views of the object graph) share */
+#ifndef HEAP_H
+#define HEAP_H
+
+#include "core/hprof.h"
+#include "core/hprof_graph.h"
+
+/* A class's name as jmap writes it, escaped for a terminal when !json. */
+struct buf;
+void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json);
+/* Write b to stdout and empty it. */
+void heap_flush(struct buf *b);
+
+/* --retained: the classes by retained size, then the top objects. */
+void heap_retained(const struct hprof *h, const struct hp_graph *g, int top,
+                   int json);
+/* --path ID|CLASS: 0, or 1 after the error line. */
+int heap_path(const struct hprof *h, const struct hp_graph *g, const char *what,
+              int json);
+/* --folded / --svg FILE: 0, or 1 after the error line. */
+int heap_folded(const struct hprof *h, const struct hp_graph *g,
+                const char *svg);
+
+#endif

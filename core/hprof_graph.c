@@ -1,0 +1,501 @@
+/* hprof_graph.c - the object graph and its dominators (hprof_graph.h)
+ *
+ * References are what keeps an object alive in HotSpot's sense and what
+ * VisualVM's and Eclipse MAT's dominator trees follow: instance fields of
+ * object type (the whole superclass chain), object array elements, and a
+ * class's static fields, super class and class loader.
+ */
+#include "core/jvmtool.h"
+#include "core/hprof_graph.h"
+#include "core/hprof_size.h"
+
+struct build {
+  struct hp_graph *g;
+  struct hprof *h;
+  uint32_t next; /* pass 2: the index the next indexed record has */
+  uint32_t cur;  /* pass 2: the current record's index, 0: not indexed */
+  int pass;
+  uint64_t cap; /* of g's per-object arrays */
+  /* java.lang.ref.Reference's referent: not a reference that keeps its
+   * target alive (VisualVM and MAT leave it out too). */
+  uint32_t ref_cls, ref_field;
+};
+
+static void *grow_to(void *p, uint64_t n, uint64_t *cap, size_t elem)
+{
+  if (n < *cap) return p;
+  *cap = *cap ? *cap * 2 : 1024;
+  return xrealloc(p, (size_t)*cap * elem);
+}
+
+static void reserve(struct build *b)
+{
+  struct hp_graph *g = b->g;
+
+  if (g->n < b->cap) return;
+  b->cap = b->cap ? b->cap * 2 : 1024;
+  g->id = xrealloc(g->id, (size_t)b->cap * sizeof(*g->id));
+  g->cls = xrealloc(g->cls, (size_t)b->cap * sizeof(*g->cls));
+  g->kind = xrealloc(g->kind, (size_t)b->cap);
+  g->shallow = xrealloc(g->shallow, (size_t)b->cap * sizeof(*g->shallow));
+}
+
+/* Pass 1: give id the next index; 0 for a duplicate. */
+static uint32_t add_object(struct build *b, uint64_t id, int kind)
+{
+  struct hp_graph *g = b->g;
+
+  if (!hp_map_add(&g->ids, id, g->n)) {
+    g->dup_ids++;
+    return 0;
+  }
+  reserve(b);
+  g->id[g->n] = id;
+  g->kind[g->n] = (uint8_t)kind;
+  g->cls[g->n] = HP_NONE;
+  g->shallow[g->n] = 0;
+  return g->n++;
+}
+
+/* Pass 2: is this record the one that has id's index? Opens its edges. */
+static uint32_t this_object(struct build *b, uint64_t id)
+{
+  struct hp_graph *g = b->g;
+  uint32_t i = hp_map_get(&g->ids, id);
+
+  b->cur = 0;
+  if (i != b->next || i == HP_NONE) return 0;
+  b->cur = i;
+  b->next++;
+  g->off[i] = g->nedges;
+  return i;
+}
+
+static void add_edge(struct build *b, uint64_t to)
+{
+  struct hp_graph *g = b->g;
+  uint32_t t;
+
+  if (!to) return;
+  t = hp_map_get(&g->ids, to);
+  if (t == HP_NONE) {
+    g->dangling++;
+    return;
+  }
+  g->edge = grow_to(g->edge, g->nedges, &g->capedges, sizeof(*g->edge));
+  g->edge[g->nedges++] = t;
+}
+
+static void on_root(void *ctx, int kind, uint64_t id, uint32_t thread,
+                    uint32_t frame)
+{
+  struct build *b = ctx;
+  struct hp_graph *g = b->g;
+  uint32_t t;
+
+  if (b->pass != 2) return;
+  t = hp_map_get(&g->ids, id);
+  if (t == HP_NONE) {
+    g->dangling++;
+    return;
+  }
+  if (g->nroots == g->caproots) {
+    g->caproots = g->caproots ? g->caproots * 2 : 256;
+    g->roots = xrealloc(g->roots, (size_t)g->caproots * sizeof(*g->roots));
+  }
+  g->roots[g->nroots].obj = t;
+  g->roots[g->nroots].kind = (uint8_t)kind;
+  g->roots[g->nroots].thread = thread;
+  g->roots[g->nroots++].frame = frame;
+}
+
+static void on_class(void *ctx, uint32_t c)
+{
+  struct build *b = ctx;
+  const struct hp_class *k = &b->h->cls[c];
+  uint32_t i;
+
+  if (b->pass == 1) {
+    if ((i = add_object(b, k->id, 0x20))) b->g->cls[i] = c;
+    return;
+  }
+  if (!(i = this_object(b, k->id))) return;
+  add_edge(b, k->super);
+  add_edge(b, k->loader);
+  for (uint32_t s = 0; s < k->nstatics; s++)
+    add_edge(b, b->h->sref[k->statics + s]);
+}
+
+static void on_instance(void *ctx, uint64_t id, uint64_t cls,
+                        const unsigned char *v, uint32_t n)
+{
+  struct build *b = ctx;
+  struct hprof *h = b->h;
+  uint32_t i, c = hp_map_get(&h->classes, cls), at, steps = 0, pos = 0;
+
+  if (b->pass == 1) {
+    if ((i = add_object(b, id, 0x21)) && c != HP_NONE) {
+      b->g->cls[i] = c;
+      b->g->shallow[i] = h->cls[c].size;
+    }
+    return;
+  }
+  if (!(i = this_object(b, id)) || c == HP_NONE) return;
+  if (h->cls[c].chain_fbytes != n) b->g->bad_fields++;
+  /* This class's fields first, then each super's. */
+  for (at = c; at != HP_NONE && steps++ <= h->ncls;
+       at = h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super)
+                             : HP_NONE) {
+    const struct hp_class *k = &h->cls[at];
+
+    for (uint32_t f = 0; f < k->nfields; f++) {
+      int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
+
+      if (pos + (uint32_t)sz > n) return;
+      if (t == HP_OBJECT) add_edge(b, hp_id(v + pos, h->idsize));
+      pos += (uint32_t)sz;
+    }
+  }
+}
+
+static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
+{
+  struct build *b = ctx;
+  uint32_t i, c;
+
+  if (b->pass == 1) {
+    c = hp_map_get(&b->h->classes, cls);
+    if ((i = add_object(b, id, 0x22))) {
+      b->g->cls[i] = c;
+      b->g->shallow[i] = hprof_array_size(b->h, HP_OBJECT, count);
+    }
+    return;
+  }
+  this_object(b, id);
+}
+
+static void on_elements(void *ctx, const unsigned char *ids, uint32_t first,
+                        uint32_t n)
+{
+  struct build *b = ctx;
+
+  /* Elements of a duplicate array follow a record this_object refused:
+   * b->next did not move, so they must not be added. */
+  if (b->pass != 2 || !b->cur) return;
+  for (uint32_t k = 0; k < n; k++)
+    add_edge(b, hp_id(ids + (size_t)k * b->h->idsize, b->h->idsize));
+}
+
+static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
+                         const unsigned char *v)
+{
+  struct build *b = ctx;
+  uint32_t i;
+
+  if (b->pass == 1) {
+    if ((i = add_object(b, id, 0x23))) {
+      b->g->cls[i] = b->h->prim_class[t];
+      b->g->shallow[i] = hprof_array_size(b->h, t, count);
+    }
+    return;
+  }
+  this_object(b, id);
+}
+
+static int pass(struct build *b, int fd)
+{
+  struct hin in;
+  struct hp_visit v = {0};
+  int rc;
+
+  if (lseek(fd, 0, SEEK_SET) < 0) return -errno;
+  if ((rc = hin_open(&in, fd))) {
+    hin_close(&in);
+    return rc;
+  }
+  v.ctx = b;
+  v.root = on_root;
+  v.klass = on_class;
+  v.instance = on_instance;
+  v.objarray = on_objarray;
+  v.elements = on_elements;
+  v.primarray = on_primarray;
+  rc = hprof_scan(b->h, &in, &v);
+  hin_close(&in);
+  return rc;
+}
+
+int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
+                      struct hp_histo *histo)
+{
+  struct build b = {g, h, 1, 0, 1, 0, HP_NONE, HP_NONE};
+  int rc;
+
+  memset(g, 0, sizeof(*g));
+  b.ref_cls = hprof_find_class(h, "java.lang.ref.Reference");
+  b.ref_field = HP_NONE;
+  for (uint32_t f = 0; b.ref_cls != HP_NONE && f < h->cls[b.ref_cls].nfields;
+       f++) {
+    uint32_t name =
+        hp_map_get(&h->names, h->fname[h->cls[b.ref_cls].fields + f]);
+
+    if (name != HP_NONE && !strcmp(h->text + name, "referent")) b.ref_field = f;
+  }
+  reserve(&b); /* index 0: the super-root */
+  g->n = 1;
+  g->id[0] = 0;
+  if ((rc = pass(&b, fd)) && rc != HP_ESHORT) return rc;
+  g->cls[0] = HP_NONE;
+  g->kind[0] = 0;
+  g->shallow[0] = 0;
+  g->off = xmalloc(((size_t)g->n + 1) * sizeof(*g->off));
+  for (uint32_t i = 0; i <= g->n; i++) g->off[i] = HP_NONE;
+  g->off[0] = 0;
+  b.pass = 2;
+  g->dangling = 0;
+  rc = pass(&b, fd);
+  /* Objects a cut file never reached in pass 2 have no edges. */
+  for (uint32_t i = b.next; i <= g->n; i++) g->off[i] = g->nedges;
+  return rc;
+}
+
+/* v's successors: the roots for the super-root, else its edges. */
+static const uint32_t *succ(const struct hp_graph *g, const uint32_t *rootobj,
+                            uint32_t v, uint64_t *n)
+{
+  if (!v) {
+    *n = g->nroots;
+    return rootobj;
+  }
+  *n = g->off[v + 1] - g->off[v];
+  return g->edge + g->off[v];
+}
+
+void hprof_dominators(struct hp_graph *g)
+{
+  uint32_t n = g->n, cnt = 0;
+  uint32_t *rootobj = xmalloc(((size_t)g->nroots + 1) * sizeof(*rootobj));
+  uint32_t *dfn = xmalloc((size_t)n * sizeof(*dfn));       /* index -> number */
+  uint32_t *vertex = xmalloc((size_t)n * sizeof(*vertex)); /* number -> index */
+  uint32_t *parent = xmalloc((size_t)n * sizeof(*parent)); /* by number */
+  uint32_t *semi, *label, *anc, *idom;
+  uint64_t *poff, *pos, *stpos;
+  uint32_t *pred, *stack;
+  uint64_t np = 0;
+
+  for (uint32_t r = 0; r < g->nroots; r++) rootobj[r] = g->roots[r].obj;
+  for (uint32_t i = 0; i < n; i++) dfn[i] = HP_NONE;
+  /* Depth-first numbering with an explicit stack (node, next edge). */
+  stack = xmalloc((size_t)n * sizeof(*stack));
+  stpos = xmalloc((size_t)n * sizeof(*stpos));
+  {
+    uint32_t sp = 0;
+
+    dfn[0] = cnt;
+    vertex[cnt] = 0;
+    parent[cnt++] = 0;
+    stack[sp] = 0;
+    stpos[sp++] = 0;
+    while (sp) {
+      uint32_t v = stack[sp - 1];
+      uint64_t m;
+      const uint32_t *s = succ(g, rootobj, v, &m);
+
+      if (stpos[sp - 1] == m) {
+        sp--;
+        continue;
+      }
+      {
+        uint32_t w = s[stpos[sp - 1]++];
+
+        if (dfn[w] != HP_NONE) continue;
+        dfn[w] = cnt;
+        vertex[cnt] = w;
+        parent[cnt++] = dfn[v];
+        stack[sp] = w;
+        stpos[sp++] = 0;
+      }
+    }
+  }
+  free(stpos);
+  /* Predecessors by number (reachable ones only). */
+  poff = xzalloc(((size_t)cnt + 1) * sizeof(*poff));
+  for (uint32_t a = 0; a < cnt; a++) {
+    uint64_t m;
+    const uint32_t *s = succ(g, rootobj, vertex[a], &m);
+
+    for (uint64_t k = 0; k < m; k++) poff[dfn[s[k]] + 1]++;
+  }
+  for (uint32_t a = 0; a < cnt; a++) poff[a + 1] += poff[a];
+  np = poff[cnt];
+  pred = xmalloc((size_t)(np ? np : 1) * sizeof(*pred));
+  pos = xmalloc(((size_t)cnt + 1) * sizeof(*pos));
+  memcpy(pos, poff, ((size_t)cnt + 1) * sizeof(*pos));
+  for (uint32_t a = 0; a < cnt; a++) {
+    uint64_t m;
+    const uint32_t *s = succ(g, rootobj, vertex[a], &m);
+
+    for (uint64_t k = 0; k < m; k++) pred[pos[dfn[s[k]]]++] = a;
+  }
+  free(pos);
+  /* Semi-dominators, in reverse number order. */
+  semi = xmalloc((size_t)cnt * sizeof(*semi));
+  label = xmalloc((size_t)cnt * sizeof(*label));
+  anc = xmalloc((size_t)cnt * sizeof(*anc));
+  for (uint32_t a = 0; a < cnt; a++) {
+    semi[a] = label[a] = a;
+    anc[a] = HP_NONE;
+  }
+  for (uint32_t w = cnt - 1; w > 0; w--) {
+    for (uint64_t k = poff[w]; k < poff[w + 1]; k++) {
+      uint32_t v = pred[k], u = v, sp = 0;
+
+      if (anc[v] != HP_NONE) {
+        /* eval(v): compress the path to the forest root, top first. */
+        for (uint32_t x = v; anc[anc[x]] != HP_NONE; x = anc[x])
+          stack[sp++] = x;
+        while (sp) {
+          uint32_t x = stack[--sp];
+
+          if (semi[label[anc[x]]] < semi[label[x]]) label[x] = label[anc[x]];
+          anc[x] = anc[anc[x]];
+        }
+        u = label[v];
+      }
+      if (semi[u] < semi[w]) semi[w] = semi[u];
+    }
+    anc[w] = parent[w];
+  }
+  free(pred);
+  free(poff);
+  free(label);
+  free(anc);
+  free(stack);
+  /* Immediate dominators: the nearest common ancestor walk. */
+  idom = parent; /* reused in place: idom[w] starts as parent[w] */
+  for (uint32_t w = 1; w < cnt; w++)
+    while (idom[w] > semi[w]) idom[w] = idom[idom[w]];
+  free(semi);
+  /* Retained sizes: children before their dominator. */
+  g->retained = xzalloc((size_t)n * sizeof(*g->retained));
+  g->idom = xmalloc((size_t)n * sizeof(*g->idom));
+  for (uint32_t i = 0; i < n; i++) g->idom[i] = HP_NONE;
+  for (uint32_t w = cnt - 1; w > 0; w--) {
+    uint32_t v = vertex[w];
+
+    g->retained[v] += g->shallow[v];
+    g->retained[vertex[idom[w]]] += g->retained[v];
+    g->idom[v] = vertex[idom[w]];
+  }
+  g->reachable = cnt - 1;
+  g->unreachable = 0;
+  g->unreachable_bytes = 0;
+  for (uint32_t i = 1; i < n; i++)
+    if (dfn[i] == HP_NONE) {
+      g->unreachable++;
+      g->unreachable_bytes += g->shallow[i];
+    }
+  free(idom);
+  free(vertex);
+  free(dfn);
+  free(rootobj);
+}
+
+void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
+                          uint64_t *out)
+{
+  /* Walk the dominator tree depth first (children lists from idom),
+   * counting per class the instances on the path: an instance adds its
+   * retained size when no instance of its class dominates it. */
+  uint32_t n = g->n;
+  uint32_t *coff = xzalloc(((size_t)n + 2) * sizeof(*coff));
+  uint32_t *child = xmalloc((size_t)n * sizeof(*child) + 1);
+  uint32_t *onpath = xzalloc(((size_t)h->ncls + 1) * sizeof(*onpath));
+  uint32_t *stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
+  uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it));
+  uint32_t sp = 0;
+
+  memset(out, 0, (size_t)h->ncls * sizeof(*out));
+  for (uint32_t i = 1; i < n; i++)
+    if (g->idom[i] != HP_NONE) coff[g->idom[i] + 1]++;
+  for (uint32_t i = 0; i <= n; i++) coff[i + 1] += coff[i];
+  memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
+  for (uint32_t i = 1; i < n; i++)
+    if (g->idom[i] != HP_NONE) child[it[g->idom[i]]++] = i;
+  memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
+  stack[sp++] = 0;
+  while (sp) {
+    uint32_t v = stack[sp - 1], c;
+
+    if (it[v] < coff[v + 1]) {
+      uint32_t w = child[it[v]++];
+
+      c = g->kind[w] == 0x20 ? HP_NONE : g->cls[w];
+      if (c != HP_NONE && c < h->ncls && !onpath[c]++) out[c] += g->retained[w];
+      stack[sp++] = w;
+      continue;
+    }
+    sp--;
+    c = g->kind[v] == 0x20 ? HP_NONE : g->cls[v];
+    if (v && c != HP_NONE && c < h->ncls) onpath[c]--;
+  }
+  free(coff);
+  free(child);
+  free(onpath);
+  free(stack);
+  free(it);
+}
+
+int hprof_shortest_path(const struct hp_graph *g, uint32_t obj, uint32_t **path,
+                        uint32_t *n)
+{
+  uint32_t *from = xmalloc((size_t)g->n * sizeof(*from));
+  uint32_t *queue = xmalloc((size_t)g->n * sizeof(*queue));
+  uint32_t *rootobj = xmalloc(((size_t)g->nroots + 1) * sizeof(*rootobj));
+  uint32_t head = 0, tail = 0, len = 0;
+
+  for (uint32_t r = 0; r < g->nroots; r++) rootobj[r] = g->roots[r].obj;
+  for (uint32_t i = 0; i < g->n; i++) from[i] = HP_NONE;
+  from[0] = 0;
+  queue[tail++] = 0;
+  while (head < tail && from[obj] == HP_NONE) {
+    uint32_t v = queue[head++];
+    uint64_t m;
+    const uint32_t *s = succ(g, rootobj, v, &m);
+
+    for (uint64_t k = 0; k < m; k++)
+      if (from[s[k]] == HP_NONE) {
+        from[s[k]] = v;
+        queue[tail++] = s[k];
+      }
+  }
+  free(rootobj);
+  if (from[obj] == HP_NONE) {
+    free(from);
+    free(queue);
+    return -ENOENT;
+  }
+  for (uint32_t v = obj; v; v = from[v]) queue[len++] = v;
+  queue[len++] = 0;
+  *path = xmalloc((size_t)len * sizeof(**path));
+  for (uint32_t i = 0; i < len; i++) (*path)[i] = queue[len - 1 - i];
+  *n = len;
+  free(from);
+  free(queue);
+  return 0;
+}
+
+void hprof_graph_free(struct hp_graph *g)
+{
+  hp_map_free(&g->ids);
+  free(g->id);
+  free(g->cls);
+  free(g->kind);
+  free(g->shallow);
+  free(g->off);
+  free(g->edge);
+  free(g->roots);
+  free(g->idom);
+  free(g->retained);
+  memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,65 @@
+/* hprof_graph.h - a dump's object graph, dominators and retained sizes
+ *
+ * Objects are dense indexes 1..n (0 is a super-root whose edges are the
+ * GC roots); edges are flat arrays (CSR): an object's references are
+ * edge[off[i]..off[i+1]). Memory is per object and per reference read,
+ * never per byte of the dump. Dominators are Semi-NCA (Georgiadis): the
+ * semi-dominators of Lengauer-Tarjan (eval with path compression, written
+ * with an explicit stack) and immediate dominators from the nearest
+ * common ancestor walk; no recursion anywhere, so no file can choose the
+ * stack's depth.
+ */
+#ifndef HPROF_GRAPH_H
+#define HPROF_GRAPH_H
+
+#include "core/hprof.h"
+
+struct hp_root {
+  uint32_t obj; /* index */
+  uint8_t kind; /* the sub-record tag: 0xFF, 1..8 */
+  uint32_t thread, frame;
+};
+
+struct hp_graph {
+  uint32_t n;        /* indexes 0..n-1; 0: the super-root */
+  struct hp_map ids; /* object id -> index */
+  uint64_t *id;      /* index -> object id */
+  uint32_t *cls;     /* index -> class index; class objects: their class's */
+  uint8_t *kind;     /* index -> 0x20 class, 0x21 instance, 0x22, 0x23 */
+  uint64_t *shallow; /* index -> bytes as the JVM counts them */
+  uint64_t *off;     /* n + 1 */
+  uint32_t *edge;
+  uint64_t nedges, capedges;
+  struct hp_root *roots;
+  uint32_t nroots, caproots;
+  /* after hprof_dominators */
+  uint32_t *idom;     /* index -> immediate dominator, HP_NONE unreachable */
+  uint64_t *retained; /* index -> retained bytes */
+  uint64_t reachable, unreachable, unreachable_bytes;
+  /* what the file claimed and could not have */
+  uint64_t dangling;   /* references to ids no record has */
+  uint64_t dup_ids;    /* a second object with an id already seen */
+  uint64_t bad_fields; /* instances whose field bytes differ from their class */
+};
+
+/* Build g from the dump behind fd: one pass (hprof_scan with h as the
+ * histogram left it) for the indexes, one for the references and roots;
+ * histo (may be NULL) also counts the first. fd is read from offset 0
+ * twice. 0, or what hprof_scan returned (h->why). */
+struct hp_histo;
+int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
+                      struct hp_histo *histo);
+/* Immediate dominators from the super-root and retained sizes. */
+void hprof_dominators(struct hp_graph *g);
+/* Retained bytes per class: the instances not dominated by another of
+ * their class (so nothing is counted twice). out: h->ncls entries. */
+void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
+                          uint64_t *out);
+/* Shortest path (in references) from the super-root to obj: the indexes
+ * root..obj into a malloc'd *path, *n of them (with the super-root
+ * first); 0, or -ENOENT when obj is unreachable. */
+int hprof_shortest_path(const struct hp_graph *g, uint32_t obj, uint32_t **path,
+                        uint32_t *n);
+void hprof_graph_free(struct hp_graph *g);
+
+#endif
