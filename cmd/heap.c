@@ -123,7 +123,9 @@ void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json)
   char name[1024];
 
   hprof_class_name(h, c, name, sizeof(name));
-  if (json)
+  if (json == 2)
+    buf_adds(b, name);
+  else if (json)
     json_buf(b, name, strlen(name));
   else
     term_escape(b, name, strlen(name), 0);
@@ -228,10 +230,14 @@ static int graph(struct dump *d, const struct args *a)
              " instances whose field bytes differ from their class's",
              g.bad_fields);
   hprof_dominators(&g);
+  if (a->count[OPT_folded] || a->val[OPT_svg])
+    rc = heap_folded(&d->h, &g, a->count[OPT_folded] ? NULL : a->val[OPT_svg]);
+  if (a->count[OPT_path])
+    rc = heap_path(&d->h, &g, d->fd, a->val[OPT_path], a->count[OPT_json] > 0);
   if (a->count[OPT_retained])
     heap_retained(&d->h, &g, (int)a->num[OPT_top], a->count[OPT_json] > 0);
   hprof_graph_free(&g);
-  return 0;
+  return rc;
 }
 
 int heap_main(int argc, char **argv)
@@ -255,7 +261,8 @@ int heap_main(int argc, char **argv)
     }
   }
   report(&d);
-  if (!rc && a.count[OPT_retained]) {
+  if (!rc && (a.count[OPT_retained] || a.count[OPT_path] ||
+              a.count[OPT_folded] || a.val[OPT_svg])) {
     rc = graph(&d, &a);
   } else if (d.h.idsize) {
     histogram(&d.h, a.count[OPT_json] > 0);

@@ -6,7 +6,8 @@
 #include "core/hprof.h"
 #include "core/hprof_graph.h"
 
-/* A class's name as jmap writes it, escaped for a terminal when !json. */
+/* A class's name as jmap writes it: json 0 escaped for a terminal, 1 a
+ * JSON string, 2 as it is. */
 struct buf;
 void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json);
 /* Write b to stdout and empty it. */
@@ -16,8 +17,8 @@ void heap_flush(struct buf *b);
 void heap_retained(const struct hprof *h, const struct hp_graph *g, int top,
                    int json);
 /* --path ID|CLASS: 0, or 1 after the error line. */
-int heap_path(const struct hprof *h, const struct hp_graph *g, const char *what,
-              int json);
+int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
+              const char *what, int json);
 /* --folded / --svg FILE: 0, or 1 after the error line. */
 int heap_folded(const struct hprof *h, const struct hp_graph *g,
                 const char *svg);

@@ -499,3 +499,135 @@ void hprof_graph_free(struct hp_graph *g)
   free(g->retained);
   memset(g, 0, sizeof(*g));
 }
+
+const char *hprof_root_name(int kind)
+{
+  switch (kind) {
+  case 0x01:
+    return "JNI global";
+  case 0x02:
+    return "JNI local";
+  case 0x03:
+    return "Java frame";
+  case 0x04:
+    return "native stack";
+  case 0x05:
+    return "sticky class";
+  case 0x06:
+    return "thread block";
+  case 0x07:
+    return "monitor used";
+  case 0x08:
+    return "thread object";
+  default:
+    return "unknown root";
+  }
+}
+
+struct hops {
+  struct hprof *h;
+  struct hp_map at; /* id -> k */
+  const uint64_t *ids;
+  uint32_t n, cur; /* cur: k of the current object array, or HP_NONE */
+  struct hp_hop *out;
+};
+
+static void hop_class(void *ctx, uint32_t c)
+{
+  struct hops *x = ctx;
+  const struct hp_class *k = &x->h->cls[c];
+  uint32_t i = hp_map_get(&x->at, k->id);
+  uint64_t next;
+
+  if (i == HP_NONE) return;
+  next = x->ids[i + 1];
+  x->out[i].cls = c;
+  for (uint32_t s = 0; s < k->nstatics; s++)
+    if (x->h->sref[k->statics + s] == next) {
+      x->out[i].name = hp_map_get(&x->h->names, x->h->sname[k->statics + s]);
+      x->out[i].is_static = 1;
+      return;
+    }
+  if (k->super == next)
+    x->out[i].what = "super";
+  else if (k->loader == next)
+    x->out[i].what = "loader";
+}
+
+static void hop_instance(void *ctx, uint64_t id, uint64_t cls,
+                         const unsigned char *v, uint32_t n)
+{
+  struct hops *x = ctx;
+  struct hprof *h = x->h;
+  uint32_t i = hp_map_get(&x->at, id), at, steps = 0, pos = 0;
+
+  if (i == HP_NONE) return;
+  for (at = hp_map_get(&h->classes, cls); at != HP_NONE && steps++ <= h->ncls;
+       at = h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super)
+                             : HP_NONE) {
+    const struct hp_class *k = &h->cls[at];
+
+    for (uint32_t f = 0; f < k->nfields; f++) {
+      int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
+
+      if (pos + (uint32_t)sz > n) return;
+      if (t == HP_OBJECT && hp_id(v + pos, h->idsize) == x->ids[i + 1]) {
+        x->out[i].cls = at;
+        x->out[i].name = hp_map_get(&h->names, h->fname[k->fields + f]);
+        return;
+      }
+      pos += (uint32_t)sz;
+    }
+  }
+}
+
+static void hop_array(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
+{
+  struct hops *x = ctx;
+
+  x->cur = hp_map_get(&x->at, id);
+}
+
+static void hop_elements(void *ctx, const unsigned char *ids, uint32_t first,
+                         uint32_t n)
+{
+  struct hops *x = ctx;
+
+  if (x->cur == HP_NONE || x->out[x->cur].index >= 0) return;
+  for (uint32_t k = 0; k < n; k++)
+    if (hp_id(ids + (size_t)k * x->h->idsize, x->h->idsize) ==
+        x->ids[x->cur + 1]) {
+      x->out[x->cur].index = (int64_t)first + k;
+      return;
+    }
+}
+
+int hprof_hops(struct hprof *h, int fd, const uint64_t *ids, uint32_t n,
+               struct hp_hop *out)
+{
+  struct hops x = {h, {0}, ids, n, HP_NONE, out};
+  struct hp_visit v = {0};
+  struct hin in;
+  int rc;
+
+  for (uint32_t k = 0; k + 1 < n; k++) {
+    out[k].cls = out[k].name = HP_NONE;
+    out[k].index = -1;
+    out[k].is_static = 0;
+    out[k].what = NULL;
+    hp_map_add(&x.at, ids[k], k);
+  }
+  v.ctx = &x;
+  v.klass = hop_class;
+  v.instance = hop_instance;
+  v.objarray = hop_array;
+  v.elements = hop_elements;
+  if (lseek(fd, 0, SEEK_SET) < 0) {
+    hp_map_free(&x.at);
+    return -errno;
+  }
+  if (!(rc = hin_open(&in, fd))) rc = hprof_scan(h, &in, &v);
+  hin_close(&in);
+  hp_map_free(&x.at);
+  return rc;
+}

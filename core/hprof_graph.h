@@ -62,4 +62,21 @@ int hprof_shortest_path(const struct hp_graph *g, uint32_t obj, uint32_t **path,
                         uint32_t *n);
 void hprof_graph_free(struct hp_graph *g);
 
+/* How object ids[k] refers to ids[k + 1]: a field (its declaring class
+ * and name: offsets in h->text), an array index, a static field, the
+ * class's super or loader. */
+struct hp_hop {
+  uint32_t cls;     /* the class that declares the field; HP_NONE */
+  uint32_t name;    /* the field's name in h->text, or HP_NONE */
+  int64_t index;    /* an object array's index, or -1 */
+  int is_static;    /* a static field of the class object ids[k] */
+  const char *what; /* "super", "loader" or NULL */
+};
+/* Read the dump behind fd once more to name each hop of the path
+ * ids[0..n) (out: n - 1 hops). 0, or what hprof_scan returned. */
+int hprof_hops(struct hprof *h, int fd, const uint64_t *ids, uint32_t n,
+               struct hp_hop *out);
+/* A GC root kind's name ("Java frame", "sticky class", ...). */
+const char *hprof_root_name(int kind);
+
 #endif
