@@ -1,0 +1,69 @@
+/* fuzz_hprof.c - the heap dump reader, histogram, graph and dominators
+ *
+ * The input is a dump (plain, or gzip when it starts so), read through a
+ * memfd as jvmtool heap reads a file: the histogram pass, the graph's two
+ * passes, dominators, retained sizes per class and a path. Invariants: a
+ * failure says why; the super-root retains exactly the reachable objects'
+ * shallow bytes; every immediate dominator is reachable; the inflater
+ * alone never gives more than its cap.
+ */
+#include "core/jvmtool.h"
+#include "core/hprof.h"
+#include "core/hprof_graph.h"
+#include "core/hprof_size.h"
+#include "test/fuzz/check.h"
+#include <sys/mman.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  struct hprof h = {0};
+  struct hp_histo x = {0};
+  struct hp_visit v;
+  struct hp_graph g;
+  struct hin in;
+  unsigned char *out;
+  size_t outn;
+  const char *why = NULL;
+  int fd = memfd_create("fuzz", 0), rc;
+
+  if (!hin_gunzip(data, size, 1 << 20, &out, &outn, &why)) {
+    INVARIANT(outn <= 1 << 20);
+    free(out);
+  }
+  if (fd < 0) return 0;
+  if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET)) {
+    close(fd);
+    return 0;
+  }
+  x.h = &h;
+  h.compressed = 1;
+  if ((rc = hin_open(&in, fd)) == 0) {
+    hprof_histo_visit(&x, &v);
+    rc = hprof_scan(&h, &in, &v);
+    INVARIANT(!rc || h.why[0]);
+  }
+  hin_close(&in);
+  hprof_histo_finish(&x);
+  if (!rc && !hprof_graph_build(&g, &h, fd, NULL)) {
+    uint64_t sum = 0, *ret = xmalloc(((size_t)h.ncls + 1) * sizeof(*ret));
+    uint32_t *path, n;
+
+    hprof_dominators(&g);
+    for (uint32_t i = 1; i < g.n; i++) {
+      if (g.idom[i] == HP_NONE) continue;
+      sum += g.shallow[i];
+      INVARIANT(!g.idom[i] || g.idom[g.idom[i]] != HP_NONE);
+    }
+    INVARIANT(sum == g.retained[0]);
+    hprof_class_retained(&g, &h, ret);
+    if (g.n > 1 && !hprof_shortest_path(&g, g.n - 1, &path, &n)) {
+      INVARIANT(n >= 2 && path[0] == 0 && path[n - 1] == g.n - 1);
+      free(path);
+    }
+    free(ret);
+    hprof_graph_free(&g);
+  }
+  hprof_free(&h);
+  close(fd);
+  return 0;
+}
