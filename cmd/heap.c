@@ -204,6 +204,109 @@ static void say_refs(struct dump *d, int given)
              bytes >> 20, d->h.compressed ? "no" : "yes");
 }
 
+/* One class of a dump by name, for --diff. */
+struct row {
+  char *name;
+  int64_t count, bytes;
+};
+
+static int by_name(const void *a, const void *b)
+{
+  return strcmp(((const struct row *)a)->name, ((const struct row *)b)->name);
+}
+
+static struct row *rows_of(const struct hprof *h, uint32_t *n)
+{
+  struct row *r = xmalloc(((size_t)h->ncls + 1) * sizeof(*r));
+  char name[1024];
+
+  *n = 0;
+  for (uint32_t c = 0; c < h->ncls; c++) {
+    if (!h->cls[c].count) continue;
+    hprof_class_name(h, c, name, sizeof(name));
+    r[*n].name = xstrdup(name);
+    r[*n].count = h->cls[c].count;
+    r[(*n)++].bytes = h->cls[c].bytes;
+  }
+  qsort(r, *n, sizeof(*r), by_name);
+  return r;
+}
+
+struct change {
+  const char *name;
+  int64_t count, bytes, dcount, dbytes;
+};
+
+static int by_growth(const void *a, const void *b)
+{
+  const struct change *x = a, *y = b;
+
+  if (x->dbytes != y->dbytes) return x->dbytes > y->dbytes ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* --diff OLD NEW: per class the instances and bytes in NEW and their
+ * change since OLD, by growth in bytes; unchanged classes left out. */
+static void diff(const struct hprof *old, const struct hprof *now, int json)
+{
+  uint32_t na, nb, a = 0, b = 0, n = 0;
+  struct row *ra = rows_of(old, &na), *rb = rows_of(now, &nb);
+  struct change *ch = xmalloc(((size_t)na + nb + 1) * sizeof(*ch));
+  struct buf out = {0};
+
+  while (a < na || b < nb) {
+    int c = a == na ? 1 : b == nb ? -1 : strcmp(ra[a].name, rb[b].name);
+    struct change *x = &ch[n];
+
+    x->name = c > 0 ? rb[b].name : ra[a].name;
+    x->count = c < 0 ? 0 : rb[b].count;
+    x->bytes = c < 0 ? 0 : rb[b].bytes;
+    x->dcount = x->count - (c > 0 ? 0 : ra[a].count);
+    x->dbytes = x->bytes - (c > 0 ? 0 : ra[a].bytes);
+    a += c <= 0;
+    b += c >= 0;
+    n += x->dcount || x->dbytes;
+  }
+  qsort(ch, n, sizeof(*ch), by_growth);
+  if (json)
+    buf_adds(&out, "{\"classes\": [");
+  else
+    buf_adds(&out, " num     #instances         #bytes     #instances+         "
+                   "#bytes+  class name\n"
+                   "-----------------------------------------------------------"
+                   "-------------------\n");
+  for (uint32_t i = 0; i < n; i++) {
+    if (json) {
+      struct json_obj o;
+
+      buf_adds(&out, i ? ",\n  " : "\n  ");
+      json_open(&o, &out, 1);
+      json_strz(&o, "name", ch[i].name);
+      json_int(&o, "instances", ch[i].count);
+      json_int(&o, "bytes", ch[i].bytes);
+      json_int(&o, "instances_change", ch[i].dcount);
+      json_int(&o, "bytes_change", ch[i].dbytes);
+      json_close(&o);
+    } else {
+      buf_printf(&out,
+                 "%4" PRIu32 ": %13" PRId64 " %14" PRId64 " %+15" PRId64
+                 " %+15" PRId64 "  ",
+                 i + 1, ch[i].count, ch[i].bytes, ch[i].dcount, ch[i].dbytes);
+      term_escape(&out, ch[i].name, strlen(ch[i].name), 0);
+      buf_addc(&out, '\n');
+    }
+    if (out.len > 65536) heap_flush(&out);
+  }
+  if (json) buf_adds(&out, "\n]}\n");
+  heap_flush(&out);
+  buf_free(&out);
+  for (uint32_t i = 0; i < na; i++) free(ra[i].name);
+  for (uint32_t i = 0; i < nb; i++) free(rb[i].name);
+  free(ra);
+  free(rb);
+  free(ch);
+}
+
 /* The views that need the object graph. 0, or 1 after the error line. */
 static int graph(struct dump *d, const struct args *a)
 {
@@ -247,6 +350,24 @@ int heap_main(int argc, char **argv)
   int rc, given;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  if (a.count[OPT_diff]) {
+    struct dump old = {0};
+
+    if (a.argc != 2) return usage_error("--diff takes two dumps: OLD NEW");
+    given = a.count[OPT_compressed_refs] ? a.word[OPT_compressed_refs] == 0 : 1;
+    old.path = a.argv[0];
+    d.path = a.argv[1];
+    old.dump_sizes = d.dump_sizes = a.count[OPT_dump_sizes] > 0;
+    rc = load(&old, given) | load(&d, given);
+    report(&old);
+    report(&d);
+    if (old.h.idsize && d.h.idsize) diff(&old.h, &d.h, a.count[OPT_json] > 0);
+    if (old.fd >= 0) close(old.fd);
+    if (d.fd >= 0) close(d.fd);
+    hprof_free(&old.h);
+    hprof_free(&d.h);
+    return rc ? 1 : jt_status;
+  }
   if (a.argc != 1) return usage_error("expected one dump FILE");
   given = a.count[OPT_compressed_refs] ? a.word[OPT_compressed_refs] == 0 : -1;
   d.path = a.argv[0];
