@@ -118,25 +118,6 @@ static uint32_t *sorted(const struct hprof *h, uint32_t *n)
   return row;
 }
 
-void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json)
-{
-  char name[1024];
-
-  hprof_class_name(h, c, name, sizeof(name));
-  if (json == 2)
-    buf_adds(b, name);
-  else if (json)
-    json_buf(b, name, strlen(name));
-  else
-    term_escape(b, name, strlen(name), 0);
-}
-
-void heap_flush(struct buf *b)
-{
-  fwrite(b->p, 1, b->len, stdout);
-  b->len = 0;
-}
-
 static void histogram(const struct hprof *h, int json)
 {
   uint32_t n, *row = sorted(h, &n);
@@ -310,7 +291,7 @@ static void diff(const struct hprof *old, const struct hprof *now, int json)
 /* The views that need the object graph. 0, or 1 after the error line. */
 static int graph(struct dump *d, const struct args *a)
 {
-  struct hp_graph g;
+  struct hp_graph g = {0};
   int rc = hprof_graph_build(&g, &d->h, d->fd, NULL);
 
   if (rc) {

@@ -1,4 +1,4 @@
-/* heap.h - what heap.c (reading, histogram, diff) and heap_graph.c (the
+/* heap.h - what heap.c (reading, histogram, diff) and heap_graph.c (names,
  * views of the object graph) share */
 #ifndef HEAP_H
 #define HEAP_H

@@ -12,6 +12,25 @@
 #include "core/fold.h"
 #include "core/wfile.h"
 
+void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json)
+{
+  char name[1024];
+
+  hprof_class_name(h, c, name, sizeof(name));
+  if (json == 2)
+    buf_adds(b, name);
+  else if (json)
+    json_buf(b, name, strlen(name));
+  else
+    term_escape(b, name, strlen(name), 0);
+}
+
+void heap_flush(struct buf *b)
+{
+  fwrite(b->p, 1, b->len, stdout);
+  b->len = 0;
+}
+
 static const struct hp_graph *sort_g;
 static const uint64_t *sort_v;
 
