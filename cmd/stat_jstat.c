@@ -344,7 +344,8 @@ int stat_args(struct run *r, int argc, char **argv)
   stat_load_builtin(r);
   if (a.count[OPT_options]) return stat_list_options(r);
   if (!r->option)
-    return usage_error("which option? -gcutil, -gc, ... (see -options)");
+    return usage_error("which option? -gcutil, -gc, ...; -options lists "
+                       "them");
   if (!expr_spec_find(&r->spec, r->option)) return unknown_option(r);
   if (a.argc < 1 || a.argc > 3)
     return usage_error(a.argc ? "too many operands" : "no target given");
