@@ -370,6 +370,33 @@ static int listen_on(const char *addr, const struct sockaddr_storage *ss,
   return fd;
 }
 
+/* The one line serve says when it listens: the address the kernel bound
+ * (a :0 port resolved), where the routes page is. */
+static void say_listening(int fd)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof(ss);
+  char host[INET6_ADDRSTRLEN];
+  unsigned port;
+  int v6;
+
+  if (getsockname(fd, (struct sockaddr *)&ss, &len)) return;
+  v6 = ss.ss_family == AF_INET6;
+  if (v6) {
+    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+
+    inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+    port = ntohs(s6->sin6_port);
+  } else {
+    const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+
+    inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+    port = ntohs(s4->sin_port);
+  }
+  info_msg("listening on http://%s%s%s:%u/ (that page lists the routes)",
+           v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
 int serve_main(int argc, char **argv)
 {
   struct args a;
@@ -402,6 +429,7 @@ int serve_main(int argc, char **argv)
                        "[V6]:PORT",
                        sdc.listen);
   if ((lfd = listen_on(sdc.listen, &ss, sslen)) < 0) return 1;
+  say_listening(lfd);
   signal(SIGPIPE, SIG_IGN);
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);
