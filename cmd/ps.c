@@ -160,8 +160,10 @@ done:
 }
 
 /* One JVM as a JSON object: main_class is jps -l's (core/vm's
- * vm_main_class), args and the JVM's strings as jps shows them; null what
- * its PerfData cannot say. */
+ * vm_main_class, "Unknown" as jps -l when the JVM has no command line),
+ * args and the JVM's strings as its PerfData has them. The one rule for
+ * empty values: null what its PerfData cannot say (no file, no such
+ * counter), "" what it says is empty (no arguments). */
 static void json_vm(const struct vm *v, int first)
 {
   struct perfdata pd;
@@ -175,7 +177,9 @@ static void json_vm(const struct vm *v, int first)
       {"vm_name", "java.property.java.vm.name"},
       {"vm_vendor", "java.property.java.vm.vendor"},
   };
-  int ok = attach(v, &pd) == 0;
+  int ok = attach(v, &pd) == 0, known;
+  const char *cs;
+  size_t cn;
 
   buf_adds(&out, first ? "\n  " : ",\n  ");
   json_open(&o, &out, 1);
@@ -187,12 +191,17 @@ static void json_vm(const struct vm *v, int first)
   json_bool(&o, "alive", v->alive);
   json_bool(&o, "locked", v->locked < 0 ? -1 : v->locked > 0);
   if (ok) command(&pd, &cmd);
+  known = ok && !vm_command(&pd, &cs, &cn);
   json_str(&o, "main_class", ok ? cmd.p : NULL,
            ok ? vm_main_class(cmd.p, cmd.len) : 0);
-  json_strz(&o, "args", ok ? main_args(cmd.p) : NULL);
+  json_strz(&o, "args",
+            !known               ? NULL
+            : strchr(cmd.p, ' ') ? strchr(cmd.p, ' ') + 1
+                                 : "");
   for (size_t i = 0; i < sizeof(strings) / sizeof(*strings); i++) {
-    if (ok) text(&pd, strings[i][1], &s);
-    json_strz(&o, strings[i][0], ok ? s.p : NULL);
+    known = ok && pd_find(&pd, strings[i][1]);
+    if (known) text(&pd, strings[i][1], &s);
+    json_strz(&o, strings[i][0], known ? s.p : NULL);
   }
   t = ok ? pd_find(&pd, "sun.rt.createVmBeginTime") : NULL;
   json_num(&o, "start_time_ms", t ? (double)pd_long(&pd, t) : NAN);

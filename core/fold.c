@@ -485,3 +485,16 @@ unsigned fold_formats(const struct fold *f)
 {
   return f->formats;
 }
+
+int fold_jdk_frame(const char *s, size_t n)
+{
+  static const char *const prefixes[] = {"java", "javax", "jdk", "sun"};
+
+  for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+    size_t k = strlen(prefixes[i]);
+
+    if (n > k && !memcmp(s, prefixes[i], k) && (s[k] == '.' || s[k] == '/'))
+      return 1;
+  }
+  return 0;
+}
