@@ -280,19 +280,46 @@ static int unknown(struct buf *out)
   return -1;
 }
 
-/* Class names are internal ("java/util/ArrayList"); hidden classes are
- * written dotted already, with a '/' before their suffix (docs/jfr.md §6). */
+/* A class name of n bytes at s, appended to out as Class.getName() and a
+ * thread dump spell it: internal names dotted ("java/util/ArrayList");
+ * a hidden class's name is dotted already, and JDK 17's form of it,
+ * "Burn$$Lambda$3+0x00007fb798000a08/1252169911" (the VM's name, then '/'
+ * and the mirror's identity hash), becomes "Burn$$Lambda$3/0x00007fb798000a08"
+ * as JDK 25 writes it and jstack prints it (docs/jfr.md §6): one spelling
+ * in JFR's folds and thread dumps' folds. */
+static void add_class_name(struct buf *out, const char *s, size_t n, int hidden)
+{
+  size_t at = out->len, slash = n, plus;
+
+  if (!hidden) {
+    buf_add(out, s, n);
+    for (char *p = out->p + at; p < out->p + out->len; p++)
+      if (*p == '/') *p = '.';
+    return;
+  }
+  while (slash && s[slash - 1] >= '0' && s[slash - 1] <= '9') slash--;
+  if (slash && slash < n && s[slash - 1] == '/') {
+    for (plus = slash - 1; plus && s[plus] != '+'; plus--) {
+    }
+    if (s[plus] == '+' && plus + 2 < slash && !memcmp(s + plus, "+0x", 3)) {
+      buf_add(out, s, plus);
+      buf_addc(out, '/');
+      buf_add(out, s + plus + 1, slash - 2 - plus);
+      return;
+    }
+  }
+  buf_add(out, s, n);
+}
+
+/* The class cls's name as add_class_name spells it. */
 static int class_dotted(struct jfr *j, uint64_t cls, struct buf *out)
 {
   const struct e_class *c = pool_get(j, P_CLASS, cls);
   const char *s;
-  size_t n, at = out->len;
+  size_t n;
 
   if (!c || !(s = symbol(j, c->name, &n))) return unknown(out);
-  buf_add(out, s, n);
-  if (!c->hidden)
-    for (char *p = out->p + at; p < out->p + out->len; p++)
-      if (*p == '/') *p = '.';
+  add_class_name(out, s, n, c->hidden);
   return 0;
 }
 
@@ -335,7 +362,7 @@ int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out)
                                       "int",     "long", "float", "double"};
   const struct e_class *c = pool_get(j, P_CLASS, cls);
   const char *s, *code;
-  size_t n, dims = 0, at;
+  size_t n, dims = 0;
 
   if (!c || !(s = symbol(j, c->name, &n))) return unknown(out);
   while (dims < n && s[dims] == '[') dims++;
@@ -346,11 +373,7 @@ int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out)
   } else {
     if (n && *s == 'L') s++, n--;
     if (n && s[n - 1] == ';') n--;
-    at = out->len;
-    buf_add(out, s, n);
-    if (!c->hidden)
-      for (char *p = out->p + at; p < out->p + out->len; p++)
-        if (*p == '/') *p = '.';
+    add_class_name(out, s, n, c->hidden);
   }
   while (dims--) buf_adds(out, "[]");
   return 0;
