@@ -256,6 +256,27 @@ static const char *str_bytes(struct jfr *j, const struct jstr *s, size_t *n)
   return s->len ? j->arena.p + s->off : "";
 }
 
+int jfr_event_str(struct jfr *j, int i, size_t max, struct buf *out)
+{
+  const struct val *v;
+
+  if (i < 0 || !j->cap) return -1;
+  v = &j->cap[i];
+  if (v->tag == 2) {
+    const struct e_str *r = pool_get(j, P_STR, v->u);
+    size_t n;
+    const char *p = r ? str_bytes(j, &r->s, &n) : NULL;
+
+    if (!p) return -1;
+    buf_add(out, p, n < max ? n : max);
+    return 0;
+  }
+  if (v->tag == 1) return 0; /* "" */
+  if (v->tag != 3 && v->tag != 4 && v->tag != 5) return -1;
+  jfr_str_utf8_max(v, out, max);
+  return 0;
+}
+
 static const char *symbol(struct jfr *j, uint64_t key, size_t *n)
 {
   const struct e_str *e = pool_get(j, P_SYM, key);

@@ -383,7 +383,7 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
   }
 }
 
-int proc_task_wait(int pid, int tid, uint64_t *ns)
+int proc_task_sched(int pid, int tid, uint64_t ns[2])
 {
   char path[64], buf[128];
   unsigned long long run, wait;
@@ -393,7 +393,8 @@ int proc_task_wait(int pid, int tid, uint64_t *ns)
   snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
   if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
   if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
-  *ns = wait;
+  ns[0] = run;
+  ns[1] = wait;
   return 0;
 }
 

@@ -123,8 +123,9 @@ struct proc_window {
   size_t n;
   uint64_t ticks;         /* the process's utime+stime at the start */
   int on;                 /* started */
-  uint64_t *wait;         /* runqueue ns of tasks[i] at the start; NULL:
-                              not asked */
+  uint64_t (*wait)[2];    /* schedstat's run and runqueue ns of tasks[i]
+                              at the start (UINT64_MAX: unread); NULL: not
+                              asked */
   uint64_t start_ms;      /* now_ms() at the start */
   int64_t start_epoch_ns; /* the wall clock then (ns since the epoch) */
 };
@@ -138,13 +139,15 @@ struct proc_cpu {
   int64_t ns;      /* utime+stime over the window, ns */
   int64_t wait_ns; /* time it was ready to run and waited for a core
                       (schedstat), when asked, else 0 */
+  int64_t run_ns;  /* time on a core (schedstat, ns), when asked; -1 when
+                      unknown (not asked, not readable, not whole) */
   int whole;       /* it ran through the whole window */
 };
 
-/* The second field of /proc/<pid>/task/<tid>/schedstat: ns the thread
- * waited on a runqueue (ready, no core free). 0 and *ns, or -errno (a
- * kernel without schedstats: -ENOENT). */
-int proc_task_wait(int pid, int tid, uint64_t *ns);
+/* /proc/<pid>/task/<tid>/schedstat's first two fields: ns the thread ran
+ * on a core (ns[0]) and waited on a runqueue (ready, no core free: ns[1]).
+ * 0, or -errno (a kernel without schedstats: -ENOENT). */
+int proc_task_sched(int pid, int tid, uint64_t ns[2]);
 
 /* Start a window on pid's threads (wait: also the time each waits for a
  * core: one more read per thread). 0, or -errno (no such process). */
