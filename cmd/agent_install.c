@@ -24,6 +24,7 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
+#include "core/attach.h"
 #include "core/vm.h"
 #include "core/wfile.h"
 #include "agent/config.h"
