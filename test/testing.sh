@@ -69,10 +69,10 @@ testing() {
   printf '%s\n' "$4" > "$T/expected"
   [ -n "$4" ] || : > "$T/expected"
   _want=${5:-0}
-  rm -f "$T/rc"
+  rm -f "$T/.case_rc"
   eval "$3" > "$T/actual" 2>"$T/stderr"
   _rc=$?
-  [ -s "$T/rc" ] && read -r _rc < "$T/rc"
+  [ -s "$T/.case_rc" ] && read -r _rc < "$T/.case_rc"
   if [ -n "$4" ] && [ "$(tail -c1 "$T/actual" | od -An -c | tr -d ' ')" != '\n' ]; then
     printf '\n' >> "$T/actual"   # expected strings always end in a newline
   fi
@@ -95,8 +95,8 @@ rc() {
   "$@"
   _st=$?
   _was=0
-  [ -s "$T/rc" ] && read -r _was < "$T/rc"
-  [ "$_was" = 0 ] && echo $_st > "$T/rc"
+  [ -s "$T/.case_rc" ] && read -r _was < "$T/.case_rc"
+  [ "$_was" = 0 ] && echo $_st > "$T/.case_rc"
   return $_st
 }
 jt() { rc "$JT" "$@"; }
