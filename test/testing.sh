@@ -30,8 +30,11 @@
 # `jt ps | grep -c x` (or `rc timeout 9 "$JT" ps | ...`, `rc "$T/jps" ...`):
 # a case that ran jt or rc has the status of the first of them that did
 # not exit 0 (0 if none), whatever the other commands returned.
-# lint-2.3 refuses "$JT" before a | in test/*.test. (check: its command's
-# status, 0 to pass.)
+# After jt, a filter reads all its input (sed -n 1,3p, not head -3; grep
+# >/dev/null, not grep -q): one that stops early kills the binary with
+# SIGPIPE (141). testcmd's ARGS never pipe: testing ... 'jt ARGS | ...'.
+# lint-2.3 refuses "$JT" before a | in test/*.test, and a testcmd whose
+# ARGS pipe. (check: its command's status, 0 to pass.)
 #
 # Everything a test starts is stopped by the EXIT trap (jvm_start, track).
 set -u
@@ -93,11 +96,11 @@ testcmd() { testing "$1" "$2" "\"\$JT\" $3" "$4" "${5:-0}"; }
 # of its rc and jt calls (0 if none), even on the left of a pipe.
 rc() {
   "$@"
-  _st=$?
-  _was=0
-  [ -s "$T/.case_rc" ] && read -r _was < "$T/.case_rc"
-  [ "$_was" = 0 ] && echo $_st > "$T/.case_rc"
-  return $_st
+  _rcst=$?
+  _rcwas=0
+  [ -s "$T/.case_rc" ] && read -r _rcwas < "$T/.case_rc"
+  [ "$_rcwas" = 0 ] && echo $_rcst > "$T/.case_rc"
+  return $_rcst
 }
 jt() { rc "$JT" "$@"; }
 
