@@ -50,13 +50,14 @@ static void command(const struct perfdata *pd, struct buf *b)
   buf_add(b, "", 0);
 }
 
-/* The args part (§3.3): after the first space (not at index 0), or
- * "Unknown" when the command is unknown, else none. */
+/* The args part (§3.3): what follows the main class (core/vm.h's
+ * vm_main_class) and its space, or "Unknown" when the command is unknown,
+ * else none. */
 static const char *main_args(const char *cmd)
 {
-  const char *sp = strchr(cmd, ' ');
+  size_t n = vm_main_class(cmd, strlen(cmd));
 
-  if (sp && sp > cmd) return sp + 1;
+  if (cmd[n]) return cmd + n + 1;
   return strcmp(cmd, "Unknown") ? NULL : "Unknown";
 }
 
@@ -74,7 +75,8 @@ static void add_escaped(struct buf *line, const char *s)
 }
 
 /* When waiting for starting JVMs ends: one bound for the whole run, so
- * six JVMs that never become ready cost 5 s, not 30. */
+ * six JVMs that never become ready cost PD_READY_WAIT_MS once, not six
+ * times. */
 static uint64_t until;
 
 /* Open a JVM's file the way jps attaches (§2.4): by pid, so the process
@@ -104,7 +106,7 @@ static int attach(const struct vm *v, struct perfdata *pd)
     return -1;
   }
   while (!pd_accessible(pd) && now_ms() < until) {
-    usleep(20000);
+    usleep(PD_READY_POLL_MS * 1000);
     if (pd_refresh(pd)) break;
   }
   return pd_accessible(pd) ? 0 : 1;
@@ -287,7 +289,7 @@ static int list(const int *flags, int json)
   size_t n, shown = 0;
   int rc;
 
-  until = now_ms() + 5000;
+  until = now_ms() + PD_READY_WAIT_MS;
   if ((rc = vm_list(&vms, &n))) {
     errno_msg(rc, "cannot read '/tmp'");
     return 1;

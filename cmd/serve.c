@@ -333,7 +333,7 @@ static void on_writable_conn(struct conn *c, struct conn *conns, int raw)
     shutdown(c->fd, SHUT_WR);
     c->draining = 1;
     c->inlen = 0;
-    c->deadline = now_ms() + 2000;
+    c->deadline = now_ms() + LINGER_MS;
     return;
   }
   c->deadline = now_ms() + IDLE_MS;
@@ -420,7 +420,7 @@ int serve_main(int argc, char **argv)
   pc.max = (int)a.num[OPT_max_pulls];
   pull_setup(&pc);
   sdc.advertise = a.val[OPT_advertise];
-  sdc.listen = a.val[OPT_listen] ? a.val[OPT_listen] : "127.0.0.1:9404";
+  sdc.listen = a.val[OPT_listen] ? a.val[OPT_listen] : SERVE_LISTEN;
   sdc.all_users = scr.all_users;
   if (sdc.advertise && sd_bad_addr(sdc.advertise, strlen(sdc.advertise)))
     return usage_error("bad --advertise '%s': want HOST:PORT", sdc.advertise);

@@ -33,6 +33,11 @@ enum attach_error {
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */
 enum { ATTACH_REPLY_MAX = 64 << 20 };
 
+/* How long a command waits for each answer of a JVM unless --timeout says
+ * (jcmd, profile, agent-install): the kind of their specs/ rows (core/opt,
+ * TIME(lo, hi, default)), as --help prints it. */
+#define ATTACH_ANSWER_TIME TIME(1ms, 1d, 30s)
+
 /* The attach preconditions, the ones attach_send applies before it
  * creates a file or sends a signal: j is a verified JVM (core/jvm), else
  * ATTACH_NOTJVM, and it takes attach requests, else ATTACH_OFF; the one
