@@ -85,7 +85,8 @@ void vm_free(struct vm *v);
  * arguments). 0 and main-class targets name only the live JVMs that take attach
  * requests (vm_attachable), as jcmd does. A main class that names JVMs of
  * several owners (users, or mount namespaces: containers) names none:
- * -E2BIG with vm_names' line in err; "0" names every JVM of every owner. A pid is named as it is, its
+ * -E2BIG with vm_names' line in err; "0" (and "", a part of every main
+ * class) names every JVM of every owner. A pid is named as it is, its
  * path NULL: core/jvm's jvm_open_row opens and verifies it. Sets *out (free with
  * vm_list_free) and *n; none found is *out NULL, *n 0. Returns 0, or
  * -EINVAL with the reason in err (a PerfData path: attach needs a pid), or

@@ -179,7 +179,8 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
   struct buf cmd = {0};
   char *path;
   size_t nv, k = 0;
-  int pid, rc, all = *target && !target[strspn(target, "0")];
+  /* "0", and "" (a part of every main class), name every JVM */
+  int pid, rc, all = !target[strspn(target, "0")];
 
   *out = NULL;
   *n = 0;
