@@ -13,7 +13,10 @@
  * was done, no holes, at most a bound from the kernel's view of the JVM,
  * a time budget, the destination's free space) and written to the host
  * path as every -o is (core/wfile: a new file renamed over the name, gone
- * again when a signal stops us).
+ * again when a signal stops us). What would refuse the file afterwards is
+ * asked before the JVM is (root_take_ready, the destination), and the
+ * JVM's own file is noted for a stop signal from then on: a refusal or a
+ * SIGINT leaves no dump anywhere (docs/security.md §5.2).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -79,6 +82,8 @@ static int begin_direct(struct jdk_out *o, const char *out)
   free(dir);
   if (o->dirfd < 0 || faccessat(o->dirfd, ".", W_OK | X_OK, AT_EACCESS)) {
     errno_msg(-errno, "cannot write '%s'", out);
+    if (o->dirfd >= 0) close(o->dirfd);
+    o->dirfd = -1;
     return 1;
   }
   if (fstatat(o->dirfd, strrchr(o->jvm_path, '/') + 1, &sb,
