@@ -126,7 +126,7 @@ int dump_main(int argc, char **argv)
     return rc;
   }
   if ((rc = jvm_open(&j, a.argv[0], 0, err, sizeof(err)))) {
-    if (rc == -EPERM)
+    if (rc == -EPERM || rc == -E2BIG)
       error_msg("%s", err);
     else
       error_msg("cannot find '%s': %s", a.argv[0], err);

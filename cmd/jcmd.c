@@ -26,6 +26,7 @@
 #include "core/out.h"
 #include "core/perfdata.h"
 #include "core/jvm.h"
+#include "core/root.h"
 #include "core/vm.h"
 #include "cmd/jdk.h"
 #include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
@@ -88,6 +89,55 @@ static void head(int pid, int *said)
   *said = 1;
 }
 
+/* GC.heap_dump's file (its first word that is no option, or filename=),
+ * copied into path; 0 when line is no GC.heap_dump with a file. */
+static int dump_file(const char *line, char *path, size_t n)
+{
+  const char *w = line + strspn(line, " ");
+  size_t len;
+
+  if (strncmp(w, "GC.heap_dump", 12) || (w[12] && w[12] != ' ')) return 0;
+  for (w += 12; *(w += strspn(w, " ")); w += len) {
+    len = strcspn(w, " ");
+    if (*w == '-') continue;
+    if (!strncmp(w, "filename=", 9)) {
+      w += 9;
+      len -= 9;
+    }
+    if (!len || len >= n) return 0;
+    memcpy(path, w, len);
+    path[len] = 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* A JVM writes GC.heap_dump's file where it sees the path (its mount
+ * namespace, its working folder): when that is not the same place here
+ * (a container, a PrivateTmp service), jcmd's "Heap dump file created"
+ * would send the user looking in the wrong /tmp, so one line on stderr
+ * says where the file is on this host. */
+static void dump_where(const struct jvm *v, const char *line)
+{
+  char path[PATH_MAX], *where;
+  struct stat ours, theirs;
+  int same;
+
+  if (!dump_file(line, path, sizeof(path))) return;
+  same = jvm_same_path(v, path);
+  if (same && path[0] != '/')
+    same = v->procfd >= 0 && !stat(".", &ours) &&
+           !fstatat(v->procfd, "cwd", &theirs, 0) &&
+           ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+  if (same) return;
+  where = path[0] == '/' ? root_name(&v->root, path)
+                         : xasprintf("/proc/%d/cwd/%s", v->pid, path);
+  warn_msg("pid %d wrote '%s' where it sees that path, not here: on this "
+           "host it is %s (--out-file takes a dump out)",
+           v->pid, path, where);
+  free(where);
+}
+
 static int jcmd_line(const struct jvm *v, const struct request *r,
                      const char *line, int *said)
 {
@@ -102,6 +152,8 @@ static int jcmd_line(const struct jvm *v, const struct request *r,
   }
   head(pid, said);
   rc = jdk_print_reply(pid, reply, "Command executed successfully");
+  fflush(stdout);
+  if (!rc && jdk_out_written(reply)) dump_where(v, line);
   free(reply);
   return rc;
 }
@@ -116,11 +168,9 @@ static int heap_dump(const struct jvm *v, const struct request *r, int *said)
   char *reply = NULL, err[512];
   int pid = v->pid, rc;
 
-  if ((rc = jdk_out_begin(&o, v, r->out,
-                          strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
-    errno_msg(rc, "cannot write '%s'", r->out);
+  if (jdk_out_begin(&o, v, r->out,
+                    strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))
     return 1;
-  }
   buf_printf(&line, "%s %s", r->text, o.jvm_path);
   args[0] = line.p;
   if (attach_ask_long(v, "jcmd", args, r->timeout_ms, r->reply_ms, &reply, err,
@@ -298,6 +348,7 @@ static int out_file_words(const struct request *r)
 {
   const char *w = r->text;
   struct vm *v;
+  char err[1024];
   size_t n;
 
   if (r->from_file || r->counters || strncmp(w, "GC.heap_dump", 12) ||
@@ -312,10 +363,11 @@ static int out_file_words(const struct request *r)
     return usage_error("--out-file takes a file name without blanks or "
                        "quotes");
   if (targets(r->target, &v, &n)) return 1;
+  if (n > 1) {
+    vm_names(r->target, v, n, err, sizeof(err));
+    error_msg("%s (--out-file takes the dump of one)", err);
+  }
   vm_list_free(v, n);
-  if (n > 1)
-    error_msg("'%s' names %zu JVMs: --out-file takes the dump of one",
-              r->target, n);
   return n > 1 ? 1 : -1;
 }
 

@@ -206,8 +206,8 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
 
   if (jdk_find(target, &v, &n)) return 1;
   if (n > 1) {
-    error_msg("'%s' names %zu JVMs: a heap dump is of one (give its pid)",
-              target, n);
+    vm_names(target, v, n, err, sizeof(err));
+    error_msg("%s (a heap dump is of one)", err);
     vm_list_free(v, n);
     return 1;
   }
@@ -215,12 +215,12 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
     vm_list_free(v, n);
     return 1;
   }
-  if ((rc = jdk_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof"))) {
-    errno_msg(rc, "cannot write '%s'", file);
+  if (jdk_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof")) {
     rc = 1;
   } else {
     args[0] = o.jvm_path;
     why = jdk_ask(&j, "dumpheap", args, &reply, err, sizeof(err));
+    rc = 1;
     if (!why)
       rc = jdk_print_reply(v->pid, reply, NULL);
     else

@@ -110,7 +110,7 @@ static int open_targets(struct run *r)
       if (rc && !t->path) snprintf(why, sizeof(why), "%s", t->pd.err);
     }
     if (rc) {
-      if (rc == -EPERM && *why)
+      if ((rc == -EPERM || rc == -E2BIG) && *why)
         error_msg("%s", why);
       else if (t->pid && vm_over_budget(rc)) /* as ps says it */
         error_msg("pid %d: '%s': %s; skipped", t->pid, t->path, t->pd.err);

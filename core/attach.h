@@ -58,10 +58,14 @@ enum attach_state {
   ATTACH_DONE
 };
 
-/* The trigger file .attach_pid<N> made, for its removal. */
+/* The trigger file .attach_pid<N> made (or found there and used), for
+ * its removal. */
 struct attach_trigger {
   int dirfd;      /* the folder it was made in, or -1 */
   struct stat sb; /* what was made */
+  int ours;       /* made by us (else found: removed once the listener is
+                     up, never before) */
+  int slot;       /* core/wfile's note for a stop signal, or -1 */
   char name[32];
 };
 

@@ -222,7 +222,7 @@ static int open_class(struct jvm *j, const char *target, char *err, size_t n)
   if (k == 1) {
     rc = jvm_open_row(j, &v[0], err, n);
   } else if (k) {
-    snprintf(err, n, "'%s' names %zu JVMs: give one pid", target, k);
+    vm_names(target, v, k, err, n);
     rc = -E2BIG;
   } else {
     snprintf(err, n, "no JVM matches '%s'", target);

@@ -181,6 +181,20 @@ int root_put(const struct root *r, int dirfd, const char *prefix,
 int root_take_at(const struct root *r, int dirfd, const char *name,
                  long long uid, int *fd);
 
+/* Before a JVM is asked to write a file for us into the folder dirfd of
+ * r (its /tmp): will root_take_at be able to take it, and may the JVM's
+ * user (uid:gid, the host's view; -1: not checked) create it there?
+ * Returns 0, -EXDEV (a folder none of r's users own: the file could not be
+ * removed with their rights, so it would stay), -EACCES (the JVM cannot
+ * create it) or -errno. Asked first, so a refusal leaves nothing behind. */
+int root_take_ready(const struct root *r, int dirfd, long long uid,
+                    long long gid);
+
+/* Has the file system of fd need bytes free for unprivileged use (root's
+ * reserve aside)? 0, -ENOSPC or -errno: root_copy_out's check, for a
+ * caller that asks before the work. */
+int root_room(int fd, uint64_t need);
+
 /* Copy a taken file (fd, from its start) to outfd, bounded by what was
  * really written: its size now (when the JVM said it was done), refused
  * over max (-EFBIG, our bound, before a byte is copied) or with holes

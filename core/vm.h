@@ -83,13 +83,24 @@ void vm_free(struct vm *v);
  * (vm_parse_target's, jstat's flags), "0" for every JVM, or a part of the
  * main class as jps -l shows it (a jar's path, "module/class"; not its
  * arguments). 0 and main-class targets name only the live JVMs that take attach
- * requests (vm_attachable), as jcmd does. A pid is named as it is, its
+ * requests (vm_attachable), as jcmd does. A main class that names JVMs of
+ * several owners (users, or mount namespaces: containers) names none:
+ * -E2BIG with vm_names' line in err; "0" (and "", a part of every main
+ * class) names every JVM of every owner. A pid is named as it is, its
  * path NULL: core/jvm's jvm_open_row opens and verifies it. Sets *out (free with
  * vm_list_free) and *n; none found is *out NULL, *n 0. Returns 0, or
  * -EINVAL with the reason in err (a PerfData path: attach needs a pid), or
  * vm_list's -errno. */
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,
             size_t errlen);
+
+/* One line naming the n JVMs v[0..n) a target names, for a command that
+ * needs one: "'x' names 2 JVMs[ of several owners]: 4242 (uid 0), 4343
+ * (uid 100000, container 0123456789ab): give one pid" (a container by its
+ * cgroup id, else by its mount namespace, "mnt:[N]"; at most 16 pids,
+ * then how many more). Into err. */
+void vm_names(const char *target, const struct vm *v, size_t n, char *err,
+              size_t errlen);
 
 /* Open v's PerfData file (pd_open's returns, pd->err set on failure): a
  * file found by pid is resolved inside its root and must be a regular file
