@@ -8,9 +8,7 @@
 #include "core/fold.h"
 #include "core/strset.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h> /* part of every x86-64 */
-#endif
+#include "core/foldvec.h"
 
 struct frame {
   const char *p;
@@ -43,25 +41,18 @@ struct fold {
   size_t *filter_len;
 };
 
-/* A bit for each byte of p[0..16) equal to c. */
-static inline unsigned eq16(const char *p, char c)
-{
-#ifdef __SSE2__
-  return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-      _mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8(c)));
-#else
-  unsigned m = 0;
-
-  for (int i = 0; i < 16; i++) m |= (unsigned)(p[i] == c) << i;
-  return m;
-#endif
-}
-
 /* ---- core/fold.c, for the reader ---- */
 
 /* One line of a line format (stacks, lifetime, folded); nul: it holds a
  * NUL byte. */
 void fold_text_line(struct fold *f, const char *s, size_t n, int nul);
+
+/* Fold the whole lines of a line format in p[0..n) that start before
+ * stop, and at the end of input (eof) the rest too; returns how many
+ * bytes were taken. The same as fold_text_line on each line, in a batch
+ * whose table look-ups overlap. */
+size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
+                       size_t stop);
 
 /* One line of a jstack dump; fold_jstack_end folds the thread being read
  * (at a blank line, the next header, or the end of input). */
@@ -71,7 +62,12 @@ void fold_jstack_end(struct fold *f);
 /* Count a bad line (the current one of f->name), keep the first five. */
 void fold_bad(struct fold *f, const char *why);
 
-/* Add what g folded (the lines after f's) to f. */
-void fold_merge(struct fold *f, struct fold *g);
+/* Add the totals g folded to f's. */
+void fold_merge_totals(struct fold *f, struct fold *g);
+
+/* Add the counts of lineno lines read after f's to f: st, and bad, the
+ * first of their bad lines numbered from the first of them. */
+void fold_merge_stats(struct fold *f, uint64_t lineno,
+                      const struct fold_stats *st, const struct bad *bad);
 
 #endif
