@@ -283,6 +283,8 @@ static void resolve(struct fold *f, struct batch *b)
 
       for (size_t o = 0; o < e->len && o < 1024; o += 64)
         __builtin_prefetch(k + o);
+      if (e->n >= 0 && (size_t)e->n < f->totals.used)
+        __builtin_prefetch(&f->totals.e[e->n].n, 1);
     }
   }
   for (int i = 0; i < n; i++) {
