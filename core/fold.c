@@ -303,8 +303,8 @@ static void resolve(struct fold *f, struct batch *b)
 /* One line of a line format; nul: it holds a NUL byte. A stack to fold
  * joins batch b; anything that must come after the stacks before it
  * (a bad-line report, a "#GC <n>" section) resolves the batch first. */
-static void text_line(struct fold *f, struct batch *b, const char *s,
-                      size_t n, int nul)
+static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
+                      int nul)
 {
   const char *why;
   long long g;

@@ -68,8 +68,8 @@ static size_t lines(struct fold *f, const char *p, size_t n, int eof,
 enum {
   BLOCK = 1 << 18,
   LONGEST_LINE = 64 << 20,
-  SPLIT = 4 << 20,      /* a file this large is read by two threads */
-  PIECE_MIN = 1 << 20,  /* in pieces of a sixteenth, at least this */
+  SPLIT = 4 << 20,     /* a file this large is read by two threads */
+  PIECE_MIN = 1 << 20, /* in pieces of a sixteenth, at least this */
   WINDOW = 8 << 20,
   SLACK = 1 << 16 /* mapped past the end of a range, for its last line */
 };
@@ -286,8 +286,9 @@ static int fold_split(struct fold *f, int fd, int *rc)
   }
   if (f->fmt == FOLD_JSTACK) return 1;
   size = sb.st_size - at;
-  step = size / 16 < PIECE_MIN ? PIECE_MIN : size / 16 > WINDOW ? WINDOW
-                                                               : size / 16;
+  step = size / 16 < PIECE_MIN ? PIECE_MIN
+         : size / 16 > WINDOW  ? WINDOW
+                               : size / 16;
   cap = (size_t)(size / step) + 2;
   ps.p = xzalloc(cap * sizeof(*ps.p));
   for (off_t from = at; from >= 0 && from < sb.st_size; from = next) {

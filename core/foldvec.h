@@ -35,8 +35,8 @@
 #ifdef FV_NEON
 /* The byte mask of a compare result (bytes 0xff or 0): weigh each byte
  * by its bit, then add neighbours three times. */
-static inline FV_INLINE uint64_t fv_neon_mask64(uint8x16_t a, uint8x16_t b, uint8x16_t c,
-                                      uint8x16_t d)
+static inline FV_INLINE uint64_t fv_neon_mask64(uint8x16_t a, uint8x16_t b,
+                                                uint8x16_t c, uint8x16_t d)
 {
   static const uint8_t w[16] = {1, 2, 4, 8, 16, 32, 64, 128,
                                 1, 2, 4, 8, 16, 32, 64, 128};
@@ -98,21 +98,22 @@ static inline FV_INLINE uint64_t FV_NAME(fv_eol64)(const char *p)
 #else
   uint64_t m = 0;
 
-  for (int i = 0; i < 64; i++)
-    m |= (uint64_t)(p[i] == '\n' || p[i] == 0) << i;
+  for (int i = 0; i < 64; i++) m |= (uint64_t)(p[i] == '\n' || p[i] == 0) << i;
   return m;
 #endif
 }
 
 /* memcmp(a, b, n) == 0, thirty-two bytes a step. */
-static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b, size_t n)
+static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
+                                             size_t n)
 {
   uint64_t x, y;
 
 #if defined(FV_SSE2)
   for (; n >= 32; a += 32, b += 32, n -= 32) {
-    __m128i p = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
-                               _mm_loadu_si128((const __m128i *)(const void *)b));
+    __m128i p =
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                       _mm_loadu_si128((const __m128i *)(const void *)b));
     __m128i q = _mm_cmpeq_epi8(
         _mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
         _mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
@@ -121,8 +122,8 @@ static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b, size_
   }
 #elif defined(FV_NEON)
   for (; n >= 32; a += 32, b += 32, n -= 32) {
-    uint8x16_t p = vceqq_u8(vld1q_u8((const uint8_t *)a),
-                            vld1q_u8((const uint8_t *)b));
+    uint8x16_t p =
+        vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b));
     uint8x16_t q = vceqq_u8(vld1q_u8((const uint8_t *)a + 16),
                             vld1q_u8((const uint8_t *)b + 16));
 
