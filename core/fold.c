@@ -366,7 +366,10 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
   while (at < n && at < stop) {
     /* the end of the line at at, and whether a NUL came before it */
     for (nul = 0;; m &= m - 1) {
-      while (!m && blk + 64 < whole) m = fv_eol64(p + (blk += 64));
+      while (!m && blk + 64 < whole) {
+        __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
+        m = fv_eol64(p + (blk += 64));
+      }
       if (!m) {
         for (e = at > whole ? at : whole; e < n && p[e] != '\n'; e++)
           nul |= !p[e];
