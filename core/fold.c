@@ -164,11 +164,6 @@ static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
              has_type, v);
 }
 
-void fold_line(struct fold *f, const char *s, size_t n)
-{
-  fold_text_line(f, s, n, memchr(s, 0, n) != NULL);
-}
-
 void fold_add(struct fold *f, const char *s, size_t n, int64_t v, int has_type)
 {
   int samples = f->o.samples;

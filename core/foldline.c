@@ -206,3 +206,8 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
   resolve(f, &b);
   return at;
 }
+
+void fold_line(struct fold *f, const char *s, size_t n)
+{
+  fold_text_line(f, s, n, memchr(s, 0, n) != NULL);
+}
