@@ -84,3 +84,29 @@ ct_held() {
     held "$2/$_ns" "$_k" || return 1
   done
 }
+
+# ct_fakes DIR N JAVACOMMAND: a container at DIR (root, a pid and mount
+# namespace of its own) running N fake JVMs (test/fakejvm.py: a PerfData
+# file of JAVACOMMAND, Java 17, mapped shared; a libjvm.so mapped as code;
+# SIGQUIT caught, the attach listener made when triggered; every attach
+# connection held, never answered). Sets CPID (the container's sh) and
+# FAKES (the fakes' host pids, ascending) once each has mapped its files;
+# DIR/fake/log.K says "listening", then "conn BYTES" per connection held.
+ct_fakes() {
+  mkdir -p "$1/fake" "$1/tmp"
+  chmod 1777 "$1/tmp"
+  cp "$TOP/test/fakejvm.py" "$1/fake/"
+  mkperf -s 4096 "$1/fake/perf" J:6:1:sun.os.hrt.frequency=1000000000 \
+    B:5:1:java.rt.vmArgs=-Dfake=1 B:5:1:java.rt.vmFlags= \
+    "B:5:1:sun.rt.javaCommand=$3" B:5:1:java.property.java.version=17.0.15 ||
+    return 1
+  ct_run "$1" "$1" sh -c 'for i in $(seq '"$2"'); do
+      python3 /fake/fakejvm.py /fake/perf /fake/log.$i & done; wait' ||
+    return 1
+  for _i in $(seq 300); do
+    [ "$(cat "$1"/fake/log.* 2>/dev/null | grep -c '^ready$')" = "$2" ] && break
+    sleep 0.1
+  done
+  FAKES=$(pgrep -P "$CPID" | sort -n | tr '\n' ' ')
+  [ "$(echo $FAKES | wc -w)" = "$2" ]
+}
