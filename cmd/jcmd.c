@@ -20,12 +20,12 @@
  * -l is sorted by pid and jvmtool never lists itself.
  *
  * A fan-out (0, "", a main class that names several JVMs) asks every JVM
- * at once, its exchanges side by side in one poll loop, so a JVM that never
- * answers delays only its own answer: each is bounded by --timeout, and
- * for the link by JDK_FAN_REPLY_MS (the hour-long wait is for one named
- * JVM). The answers are printed whole, by pid, each as soon as those
- * before it are; then one line on stderr says which JVMs answered and
- * which did not (the link says it only when one did not).
+ * at once (core/attach's attach_ask_all: the exchanges side by side in one
+ * poll loop; -f's lines a round each), so a JVM that never answers delays
+ * only its own answer: each is bounded by --timeout, and for the link by
+ * JDK_FAN_REPLY_MS (the hour-long wait is for one named JVM). The answers
+ * are printed whole, by pid; then one line on stderr says which JVMs
+ * answered and which did not (the link says it only when one did not).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -36,7 +36,6 @@
 #include "core/jvm.h"
 #include "core/vm.h"
 #include "cmd/jdk.h"
-#include <poll.h>
 #include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
 
 #define OPTS_FILE "specs/jcmd.opts"
@@ -233,50 +232,17 @@ static int run(const struct jvm *v, const struct request *r)
 /* ---- a fan-out: every JVM at once ------------------------------------- */
 
 /* One JVM of a fan-out: its commands one after another, as run sends
- * them, its exchange side by side with the others'. */
+ * them, each round of them sent to every JVM still going at once
+ * (core/attach's attach_ask_all). */
 struct fan {
   struct jvm j;
-  int open_rc;          /* jvm_open_row's: not opened (err says why) */
-  int rc;               /* the attach error that ended it, or 0 */
-  int done;             /* nothing more to send */
-  size_t line;          /* the command under way */
-  struct attach_xchg x; /* its exchange, while !done */
-  char **replies;       /* one a command answered */
+  int open_rc;    /* jvm_open_row's: not opened (err says why) */
+  int rc;         /* the attach error that ended it, or 0 */
+  int done;       /* nothing more to send */
+  char **replies; /* one a command answered */
   size_t nreplies;
   char err[512];
 };
-
-/* Begin f's exchange for lines[f->line]; done at once when refused. */
-static void fan_begin(struct fan *f, const struct request *r, char **lines)
-{
-  const char *args[3] = {lines[f->line], NULL, NULL};
-
-  attach_begin(&f->x, &f->j, "jcmd", args, r->timeout_ms);
-  f->x.reply_ms = r->fan_reply_ms;
-}
-
-/* f's exchange is over: its reply kept, the next command begun unless it
- * failed, was refused (a status not 0: the first failure ends them, as
- * run) or was the last. */
-static void fan_next(struct fan *f, const struct request *r, char **lines,
-                     size_t n)
-{
-  const char *body;
-  char *reply;
-
-  if ((f->rc = attach_result(&f->x, &reply, f->err, sizeof(f->err)))) {
-    free(reply);
-    f->done = 1;
-    return;
-  }
-  f->replies = xrealloc(f->replies, (f->nreplies + 1) * sizeof(char *));
-  f->replies[f->nreplies++] = reply;
-  if (attach_status(reply, &body) || ++f->line == n) {
-    f->done = 1;
-    return;
-  }
-  fan_begin(f, r, lines);
-}
 
 /* What f got, as run prints it. */
 static int fan_print(struct fan *f, const struct request *r)
@@ -331,43 +297,51 @@ static void fan_say(const char *target, const struct vm *v, const struct fan *f,
   buf_free(&bad);
 }
 
-/* r to every JVM of v at once; 0, or 1 when one failed. said: the line on
- * stderr also when every JVM answered. */
+/* r to every JVM of v at once, a command a round: 0, or 1 when one
+ * failed. said: the line on stderr also when every JVM answered. */
 static int fan_out(const struct vm *v, size_t n, const struct request *r,
                    int said)
 {
   struct fan *f = xmalloc(n * sizeof(*f));
-  struct pollfd *pfd = xmalloc(n * sizeof(*pfd));
+  const struct jvm **js = xmalloc(n * sizeof(*js));
+  struct attach_answer *ans = xmalloc(n * sizeof(*ans));
   char *text, **lines;
-  size_t nl = lines_of(r, &text, &lines), shown = 0, left = 0;
+  size_t nl = lines_of(r, &text, &lines);
   int rc = 0, quiet = 1;
 
   memset(f, 0, n * sizeof(*f));
   for (size_t i = 0; i < n; i++) {
     f[i].open_rc = jvm_open_row(&f[i].j, &v[i], f[i].err, sizeof(f[i].err));
-    if (f[i].open_rc || !nl) {
-      f[i].done = 1;
-      continue;
-    }
-    fan_begin(&f[i], r, lines);
+    f[i].done = f[i].open_rc != 0;
   }
-  while (shown < n) {
-    uint64_t now = now_ms(), next = now + 1000;
+  for (size_t k = 0; k < nl; k++) {
+    const char *args[3] = {lines[k], NULL, NULL}, *body;
+    size_t going = 0;
 
-    for (size_t i = 0; i < n; i++)
-      if (!f[i].done && attach_step(&f[i].x)) fan_next(&f[i], r, lines, nl);
-    while (shown < n && f[shown].done) rc |= fan_print(&f[shown++], r);
-    for (size_t i = left = 0; i < n; i++) {
-      pfd[i].fd = -1;
-      if (f[i].done) continue;
-      attach_want(&f[i].x, &pfd[i], &next);
-      left++;
+    for (size_t i = 0; i < n; i++) {
+      js[i] = f[i].done ? NULL : &f[i].j;
+      going += !f[i].done;
     }
-    if (!left) continue;
-    now = now_ms();
-    if (next > now) poll(pfd, n, (int)(next - now > 1000 ? 1000 : next - now));
+    if (!going) break;
+    attach_ask_all(js, n, "jcmd", args, r->timeout_ms, r->fan_reply_ms, ans);
+    for (size_t i = 0; i < n; i++) {
+      if (!js[i]) continue;
+      if ((f[i].rc = ans[i].rc)) {
+        snprintf(f[i].err, sizeof(f[i].err), "%s", ans[i].err);
+        f[i].done = 1;
+        continue;
+      }
+      f[i].replies =
+          xrealloc(f[i].replies, (f[i].nreplies + 1) * sizeof(char *));
+      f[i].replies[f[i].nreplies++] = ans[i].reply;
+      /* the first failure ends them, as run */
+      if (attach_status(ans[i].reply, &body)) f[i].done = 1;
+    }
   }
-  for (size_t i = 0; i < n; i++) quiet &= !f[i].open_rc && !f[i].rc;
+  for (size_t i = 0; i < n; i++) {
+    rc |= fan_print(&f[i], r);
+    quiet &= !f[i].open_rc && !f[i].rc;
+  }
   if (said || !quiet)
     fan_say(r->target, v, f, n,
             r->fan_reply_ms ? r->fan_reply_ms : r->timeout_ms);
@@ -378,7 +352,8 @@ static int fan_out(const struct vm *v, size_t n, const struct request *r,
   }
   free(lines);
   free(text);
-  free(pfd);
+  free(ans);
+  free(js);
   free(f);
   return rc;
 }
