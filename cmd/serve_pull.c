@@ -32,9 +32,9 @@
 #include <poll.h>
 
 enum {
-  BUDGET_MS = 30000,       /* a pull's start and stop together (a JVM's first
-                        JFR.start loads JFR: seconds); its deadline is
-                        seconds + this */
+  /* a pull's start and stop together (a JVM's first JFR.start loads JFR:
+   * seconds); its deadline is seconds + this */
+  BUDGET_MS = 30000,
   STOP_MS = BUDGET_MS / 4, /* a stop's own bound, also past the deadline */
 };
 
