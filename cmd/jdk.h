@@ -25,6 +25,11 @@
  * the JVM writing a dump its script was told failed. The hour bounds a
  * JVM that never answers. jvmtool's own commands take --timeout. */
 enum { JDK_TIMEOUT_MS = 10000, JDK_REPLY_MS = 3600 * 1000 };
+/* A fan-out's wait for each answer (jcmd 0, a main class of several
+ * JVMs): its JVMs are asked side by side and each answer waited for this
+ * long, so one JVM that never answers costs the others 10 s, not an hour
+ * (the hour is for one named JVM). */
+enum { JDK_FAN_REPLY_MS = JDK_TIMEOUT_MS };
 
 /* attach_ask as the links wait (JDK_TIMEOUT_MS, then JDK_REPLY_MS). */
 struct jvm;

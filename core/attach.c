@@ -554,3 +554,48 @@ int attach_load_code(const char *reply, int *rc)
     return *rc = (int)v, 0;
   return -1;
 }
+
+void attach_ask_all(const struct jvm *const *js, size_t n, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    struct attach_answer *out)
+{
+  struct attach_xchg *x = xmalloc((n ? n : 1) * sizeof(*x));
+  struct pollfd *p = xmalloc((n ? n : 1) * sizeof(*p));
+  char *over = xmalloc(n ? n : 1); /* 1: out[i] holds its outcome */
+  size_t left = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    over[i] = !js[i];
+    if (over[i]) continue;
+    out[i].reply = NULL;
+    if (!attach_begin(&x[i], js[i], cmd, args, find_ms))
+      x[i].reply_ms = reply_ms;
+    left++;
+  }
+  while (left) {
+    uint64_t now = now_ms(), next = now + 1000;
+
+    for (size_t i = 0; i < n; i++) {
+      p[i].fd = -1;
+      if (over[i]) continue;
+      if (attach_step(&x[i])) {
+        out[i].rc =
+            attach_result(&x[i], &out[i].reply, out[i].err, sizeof(out[i].err));
+        if (out[i].rc) {
+          free(out[i].reply);
+          out[i].reply = NULL;
+        }
+        over[i] = 1;
+        left--;
+        continue;
+      }
+      attach_want(&x[i], &p[i], &next);
+    }
+    now = now_ms();
+    if (left && next > now)
+      poll(p, n, (int)(next - now > 1000 ? 1000 : next - now));
+  }
+  free(over);
+  free(p);
+  free(x);
+}

@@ -124,6 +124,20 @@ int attach_ask_long(const struct jvm *j, const char *cmd,
                     const char *const args[3], int find_ms, int reply_ms,
                     char **reply, char *err, size_t errlen);
 
+/* One JVM's outcome in attach_ask_all. */
+struct attach_answer {
+  int rc;      /* 0, or an attach error (err says why) */
+  char *reply; /* the whole reply when rc is 0 (free it), else NULL */
+  char err[512];
+};
+/* attach_ask_long to the n JVMs js at once (js[i] NULL: skipped, out[i]
+ * left alone): each exchange is state in one poll loop under its own
+ * bounds, so a JVM that never answers delays no other answer, and the
+ * whole takes at most find_ms + reply_ms (find_ms, reply_ms 0). */
+void attach_ask_all(const struct jvm *const *js, size_t n, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    struct attach_answer *out);
+
 /* Split a reply: returns its status (the first line's number, or INT_MIN
  * when it has none) and points *body past the first line. */
 int attach_status(const char *reply, const char **body);

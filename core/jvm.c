@@ -366,3 +366,49 @@ void jvm_file_owner(const struct jvm *j, long long *uid, long long *gid)
   *uid = geteuid() ? -1 : (long long)j->st.euid;
   *gid = geteuid() ? -1 : (long long)j->st.egid;
 }
+
+/* The inode of our own namespace of kind; 0 when it cannot be read. */
+static uint64_t own_ns(const char *kind)
+{
+  uint64_t ino;
+
+  return proc_ns_ino(0, kind, &ino) ? 0 : ino;
+}
+
+void jvm_owner(const struct jvm *j, struct jvm_owner *o)
+{
+  static uint64_t pidns, mntns;
+  struct stat sb;
+
+  if (!pidns) pidns = own_ns("pid");
+  if (!mntns) mntns = own_ns("mnt");
+  memset(o, 0, sizeof(*o));
+  if (j->pidns && pidns && j->pidns != pidns) {
+    o->kind = JVM_OWNER_PIDNS;
+    o->id = j->pidns;
+  } else if (j->procfd >= 0 && mntns && !fstatat(j->procfd, "ns/mnt", &sb, 0) &&
+             sb.st_ino != mntns) {
+    o->kind = JVM_OWNER_MNTNS;
+    o->id = sb.st_ino;
+  } else {
+    o->kind = JVM_OWNER_USER;
+    o->id = j->st.euid;
+  }
+}
+
+int jvm_owner_same(const struct jvm_owner *a, const struct jvm_owner *b)
+{
+  return a->kind == b->kind && a->id == b->id;
+}
+
+void jvm_owner_name(const struct jvm_owner *o, char *s, size_t n)
+{
+  if (o->kind == JVM_OWNER_PIDNS)
+    snprintf(s, n, "the container of pid namespace %llu",
+             (unsigned long long)o->id);
+  else if (o->kind == JVM_OWNER_MNTNS)
+    snprintf(s, n, "the container of mount namespace %llu",
+             (unsigned long long)o->id);
+  else
+    snprintf(s, n, "user %llu", (unsigned long long)o->id);
+}
