@@ -11,49 +11,71 @@
 #include "core/perfdata.h"
 #include <poll.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
-/* A folder the JVM would trust (§2.3): a real directory, not writable by
- * group or others, ours unless we are root. */
-static int secure_dir(int dirfd, const char *name, struct stat *sb)
+/* Our own namespaces and mounts, read once per command. */
+static struct {
+  int done;
+  uint64_t pidns, mntns;
+  struct root_mounts mounts;
+} self;
+
+static void self_read(void)
 {
-  if (fstatat(dirfd, name, sb, AT_SYMLINK_NOFOLLOW)) return 0;
-  if (!S_ISDIR(sb->st_mode)) return 0;
-  if (sb->st_mode & (S_IWGRP | S_IWOTH)) return 0;
-  return geteuid() == 0 || sb->st_uid == geteuid();
+  if (self.done) return;
+  self.done = 1;
+  if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
+  if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
+  root_mounts_read(AT_FDCWD, "/proc/self/mountinfo", &self.mounts);
 }
 
-/* The newest (by ctime) regular file <name> in a secure folder
- * hsperfdata_<user> of tmpfd; sets *user and *out. Returns 1 if found. */
-static int find_file(int tmpfd, int name, char **user, struct stat *out)
+int jvm_see(int procfd, int maps_read, struct jvm_seen *s)
 {
-  int fd = fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), found = 0, dfd;
-  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-  struct dirent *e;
-  struct stat dsb, fsb;
-  char file[16];
+  struct proc_jvm_maps keep;
+  struct root_mounts theirs = {0};
+  const struct root_mounts *mi = &self.mounts;
+  struct stat sb;
+  dev_t dev = 0;
+  int rc;
 
-  if (!d) {
-    if (fd >= 0) close(fd);
-    return 0;
-  }
-  snprintf(file, sizeof(file), "%d", name);
-  while ((e = readdir(d))) {
-    if (!starts_with(e->d_name, "hsperfdata_") ||
-        !secure_dir(tmpfd, e->d_name, &dsb) ||
-        root_openat(NULL, tmpfd, e->d_name, O_PATH | O_DIRECTORY, 0, &dfd))
-      continue;
-    if (!fstatat(dfd, file, &fsb, AT_SYMLINK_NOFOLLOW) &&
-        S_ISREG(fsb.st_mode) && fsb.st_size > 0 &&
-        (!found || fsb.st_ctime > out->st_ctime)) {
-      free(*user);
-      *user = xstrdup(e->d_name + 11);
-      *out = fsb;
-      found = 1;
+  if (maps_read) keep = s->maps;
+  memset(s, 0, sizeof(*s));
+  if (maps_read)
+    s->maps = keep;
+  else if ((rc = proc_jvm_maps(procfd, "maps", &s->maps)))
+    return rc;
+  self_read();
+  if (!fstatat(procfd, "ns/pid", &sb, 0)) s->pidns = sb.st_ino;
+  if (!fstatat(procfd, "ns/mnt", &sb, 0)) s->mntns = sb.st_ino;
+  s->other_mnt = !s->mntns || s->mntns != self.mntns;
+  if (!s->maps.libjvm && !s->maps.nperf) return 0; /* nothing to judge */
+  if (s->other_mnt) {
+    if ((rc = root_mounts_read(procfd, "mountinfo", &theirs))) {
+      snprintf(s->hostile, sizeof(s->hostile), "its mounts cannot be read: %s",
+               strerror(-rc));
+      return 0;
     }
-    close(dfd);
+    mi = &theirs;
+    /* a process of the host's pid namespace whose "/" is another's: it
+     * entered a container's mount namespace (nsenter -m); a PrivateTmp
+     * service keeps our "/" */
+    s->foreign = s->pidns && s->pidns == self.pidns &&
+                 !root_mounts_same_root(&theirs, &self.mounts);
   }
-  closedir(d);
-  return found;
+  if (s->maps.nperf) dev = makedev(s->maps.perf[0].maj, s->maps.perf[0].min);
+  /* its /tmp, and the folder its PerfData file lies in as the kernel
+   * names it (a /tmp that is a link: /var/tmp) */
+  if (!root_mounts_hostile(mi, "/tmp", dev, s->hostile, sizeof(s->hostile)) &&
+      s->maps.nperf && s->maps.perf[0].path[0]) {
+    char dir[sizeof(s->maps.perf[0].path)], *slash;
+
+    snprintf(dir, sizeof(dir), "%s", s->maps.perf[0].path);
+    for (int i = 0; i < 2 && (slash = strrchr(dir, '/')); i++)
+      slash[slash == dir] = 0;
+    root_mounts_hostile(mi, dir, 0, s->hostile, sizeof(s->hostile));
+  }
+  root_mounts_free(&theirs);
+  return 0;
 }
 
 void jvm_init(struct jvm *j)
@@ -107,36 +129,46 @@ static void read_counters(struct jvm *j)
   pd_close(&pd);
 }
 
-/* j's PerfData file, found by its pid as its own tools would in its
- * /tmp, kept when j's process maps it. */
+/* j's PerfData file: the one its process maps shared under the name of
+ * its own pid (innermost, else host), /tmp/hsperfdata_<user>/<pid> in its
+ * root, kept when that file is the very one mapped (device and inode). */
 static void find_perfdata(struct jvm *j)
 {
+  const struct proc_jvm_maps *m = &j->seen.maps;
+  const struct proc_perf_map *p = NULL;
+  struct root ours, *r = &j->root;
   struct stat sb;
-  int name = j->nspid, libjvm = 0, mapped;
-  char *user = NULL;
+  char *file;
+  int fd;
 
-  if (j->tmpfd >= 0 && !find_file(j->tmpfd, name, &user, &sb) &&
-      j->nspid != j->pid && find_file(j->tmpfd, j->pid, &user, &sb))
-    name = j->pid;
   j->vm.pid = j->pid;
-  j->vm.nspid = name;
-  if (user) {
-    j->vm.user = user;
-    j->vm.file = xasprintf("/tmp/hsperfdata_%s/%d", user, name);
+  j->vm.nspid = j->nspid;
+  for (int i = 0; i < m->nperf && !p; i++)
+    if (m->perf[i].name == j->nspid) p = &m->perf[i];
+  for (int i = 0; i < m->nperf && !p; i++)
+    if (m->perf[i].name == j->pid) p = &m->perf[i];
+  if (!p || j->seen.foreign || j->seen.hostile[0]) return;
+  file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
+  if (!j->other_ns) {
+    if (root_open(0, &ours)) {
+      free(file);
+      return;
+    }
+    r = &ours;
   }
-  mapped = proc_maps_file(j->procfd, user ? sb.st_dev : 0, user ? sb.st_ino : 0,
-                          j->vm.file, &libjvm);
-  if (mapped < 0) {
-    j->is_jvm = JVM_UNKNOWN;
-    mapped = 1; /* the file stays, as jps shows it; nothing is aimed */
-  } else {
-    j->is_jvm = libjvm || (user && mapped) ? JVM_IS : JVM_NOT;
-  }
-  if (!user || !mapped) { /* none, or planted/stale: not this process's */
-    free(j->vm.file);
-    j->vm.file = NULL;
+  if (root_openat(r, -1, file, O_PATH, 0, &fd) || fstat(fd, &sb) ||
+      !S_ISREG(sb.st_mode) ||
+      !proc_jvm_maps_file(m, sb.st_dev, sb.st_ino, file)) {
+    if (fd >= 0) close(fd);
+    if (r == &ours) root_close(&ours);
+    free(file);
     return;
   }
+  close(fd);
+  if (r == &ours) root_close(&ours);
+  j->vm.nspid = p->name;
+  j->vm.user = xstrdup(p->user);
+  j->vm.file = file;
   j->vm.root_pid = j->other_ns ? j->root.pid : 0;
   j->vm.path =
       j->other_ns ? root_name(&j->root, j->vm.file) : xstrdup(j->vm.file);
@@ -167,14 +199,27 @@ int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
   }
   j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   j->nspid = proc_innermost(&j->st, pid);
-  if (proc_ns_ino(pid, "pid", &j->pidns)) j->pidns = 0;
+  /* what the kernel shows decides before any file system is asked */
+  if ((rc = jvm_see(j->procfd, 0, &j->seen))) {
+    if (rc == -ENOENT || rc == -ESRCH)
+      return fail(j, -ESRCH, err, n, "no process %d", pid);
+    j->is_jvm = JVM_UNKNOWN; /* its maps cannot be read: nothing aimed */
+  } else {
+    j->is_jvm = j->seen.maps.libjvm && !j->seen.foreign ? JVM_IS : JVM_NOT;
+  }
+  j->pidns = j->seen.pidns;
+  if (j->seen.hostile[0])
+    return fail(j, -EREMOTE, err, n, "pid %d: %s: not looked at", pid,
+                j->seen.hostile);
   if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourtmp, &osb))) {
     root_close(&ours);
     return fail(j, rc, err, n, "cannot open /tmp: %s", strerror(-rc));
   }
   root_close(&ours);
-  /* its /tmp as it sees it; ours when its root cannot be opened */
-  if (!root_open(pid, &j->root) && !root_tmp(&j->root, &j->tmpfd, &tsb)) {
+  /* its /tmp as it sees it; ours when its root cannot be opened (or it is
+   * a container's files in a host process: those are not opened) */
+  if (!j->seen.foreign && !root_open(pid, &j->root) &&
+      !root_tmp(&j->root, &j->tmpfd, &tsb)) {
     j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
     close(ourtmp);
   } else {
@@ -276,7 +321,9 @@ int jvm_check_jvm(const struct jvm *j, char *err, size_t n)
   if (j->is_jvm == JVM_IS) return 0;
   snprintf(err, n, "pid %d is not a JVM (%s): nothing sent", j->pid,
            j->is_jvm == JVM_UNKNOWN ? "its maps cannot be read"
-                                    : "it maps no libjvm.so");
+           : !j->seen.maps.libjvm
+               ? "it maps no libjvm.so"
+               : "a container's files in the host's pid namespace");
   return -EPERM;
 }
 

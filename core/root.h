@@ -211,4 +211,35 @@ int root_pid_of(const char *path);
  * on a socket opened with O_PATH). Writes it into buf. */
 void root_fd_path(int fd, char *buf, size_t n);
 
+/* A process's mounts as the kernel lists them (its mountinfo, read
+ * through procfs: no file system is asked). Finding JVMs decides from it
+ * which folders are worth opening: a file system a process or a remote
+ * server answers for (FUSE in all its types, 9p, NFS, CIFS, Ceph, AFS) may
+ * never answer, and a node-wide command never waits on one. */
+enum { ROOT_MOUNTS_MAX = 4 << 20 };
+struct root_mounts {
+  char *text;
+  size_t len;
+};
+
+/* Read path at dirfd ("mountinfo" in a /proc/<pid> folder, or
+ * "/proc/self/mountinfo") into m, at most ROOT_MOUNTS_MAX bytes. 0 or
+ * -errno. */
+int root_mounts_read(int dirfd, const char *path, struct root_mounts *m);
+void root_mounts_free(struct root_mounts *m);
+
+/* 1 when reaching dir (a folder in the process's root, as its mountinfo
+ * names places) or anything under it crosses such a served file system,
+ * or a file on device dev (0: none) lies on one: why says which, as "a
+ * fuse mount in its /tmp (/tmp/x)" (its mount point is the process's
+ * text). 0 when every mount on the way and below is the kernel's own. */
+int root_mounts_hostile(const struct root_mounts *m, const char *dir, dev_t dev,
+                        char *why, size_t n);
+
+/* 1 when the mount on top of "/" in a and in b is the same folder (device
+ * and the folder within it); 0 when not, or when one has no "/" (a
+ * chroot below its mounts). */
+int root_mounts_same_root(const struct root_mounts *a,
+                          const struct root_mounts *b);
+
 #endif

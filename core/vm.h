@@ -51,13 +51,32 @@ void vm_list_free(struct vm *v, size_t n);
  * §2.1; vm_list and clean take it): each live process whose /tmp, opened
  * inside its root, is not ours, in pid order: cb(arg, pid, r, tmpfd, sb,
  * first), first set for the first process that sees that /tmp (by device
- * and inode). r and tmpfd are closed after cb returns. Returns 0 or
+ * and inode). r and tmpfd are closed after cb returns. A /tmp is judged
+ * by what the kernel shows before it is opened (vm_tmp_of): one a
+ * process serves is never opened (vm_skipped says which). Returns 0 or
  * -errno when /proc or our own /tmp cannot be read. */
 struct root;
 struct stat;
 int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
                           const struct stat *sb, int first),
                 void *arg);
+
+/* The /tmp process pid sees, as vm_each_tmp judges it (its stat in *sb):
+ * 0, -EREMOTE when opening it could wait on a file system a process
+ * serves (a FUSE /tmp: noted in vm_skipped, never opened), or -errno. */
+int vm_tmp_of(int pid, struct stat *sb);
+
+/* What the walks of this command did not look at, each pid once: a JVM
+ * (jvm 1) or a /tmp (jvm 0) behind a file system a process serves (why:
+ * "a fuse mount in its /tmp (/tmp/x)", the process's own text: escape it).
+ * said is the caller's: set it once the user was told. */
+struct vm_skip {
+  int pid;
+  int jvm;
+  int said;
+  char why[192];
+};
+struct vm_skip *vm_skipped(size_t *n);
 
 /* The one target grammar of every command: a host pid ("4242"; jstat's
  * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
