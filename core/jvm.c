@@ -129,6 +129,32 @@ static void read_counters(struct jvm *j)
   pd_close(&pd);
 }
 
+/* The file p names, /tmp/hsperfdata_<user>/<name> in r, as the JVM's own
+ * tools take it (docs/jvmstat.md §2.3-2.4): in a folder the JVM would
+ * trust (a real directory, not writable by group or others, ours unless
+ * we are root), a regular file with bytes in it, never through a link. 1
+ * and *fd (O_PATH) and *sb when it is. */
+static int secure_file(const struct root *r, const struct proc_perf_map *p,
+                       int *fd, struct stat *sb)
+{
+  char *dir = xasprintf("/tmp/hsperfdata_%s", p->user), name[16];
+  struct stat dsb;
+  int dfd, ok = 0;
+
+  *fd = -1;
+  if (!root_openat(r, -1, dir, O_PATH | O_DIRECTORY, 0, &dfd)) {
+    snprintf(name, sizeof(name), "%d", p->name);
+    ok = !fstat(dfd, &dsb) && S_ISDIR(dsb.st_mode) &&
+         !(dsb.st_mode & (S_IWGRP | S_IWOTH)) &&
+         (!geteuid() || dsb.st_uid == geteuid()) &&
+         !root_openat(NULL, dfd, name, O_PATH, 0, fd) && !fstat(*fd, sb) &&
+         S_ISREG(sb->st_mode) && sb->st_size > 0;
+    close(dfd);
+  }
+  free(dir);
+  return ok;
+}
+
 /* j's PerfData file: the one its process maps shared under the name of
  * its own pid (innermost, else host), /tmp/hsperfdata_<user>/<pid> in its
  * root, kept when that file is the very one mapped (device and inode). */
@@ -156,8 +182,7 @@ static void find_perfdata(struct jvm *j)
     }
     r = &ours;
   }
-  if (root_openat(r, -1, file, O_PATH, 0, &fd) || fstat(fd, &sb) ||
-      !S_ISREG(sb.st_mode) ||
+  if (!secure_file(r, p, &fd, &sb) ||
       !proc_jvm_maps_file(m, sb.st_dev, sb.st_ino, file)) {
     if (fd >= 0) close(fd);
     if (r == &ours) root_close(&ours);
@@ -179,7 +204,47 @@ static void find_perfdata(struct jvm *j)
   read_counters(j);
 }
 
+static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
+                    size_t n);
+
+/* What the walk saw of row's process (vm_list's facts) as jvm_see's
+ * value, when procfd's process is the one seen (its start time): the
+ * maps are not read again. 1 when taken. */
+static int seen_of_row(struct jvm *j, const struct vm *row)
+{
+  char buf[PROC_STAT_MAX];
+  struct proc_stat ps;
+  struct proc_perf_map *p = &j->seen.maps.perf[0];
+  size_t len;
+
+  if (!row || !row->seen || !row->user || !row->file ||
+      proc_read_small(j->procfd, "stat", buf, sizeof(buf), &len) ||
+      proc_stat_parse(buf, len, &ps) || ps.starttime != row->start)
+    return 0;
+  self_read();
+  memset(&j->seen, 0, sizeof(j->seen));
+  j->seen.maps.libjvm = row->libjvm;
+  j->seen.maps.nperf = 1;
+  p->maj = row->maj;
+  p->min = row->min;
+  p->ino = row->ino;
+  p->name = row->nspid;
+  snprintf(p->user, sizeof(p->user), "%s", row->user);
+  if (strlen(row->file) < sizeof(p->path))
+    snprintf(p->path, sizeof(p->path), "%s", row->file);
+  j->seen.pidns = row->pidns;
+  j->seen.mntns = row->mntns;
+  j->seen.other_mnt = !row->mntns || row->mntns != self.mntns;
+  return 1;
+}
+
 int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
+{
+  return open_pid(j, pid, NULL, err, n);
+}
+
+static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
+                    size_t n)
 {
   struct root ours;
   struct stat tsb, osb;
@@ -200,7 +265,9 @@ int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
   j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   j->nspid = proc_innermost(&j->st, pid);
   /* what the kernel shows decides before any file system is asked */
-  if ((rc = jvm_see(j->procfd, 0, &j->seen))) {
+  if (seen_of_row(j, row)) {
+    j->is_jvm = j->seen.maps.libjvm ? JVM_IS : JVM_NOT;
+  } else if ((rc = jvm_see(j->procfd, 0, &j->seen))) {
     if (rc == -ENOENT || rc == -ESRCH)
       return fail(j, -ESRCH, err, n, "no process %d", pid);
     j->is_jvm = JVM_UNKNOWN; /* its maps cannot be read: nothing aimed */
@@ -250,7 +317,7 @@ static int open_file(struct jvm *j, char *path, char *err, size_t n)
 
 int jvm_open_row(struct jvm *j, const struct vm *row, char *err, size_t n)
 {
-  if (row->pid) return jvm_open_pid(j, row->pid, err, n);
+  if (row->pid) return open_pid(j, row->pid, row, err, n);
   return open_file(j, xstrdup(row->path), err, n);
 }
 

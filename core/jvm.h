@@ -26,7 +26,7 @@
 #include "core/vm.h"
 
 /* What the kernel shows of a process as a JVM, read without asking any
- * file system (docs/security.md §12): its maps (once), its namespaces,
+ * file system (docs/security.md §11): its maps (once), its namespaces,
  * and its mounts when its mount namespace is not ours. */
 struct jvm_seen {
   struct proc_jvm_maps maps;

@@ -84,16 +84,31 @@ static int by_value(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+int proc_dirfd(void)
+{
+  static int fd = -1;
+
+  if (fd < 0) fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return fd;
+}
+
 int proc_pids(int **pids, size_t *n)
 {
-  DIR *d = opendir("/proc");
+  int fd = proc_dirfd() >= 0 ? fcntl(proc_dirfd(), F_DUPFD_CLOEXEC, 0) : -1;
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   struct dirent *e;
   size_t cap = 0;
   int pid;
 
   *pids = NULL;
   *n = 0;
-  if (!d) return -errno;
+  if (!d) {
+    int err = fd >= 0 ? -errno : -ENOENT;
+
+    if (fd >= 0) close(fd);
+    return err;
+  }
+  rewinddir(d); /* the shared offset: from the start each time */
   while ((e = readdir(d))) {
     if (parse_pid(e->d_name, &pid)) continue;
     if (*n == cap) {
@@ -496,6 +511,29 @@ int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m)
   proc_maps_fd(fd, jvm_line, m);
   close(fd);
   return 0;
+}
+
+struct any {
+  dev_t dev;
+  ino_t ino;
+};
+
+static int any_line(void *arg, const struct proc_map *m)
+{
+  const struct any *a = arg;
+
+  return m->ino == (uint64_t)a->ino && makedev(m->maj, m->min) == a->dev;
+}
+
+int proc_maps_has(int dirfd, const char *path, dev_t dev, ino_t ino)
+{
+  struct any a = {dev, ino};
+  int fd, rc;
+
+  if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  rc = proc_maps_fd(fd, any_line, &a);
+  close(fd);
+  return rc;
 }
 
 /* "(deleted)" aside, is the mapped path p the file's name? */

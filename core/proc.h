@@ -40,6 +40,10 @@ int proc_nspid(int pid);
  * pid where the kernel has no NSpid line. The one place that knows. */
 int proc_innermost(const struct proc_status *st, int pid);
 
+/* /proc as a folder, opened once per run (kept open: the walks of serve
+ * and top read it again and again). -1 when it cannot be opened. */
+int proc_dirfd(void);
+
 /* Every pid in /proc, ascending: the one walk of /proc. Sets *pids
  * (caller frees) and *n; returns 0 or -errno when /proc cannot be read. */
 int proc_pids(int **pids, size_t *n);
@@ -199,7 +203,7 @@ int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg);
  * libjvm.so executable, and its shared mappings of files whose path ends
  * in hsperfdata_<user>/<digits> (a live HotSpot maps its PerfData file
  * so; the first PROC_JVM_PERF). A path is what the file is called *now*:
- * a name alone proves nothing (core/jvm judges; docs/security.md §12). */
+ * a name alone proves nothing (core/jvm judges; docs/security.md §11). */
 enum { PROC_JVM_PERF = 4 };
 struct proc_perf_map {
   unsigned maj, min; /* the mapped file's device and inode */
@@ -218,6 +222,11 @@ struct proc_jvm_maps {
  * "<pid>/maps" in /proc) into m. 0 or -errno (-EACCES: another user's,
  * when we are not root; -ENOENT: gone). */
 int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m);
+
+/* 1 when the maps file path at dirfd has a mapping of the file (dev,
+ * ino), under any name (a PerfData file reached through a link in our own
+ * /tmp), 0 when not, -errno. */
+int proc_maps_has(int dirfd, const char *path, dev_t dev, ino_t ino);
 
 /* m's shared mapping of the file (dev, ino), or on an overlay that shows
  * the lower device, of that inode named name (may be NULL); NULL when the

@@ -19,6 +19,7 @@
 #define VM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct vm {
@@ -35,6 +36,15 @@ struct vm {
                        user's, cannot be asked); 0: a stale file */
   int locked;   /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
   size_t found; /* vm_list: the order it was found in (ties by pid) */
+  /* What vm_list's walk saw of its process (seen 1; 0 in other rows):
+   * core/jvm's jvm_open_row takes it instead of reading the process's
+   * maps again, while the process is the one seen (its start time). */
+  int seen;
+  int libjvm;        /* it maps a libjvm.so executable */
+  unsigned maj, min; /* its shared mapping of this file */
+  uint64_t ino;
+  uint64_t pidns, mntns; /* its namespaces' inodes */
+  uint64_t start;        /* its start time (ticks after boot) */
 };
 
 /* Every JVM this user can see, sorted by host pid, each pid once: a file

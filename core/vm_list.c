@@ -70,6 +70,7 @@ struct entry {
   char *user;
   int name;
   size_t seq; /* the order it was read in */
+  int link;   /* a link (sb is its target's) */
   struct stat sb;
 };
 
@@ -138,12 +139,14 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
     }
     while ((f = readdir(u))) {
       struct stat sb;
+      mode_t lsb_mode;
       char *file;
       int pid;
 
       if (parse_pid(f->d_name, &pid) ||
           fstatat(dfd, f->d_name, &sb, AT_SYMLINK_NOFOLLOW))
         continue;
+      lsb_mode = sb.st_mode;
       if (S_ISLNK(sb.st_mode)) {
         file = xasprintf("/tmp/%s/%s", e->d_name, f->d_name);
         if (root_stat(r, file, &sb)) sb.st_mode = 0;
@@ -151,6 +154,7 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
       }
       if (!S_ISREG(sb.st_mode) || !readable(&sb)) continue;
       t->e = xrealloc(t->e, (t->n + 1) * sizeof(*t->e));
+      t->e[t->n].link = S_ISLNK(lsb_mode);
       t->e[t->n].user = xstrdup(e->d_name + 11);
       t->e[t->n].name = pid;
       t->e[t->n++].sb = sb;
@@ -173,6 +177,9 @@ struct seen_pid {
   int pid;
   int state;                  /* SEEN_* */
   struct proc_jvm_maps *maps; /* SEEN_HOLDER: its PerfData-shaped maps */
+  struct jvm_seen *seen;      /* SEEN_HOLDER, judged: jvm_see's */
+  int nspid;                  /* its innermost pid */
+  uint64_t start;             /* its start time */
 };
 enum { SEEN_GONE, SEEN_PLAIN, SEEN_UNREADABLE, SEEN_HOLDER };
 
@@ -198,6 +205,33 @@ static const struct seen_pid *seen_of(const struct walk *w, int pid)
   return NULL;
 }
 
+/* The walk's facts of sp's process into v, for jvm_open_row. */
+static void facts(struct vm *v, const struct seen_pid *sp,
+                  const struct proc_perf_map *p)
+{
+  if (!sp || !sp->seen || !p) return;
+  v->seen = 1;
+  v->libjvm = sp->seen->maps.libjvm;
+  v->maj = p->maj;
+  v->min = p->min;
+  v->ino = p->ino;
+  v->pidns = sp->seen->pidns;
+  v->mntns = sp->seen->mntns;
+  v->start = sp->start;
+}
+
+/* Whether the process e names maps e's file under another name (our own
+ * /tmp's link to a file elsewhere, as jps lists it): its maps read again,
+ * for such a file only. */
+static int mapped_as(const struct entry *e)
+{
+  char path[32];
+
+  if (!e->link) return 0;
+  snprintf(path, sizeof(path), "%d/maps", e->name);
+  return proc_maps_has(proc_dirfd(), path, e->sb.st_dev, e->sb.st_ino) > 0;
+}
+
 /* Our own /tmp's files: each under the pid it is named by, alive when
  * that process maps that very file (or its maps cannot be read: jps
  * lists such a file too), stale when no such process lives. */
@@ -207,6 +241,7 @@ static void add_host(struct walk *w, const struct tmpdir *t,
   for (size_t i = 0; i < t->n; i++) {
     const struct entry *e = &t->e[i];
     const struct seen_pid *p = seen_of(w, e->name);
+    const struct proc_perf_map *m = NULL;
     struct vm v = {0};
     int own;
 
@@ -216,11 +251,16 @@ static void add_host(struct walk *w, const struct tmpdir *t,
     else if (p->state == SEEN_UNREADABLE)
       own = 1;
     else if (p->state == SEEN_PLAIN)
-      own = 0;
+      own = mapped_as(e); /* a link's target, named otherwise */
+    else if (p->seen && p->seen->foreign)
+      own = 0; /* a container's files in a host process (core/jvm) */
+    else if ((m = proc_jvm_maps_file(p->maps, e->sb.st_dev, e->sb.st_ino,
+                                     v.file)))
+      own = 1;
     else
-      own = proc_jvm_maps_file(p->maps, e->sb.st_dev, e->sb.st_ino, v.file) ? 1
-                                                                            : 0;
+      own = mapped_as(e);
     if (own) {
+      if (own > 0) facts(&v, p, m);
       v.pid = v.nspid = e->name;
       v.user = e->user;
       v.path = root_name(r, v.file);
@@ -259,44 +299,35 @@ struct vm_skip *vm_skipped(size_t *n)
  * files in a host process, never a /tmp a process serves), then its file,
  * /tmp/hsperfdata_<user>/<its pid> inside its root, listed when it is the
  * very file it maps. */
-static void add_other(struct walk *w, int procdir, const struct seen_pid *sp)
+static void add_other(struct walk *w, const struct seen_pid *sp)
 {
-  struct jvm_seen *s = xzalloc(sizeof(*s));
-  struct proc_status st;
+  const struct jvm_seen *s = sp->seen;
   struct root r = {.fd = -1};
-  char name[16];
-  int procfd, nspid;
 
-  snprintf(name, sizeof(name), "%d", sp->pid);
-  if ((procfd = openat(procdir, name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-    goto out;
-  s->maps = *sp->maps;
-  if (jvm_see(procfd, 1, s) || !s->other_mnt || s->foreign ||
-      proc_status_at(procfd, &st))
-    goto out;
+  if (!s || !s->other_mnt || s->foreign) return;
   if (s->hostile[0]) {
     skip(sp->pid, s->hostile, 1);
-    goto out;
+    return;
   }
-  nspid = proc_innermost(&st, sp->pid);
   for (int i = 0; i < s->maps.nperf; i++) {
-    const struct proc_perf_map *p = &s->maps.perf[i];
+    const struct proc_perf_map *p = &s->maps.perf[i], *m;
     struct vm v = {0};
     struct stat sb;
     int fd;
 
-    if (p->name != nspid && p->name != sp->pid) continue;
+    if (p->name != sp->nspid && p->name != sp->pid) continue;
     if (r.fd < 0 && root_open(sp->pid, &r)) break;
     v.file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
     if (!root_openat(&r, -1, v.file, O_PATH, 0, &fd)) {
       if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && readable(&sb) &&
-          proc_jvm_maps_file(&s->maps, sb.st_dev, sb.st_ino, v.file)) {
+          (m = proc_jvm_maps_file(&s->maps, sb.st_dev, sb.st_ino, v.file))) {
         v.pid = sp->pid;
         v.nspid = p->name;
         v.user = (char *)p->user;
         v.path = root_name(&r, v.file);
         v.root_pid = sp->pid;
         v.other_ns = 1;
+        facts(&v, sp, m);
         add(&w->l, &v, &sb, 1);
         free(v.path);
       }
@@ -304,10 +335,152 @@ static void add_other(struct walk *w, int procdir, const struct seen_pid *sp)
     }
     free(v.file);
   }
-out:
   root_close(&r);
-  if (procfd >= 0) close(procfd);
-  free(s);
+}
+
+/* Judge a process that maps a PerfData-shaped file (core/jvm's jvm_see,
+ * on the maps already read): its namespaces, mounts, innermost pid and
+ * start time, through its own /proc folder. */
+static void judge(int procdir, struct seen_pid *sp)
+{
+  struct proc_status st;
+  struct proc_stat ps;
+  char name[16], buf[PROC_STAT_MAX];
+  size_t len;
+  int procfd;
+
+  snprintf(name, sizeof(name), "%d", sp->pid);
+  if ((procfd = openat(procdir, name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return;
+  sp->seen = xzalloc(sizeof(*sp->seen));
+  sp->seen->maps = *sp->maps;
+  if (jvm_see(procfd, 1, sp->seen) || proc_status_at(procfd, &st) ||
+      proc_read_small(procfd, "stat", buf, sizeof(buf), &len) ||
+      proc_stat_parse(buf, len, &ps)) {
+    free(sp->seen);
+    sp->seen = NULL;
+  } else {
+    sp->nspid = proc_innermost(&st, sp->pid);
+    sp->start = ps.starttime;
+  }
+  close(procfd);
+}
+
+/* The /tmp of each distinct mount namespace and root, judged once. */
+struct tmp_key {
+  uint64_t mntns;
+  char root[256]; /* its root's link text ("/" for a namespace's own) */
+  int rc;         /* 0: sb is its /tmp; -EREMOTE: a served file system */
+  int given;      /* handed to a caller that opens it (vm_each_tmp) */
+  struct stat sb;
+};
+static struct tmp_key *keys;
+static size_t nkeys;
+
+/* The /tmp pid sees, judged without asking a file system first: its mount
+ * namespace and root tell which /tmp it is; its mounts whether opening it
+ * may wait on a process that serves it (then -EREMOTE, why noted). When r
+ * is not NULL and this /tmp was not handed out yet, r and *tmpfd are left
+ * open for the caller (*first set). */
+static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
+                  int *tmpfd, int *first)
+{
+  char path[64], why[192];
+  struct tmp_key k = {0}, *hit = NULL;
+  struct root_mounts mi;
+  struct stat ns;
+  ssize_t len;
+
+  *first = 0;
+  snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+  if (fstatat(procdir, path, &ns, 0)) return -errno;
+  k.mntns = ns.st_ino;
+  snprintf(path, sizeof(path), "%d/root", pid);
+  if ((len = readlinkat(procdir, path, k.root, sizeof(k.root) - 1)) < 0)
+    return -errno;
+  k.root[len] = 0;
+  for (size_t i = 0; i < nkeys && !hit; i++)
+    if (keys[i].mntns == k.mntns && !strcmp(keys[i].root, k.root))
+      hit = &keys[i];
+  if (!hit) {
+    snprintf(path, sizeof(path), "%d/mountinfo", pid);
+    if ((k.rc = root_mounts_read(procdir, path, &mi))) return k.rc;
+    if (root_mounts_hostile(&mi, "/tmp", 0, why, sizeof(why))) {
+      k.rc = -EREMOTE;
+      skip(pid, why, 0);
+    }
+    root_mounts_free(&mi);
+    keys = xrealloc(keys, (nkeys + 1) * sizeof(*keys));
+    hit = &keys[nkeys++];
+    *hit = k;
+    if (!hit->rc) hit->rc = 1; /* judged safe, not opened yet */
+  }
+  if (hit->rc == 1 || (r && !hit->given && !hit->rc)) {
+    struct root tr;
+    int fd = -1, rc;
+
+    if (!(rc = root_open(pid, &tr))) rc = root_tmp(&tr, &fd, &hit->sb);
+    hit->rc = rc;
+    if (!rc && r) {
+      hit->given = 1;
+      *r = tr;
+      *tmpfd = fd;
+      *first = 1;
+    } else {
+      if (fd >= 0) close(fd);
+      root_close(&tr);
+    }
+  }
+  *sb = hit->sb;
+  return hit->rc;
+}
+
+int vm_tmp_of(int pid, struct stat *sb)
+{
+  int first;
+
+  if (proc_dirfd() < 0) return -ENOENT;
+  return tmp_of(proc_dirfd(), pid, sb, NULL, NULL, &first);
+}
+
+int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
+                          const struct stat *sb, int first),
+                void *arg)
+{
+  struct root ours;
+  struct stat tsb, *seen = NULL;
+  size_t nseen = 0, npids = 0;
+  int *pids = NULL, tmpfd, rc, procdir;
+
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
+    root_close(&ours);
+    return rc;
+  }
+  close(tmpfd);
+  root_close(&ours);
+  if ((procdir = proc_dirfd()) < 0) return -ENOENT;
+  if ((rc = proc_pids(&pids, &npids))) return rc;
+  for (size_t i = 0; i < npids; i++) {
+    struct root r = {.fd = -1};
+    struct stat sb;
+    int first = 0, dup = 0;
+
+    tmpfd = -1;
+    if (tmp_of(procdir, pids[i], &sb, &r, &tmpfd, &first) || !first) continue;
+    dup = sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino;
+    for (size_t k = 0; k < nseen && !dup; k++)
+      dup = seen[k].st_dev == sb.st_dev && seen[k].st_ino == sb.st_ino;
+    if (!dup) {
+      seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+      seen[nseen++] = sb;
+      cb(arg, pids[i], &r, tmpfd, &sb, 1);
+    }
+    close(tmpfd);
+    root_close(&r);
+  }
+  free(seen);
+  free(pids);
+  return 0;
 }
 
 static int by_pid(const void *a, const void *b)
@@ -333,126 +506,6 @@ static void sort_unique(struct list *l)
     l->v[k++] = l->v[i];
   }
   l->n = k;
-}
-
-/* The /tmp of each distinct mount namespace and root, judged once. */
-struct tmp_key {
-  uint64_t mntns;
-  char root[256]; /* its root's link text ("/" for a namespace's own) */
-  int rc;         /* 0: sb is its /tmp; -EREMOTE: a served file system */
-  struct stat sb;
-};
-static struct tmp_key *keys;
-static size_t nkeys;
-
-/* The /tmp pid sees, judged without asking a file system first: its mount
- * namespace and root tell which /tmp it is; its mounts whether opening it
- * may wait on a process that serves it (then -EREMOTE, why noted). When r
- * is not NULL and this /tmp is new to the command, r and *tmpfd are left
- * open for the caller (*first set). */
-static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
-                  int *tmpfd, int *first)
-{
-  char path[64], why[192];
-  struct tmp_key k = {0}, *hit = NULL;
-  struct root_mounts mi;
-  struct stat ns;
-  ssize_t len;
-
-  *first = 0;
-  snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-  if (fstatat(procdir, path, &ns, 0)) return -errno;
-  k.mntns = ns.st_ino;
-  snprintf(path, sizeof(path), "%d/root", pid);
-  if ((len = readlinkat(procdir, path, k.root, sizeof(k.root) - 1)) < 0)
-    return -errno;
-  k.root[len] = 0;
-  for (size_t i = 0; i < nkeys && !hit; i++)
-    if (keys[i].mntns == k.mntns && !strcmp(keys[i].root, k.root))
-      hit = &keys[i];
-  if (hit) {
-    *sb = hit->sb;
-    return hit->rc;
-  }
-  snprintf(path, sizeof(path), "%d/mountinfo", pid);
-  if ((k.rc = root_mounts_read(procdir, path, &mi))) return k.rc;
-  if (root_mounts_hostile(&mi, "/tmp", 0, why, sizeof(why))) {
-    k.rc = -EREMOTE;
-    skip(pid, why, 0);
-  } else {
-    struct root tr;
-    int fd = -1;
-
-    if (!(k.rc = root_open(pid, &tr)) && !(k.rc = root_tmp(&tr, &fd, &k.sb)) &&
-        r) {
-      *r = tr;
-      *tmpfd = fd;
-      *first = 1;
-    } else {
-      if (fd >= 0) close(fd);
-      root_close(&tr);
-    }
-  }
-  root_mounts_free(&mi);
-  keys = xrealloc(keys, (nkeys + 1) * sizeof(*keys));
-  keys[nkeys++] = k;
-  *sb = k.sb;
-  return k.rc;
-}
-
-int vm_tmp_of(int pid, struct stat *sb)
-{
-  int procdir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), first, rc;
-
-  if (procdir < 0) return -errno;
-  rc = tmp_of(procdir, pid, sb, NULL, NULL, &first);
-  close(procdir);
-  return rc;
-}
-
-int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
-                          const struct stat *sb, int first),
-                void *arg)
-{
-  struct root ours;
-  struct stat tsb, *seen = NULL;
-  size_t nseen = 0, npids = 0;
-  int *pids = NULL, tmpfd, rc, procdir;
-
-  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
-    root_close(&ours);
-    return rc;
-  }
-  close(tmpfd);
-  root_close(&ours);
-  if ((procdir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-    return -errno;
-  if ((rc = proc_pids(&pids, &npids))) {
-    close(procdir);
-    return rc;
-  }
-  for (size_t i = 0; i < npids; i++) {
-    struct root r = {.fd = -1};
-    struct stat sb;
-    int first = 0, dup = 0;
-
-    tmpfd = -1;
-    if (tmp_of(procdir, pids[i], &sb, &r, &tmpfd, &first) || !first) continue;
-    dup = sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino;
-    for (size_t k = 0; k < nseen && !dup; k++)
-      dup = seen[k].st_dev == sb.st_dev && seen[k].st_ino == sb.st_ino;
-    if (!dup) {
-      seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
-      seen[nseen++] = sb;
-      cb(arg, pids[i], &r, tmpfd, &sb, 1);
-    }
-    close(tmpfd);
-    root_close(&r);
-  }
-  close(procdir);
-  free(seen);
-  free(pids);
-  return 0;
 }
 
 /* The one walk of /proc: every process's maps read once (a few system
@@ -503,11 +556,12 @@ int vm_list(struct vm **out, size_t *n)
   }
   scan_tmp(&ours, tmpfd, &host);
   close(tmpfd);
-  if ((procdir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
-      !read_all(&w, procdir)) {
+  if ((procdir = proc_dirfd()) >= 0 && !read_all(&w, procdir)) {
+    for (size_t i = 0; i < w.np; i++)
+      if (w.p[i].state == SEEN_HOLDER) judge(procdir, &w.p[i]);
     add_host(&w, &host, &ours);
     for (size_t i = 0; i < w.np; i++)
-      if (w.p[i].state == SEEN_HOLDER) add_other(&w, procdir, &w.p[i]);
+      if (w.p[i].state == SEEN_HOLDER) add_other(&w, &w.p[i]);
   } else {
     for (size_t i = 0; i < host.n; i++) /* no /proc: by name, as jps */
       if (proc_alive(host.e[i].name)) {
@@ -522,9 +576,11 @@ int vm_list(struct vm **out, size_t *n)
         free(v.path);
       }
   }
-  if (procdir >= 0) close(procdir);
   root_close(&ours);
-  for (size_t i = 0; i < w.np; i++) free(w.p[i].maps);
+  for (size_t i = 0; i < w.np; i++) {
+    free(w.p[i].maps);
+    free(w.p[i].seen);
+  }
   free(w.p);
   free_tmp(&host);
   sort_unique(&w.l);
