@@ -578,3 +578,14 @@ int root_mounts_same_root(const struct root_mounts *a,
   free(x);
   return same;
 }
+
+ssize_t root_link(int procdir, int pid, char *buf, size_t n)
+{
+  char path[32];
+  ssize_t len;
+
+  snprintf(path, sizeof(path), "%d/root", pid);
+  if ((len = readlinkat(procdir, path, buf, n - 1)) < 0) return -errno;
+  buf[len] = 0;
+  return len;
+}

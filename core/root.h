@@ -211,6 +211,12 @@ int root_pid_of(const char *path);
  * on a socket opened with O_PATH). Writes it into buf. */
 void root_fd_path(int fd, char *buf, size_t n);
 
+/* The text of process pid's root link in procdir (/proc, opened): "/"
+ * for the root of its mount namespace, the folder it chrooted into
+ * otherwise; read through procfs, no file system asked. Tells roots
+ * apart without opening them. Its length, or -errno. */
+ssize_t root_link(int procdir, int pid, char *buf, size_t n);
+
 /* A process's mounts as the kernel lists them (its mountinfo, read
  * through procfs: no file system is asked). Finding JVMs decides from it
  * which folders are worth opening: a file system a process or a remote

@@ -395,10 +395,8 @@ static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
   snprintf(path, sizeof(path), "%d/ns/mnt", pid);
   if (fstatat(procdir, path, &ns, 0)) return -errno;
   k.mntns = ns.st_ino;
-  snprintf(path, sizeof(path), "%d/root", pid);
-  if ((len = readlinkat(procdir, path, k.root, sizeof(k.root) - 1)) < 0)
-    return -errno;
-  k.root[len] = 0;
+  if ((len = root_link(procdir, pid, k.root, sizeof(k.root))) < 0)
+    return (int)len;
   for (size_t i = 0; i < nkeys && !hit; i++)
     if (keys[i].mntns == k.mntns && !strcmp(keys[i].root, k.root))
       hit = &keys[i];
