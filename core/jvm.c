@@ -158,7 +158,7 @@ static int secure_file(const struct root *r, const struct proc_perf_map *p,
 /* j's PerfData file: the one its process maps shared under the name of
  * its own pid (innermost, else host), /tmp/hsperfdata_<user>/<pid> in its
  * root, kept when that file is the very one mapped (device and inode). */
-static void find_perfdata(struct jvm *j)
+static void find_perfdata(struct jvm *j, const struct vm *row)
 {
   const struct proc_jvm_maps *m = &j->seen.maps;
   const struct proc_perf_map *p = NULL;
@@ -200,7 +200,11 @@ static void find_perfdata(struct jvm *j)
   j->vm.uid = sb.st_uid;
   j->vm.alive = 1;
   j->vm.other_ns = j->other_ns;
-  j->vm.locked = vm_flock_held(sb.st_dev, sb.st_ino);
+  /* the walk's answer for this very file: /proc/locks, a list of every
+   * lock on the machine, read once per JVM per command */
+  j->vm.locked = row && row->ino == (uint64_t)sb.st_ino && row->locked >= 0
+                     ? row->locked
+                     : vm_flock_held(sb.st_dev, sb.st_ino);
   read_counters(j);
 }
 
@@ -235,6 +239,7 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
   j->seen.pidns = row->pidns;
   j->seen.mntns = row->mntns;
   j->seen.other_mnt = !row->mntns || row->mntns != self.mntns;
+  j->seen.row = 1;
   return 1;
 }
 
@@ -292,7 +297,7 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
   } else {
     j->tmpfd = ourtmp;
   }
-  find_perfdata(j);
+  find_perfdata(j, j->seen.row ? row : NULL);
   return 0;
 }
 

@@ -37,6 +37,7 @@ struct jvm_seen {
                             names that container controls, in a host
                             process. The shape of a renamed-mapping attack:
                             never a JVM */
+  int row;               /* taken from a listing row's facts (jvm_open_row) */
   char hostile[192];     /* not empty: its /tmp meets a file system a
                             process serves (core/root's root_mounts_hostile):
                             not looked at; the why, the process's text */
