@@ -378,6 +378,7 @@ static void clean_ours(const struct place *pl, const char *name)
 /* Clean the hsperfdata_* folders of pl (its fd and root open). */
 static void clean_place(struct place *pl)
 {
+  char why[192];
   struct dirent *e;
   DIR *d;
   int fd;
@@ -402,7 +403,10 @@ static void clean_place(struct place *pl)
   while ((e = readdir(d))) {
     enum agent_file k = agent_file_kind(e->d_name);
 
-    if (starts_with(e->d_name, "hsperfdata_"))
+    if (starts_with(e->d_name, "hsperfdata_") && !pl->root.pid &&
+        !a.val[OPT_root] && vm_tmp_served(e->d_name, why, sizeof(why)))
+      report(CLEAN_KEPT, "skipped", pl->name, e->d_name, "%s", why);
+    else if (starts_with(e->d_name, "hsperfdata_"))
       clean_folder(pl, e->d_name);
     else if (k == AGENT_FILE_SO || k == AGENT_FILE_RECORDING)
       clean_ours(pl, e->d_name);

@@ -18,7 +18,10 @@ void say_skipped(void)
   for (size_t i = 0; i < n; i++) {
     if (s[i].said) continue;
     s[i].said = 1;
-    error_msg("pid %d: %s: %s", s[i].pid, s[i].why,
-              s[i].jvm ? "a JVM there was not looked at" : "not looked at");
+    if (!s[i].pid)
+      error_msg("%s: not looked at", s[i].why);
+    else
+      error_msg("pid %d: %s: %s", s[i].pid, s[i].why,
+                s[i].jvm ? "a JVM there was not looked at" : "not looked at");
   }
 }

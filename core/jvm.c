@@ -17,7 +17,6 @@
 static struct {
   int done;
   uint64_t pidns, mntns;
-  struct root_mounts mounts;
 } self;
 
 static void self_read(void)
@@ -26,14 +25,13 @@ static void self_read(void)
   self.done = 1;
   if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
   if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
-  root_mounts_read(AT_FDCWD, "/proc/self/mountinfo", &self.mounts);
 }
 
 int jvm_see(int procfd, int maps_read, struct jvm_seen *s)
 {
   struct proc_jvm_maps keep;
   struct root_mounts theirs = {0};
-  const struct root_mounts *mi = &self.mounts;
+  const struct root_mounts *mi = root_mounts_self();
   struct stat sb;
   dev_t dev = 0;
   int rc;
@@ -60,7 +58,7 @@ int jvm_see(int procfd, int maps_read, struct jvm_seen *s)
      * entered a container's mount namespace (nsenter -m); a PrivateTmp
      * service keeps our "/" */
     s->foreign = s->pidns && s->pidns == self.pidns &&
-                 !root_mounts_same_root(&theirs, &self.mounts);
+                 !root_mounts_same_root(&theirs, root_mounts_self());
   }
   if (s->maps.nperf) dev = makedev(s->maps.perf[0].maj, s->maps.perf[0].min);
   /* its /tmp, and the folder its PerfData file lies in as the kernel

@@ -516,6 +516,7 @@ struct hostile {
   dev_t dev;
   char *why;
   size_t n;
+  int below; /* mounts at dir or under it only */
 };
 
 static int hostile_line(void *arg, const struct mount_line *l)
@@ -529,6 +530,12 @@ static int hostile_line(void *arg, const struct mount_line *l)
               l->point[h->dlen] == '/';
 
   if (!served(l->type)) return 0;
+  if (h->below) {
+    if (!under && (strncmp(h->dir, l->point, plen) || plen != h->dlen))
+      return 0;
+    snprintf(h->why, h->n, "a %s mount at %s", l->type, l->point);
+    return 1;
+  }
   if (!on_way && !under && (!h->dev || makedev(l->maj, l->min) != h->dev))
     return 0;
   snprintf(h->why, h->n,
@@ -541,10 +548,31 @@ static int hostile_line(void *arg, const struct mount_line *l)
 int root_mounts_hostile(const struct root_mounts *m, const char *dir, dev_t dev,
                         char *why, size_t n)
 {
-  struct hostile h = {dir, strlen(dir), dev, why, n};
+  struct hostile h = {dir, strlen(dir), dev, why, n, 0};
 
   while (h.dlen > 1 && dir[h.dlen - 1] == '/') h.dlen--;
   return each_mount(m, hostile_line, &h);
+}
+
+int root_mounts_below(const struct root_mounts *m, const char *dir, char *why,
+                      size_t n)
+{
+  struct hostile h = {dir, strlen(dir), 0, why, n, 1};
+
+  while (h.dlen > 1 && dir[h.dlen - 1] == '/') h.dlen--;
+  return each_mount(m, hostile_line, &h);
+}
+
+const struct root_mounts *root_mounts_self(void)
+{
+  static struct root_mounts self;
+  static int done;
+
+  if (!done) {
+    done = 1;
+    root_mounts_read(AT_FDCWD, "/proc/self/mountinfo", &self);
+  }
+  return &self;
 }
 
 struct top {

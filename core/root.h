@@ -242,6 +242,16 @@ void root_mounts_free(struct root_mounts *m);
 int root_mounts_hostile(const struct root_mounts *m, const char *dir, dev_t dev,
                         char *why, size_t n);
 
+/* 1 when a served file system is mounted at dir or anywhere under it
+ * (why: "a fuse mount at /tmp/hsperfdata_x"); the mounts on the way to
+ * dir are not asked (our own /tmp: we are in it already). */
+int root_mounts_below(const struct root_mounts *m, const char *dir, char *why,
+                      size_t n);
+
+/* Our own mounts (/proc/self/mountinfo), read once per run; empty when
+ * they cannot be read. */
+const struct root_mounts *root_mounts_self(void);
+
 /* 1 when the mount on top of "/" in a and in b is the same folder (device
  * and the folder within it); 0 when not, or when one has no "/" (a
  * chroot below its mounts). */

@@ -76,8 +76,15 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
  * serves (a FUSE /tmp: noted in vm_skipped, never opened), or -errno. */
 int vm_tmp_of(int pid, struct stat *sb);
 
+/* 1 when a file system a process serves is mounted at our own
+ * /tmp/<name> or under it (a local user's FUSE mount on their
+ * hsperfdata_ folder): never opened; noted in vm_skipped, why (n bytes,
+ * may be NULL) says which. */
+int vm_tmp_served(const char *name, char *why, size_t n);
+
 /* What the walks of this command did not look at, each pid once: a JVM
- * (jvm 1) or a /tmp (jvm 0) behind a file system a process serves (why:
+ * (jvm 1) or a /tmp (jvm 0; pid 0: a folder of our own /tmp) behind a
+ * file system a process serves (why:
  * "a fuse mount in its /tmp (/tmp/x)", the process's own text: escape it).
  * said is the caller's: set it once the user was told. */
 struct vm_skip {

@@ -82,6 +82,8 @@ struct tmpdir {
 };
 
 /* Whether we may read a file with these owner and mode bits. */
+int vm_tmp_served(const char *name, char *why, size_t n);
+
 static int readable(const struct stat *sb)
 {
   gid_t groups[256];
@@ -131,6 +133,7 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
   }
   while ((e = readdir(d))) {
     if (!starts_with(e->d_name, "hsperfdata_") ||
+        (!r->pid && vm_tmp_served(e->d_name, NULL, 0)) ||
         root_openat(NULL, tmpfd, e->d_name, O_RDONLY | O_DIRECTORY, 0, &dfd))
       continue;
     if (!(u = fdopendir(dfd))) {
@@ -286,6 +289,19 @@ static void skip(int pid, const char *why, int jvm)
   skips[nskips].jvm = jvm;
   snprintf(skips[nskips].why, sizeof(skips[nskips].why), "%s", why);
   nskips++;
+}
+
+int vm_tmp_served(const char *name, char *why, size_t n)
+{
+  char *dir = xasprintf("/tmp/%s", name), w[192];
+  int rc = root_mounts_below(root_mounts_self(), dir, w, sizeof(w));
+
+  if (rc) {
+    skip(0, w, 0);
+    if (why) snprintf(why, n, "%s", w);
+  }
+  free(dir);
+  return rc;
 }
 
 struct vm_skip *vm_skipped(size_t *n)
