@@ -13,69 +13,6 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
-/* Our own namespaces and mounts, read once per command. */
-static struct {
-  int done;
-  uint64_t pidns, mntns;
-} self;
-
-static void self_read(void)
-{
-  if (self.done) return;
-  self.done = 1;
-  if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
-  if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
-}
-
-int jvm_see(int procfd, int maps_read, struct jvm_seen *s)
-{
-  struct proc_jvm_maps keep;
-  struct root_mounts theirs = {0};
-  const struct root_mounts *mi = root_mounts_self();
-  struct stat sb;
-  dev_t dev = 0;
-  int rc;
-
-  if (maps_read) keep = s->maps;
-  memset(s, 0, sizeof(*s));
-  if (maps_read)
-    s->maps = keep;
-  else if ((rc = proc_jvm_maps(procfd, "maps", &s->maps)))
-    return rc;
-  self_read();
-  if (!fstatat(procfd, "ns/pid", &sb, 0)) s->pidns = sb.st_ino;
-  if (!fstatat(procfd, "ns/mnt", &sb, 0)) s->mntns = sb.st_ino;
-  s->other_mnt = !s->mntns || s->mntns != self.mntns;
-  if (!s->maps.libjvm && !s->maps.nperf) return 0; /* nothing to judge */
-  if (s->other_mnt) {
-    if ((rc = root_mounts_read(procfd, "mountinfo", &theirs))) {
-      snprintf(s->hostile, sizeof(s->hostile), "its mounts cannot be read: %s",
-               strerror(-rc));
-      return 0;
-    }
-    mi = &theirs;
-    /* a process of the host's pid namespace whose "/" is another's: it
-     * entered a container's mount namespace (nsenter -m); a PrivateTmp
-     * service keeps our "/" */
-    s->foreign = s->pidns && s->pidns == self.pidns &&
-                 !root_mounts_same_root(&theirs, root_mounts_self());
-  }
-  if (s->maps.nperf) dev = makedev(s->maps.perf[0].maj, s->maps.perf[0].min);
-  /* its /tmp, and the folder its PerfData file lies in as the kernel
-   * names it (a /tmp that is a link: /var/tmp) */
-  if (!root_mounts_hostile(mi, "/tmp", dev, s->hostile, sizeof(s->hostile)) &&
-      s->maps.nperf && s->maps.perf[0].path[0]) {
-    char dir[sizeof(s->maps.perf[0].path)], *slash;
-
-    snprintf(dir, sizeof(dir), "%s", s->maps.perf[0].path);
-    for (int i = 0; i < 2 && (slash = strrchr(dir, '/')); i++)
-      slash[slash == dir] = 0;
-    root_mounts_hostile(mi, dir, 0, s->hostile, sizeof(s->hostile));
-  }
-  root_mounts_free(&theirs);
-  return 0;
-}
-
 void jvm_init(struct jvm *j)
 {
   memset(j, 0, sizeof(*j));
@@ -209,7 +146,7 @@ static void find_perfdata(struct jvm *j, const struct vm *row)
 static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
                     size_t n);
 
-/* What the walk saw of row's process (vm_list's facts) as jvm_see's
+/* What the walk saw of row's process (vm_list's facts) as vm_see's
  * value, when procfd's process is the one seen (its start time): the
  * maps are not read again. 1 when taken. */
 static int seen_of_row(struct jvm *j, const struct vm *row)
@@ -223,7 +160,6 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
       proc_read_small(j->procfd, "stat", buf, sizeof(buf), &len) ||
       proc_stat_parse(buf, len, &ps) || ps.starttime != row->start)
     return 0;
-  self_read();
   memset(&j->seen, 0, sizeof(j->seen));
   j->seen.maps.libjvm = row->libjvm;
   j->seen.maps.nperf = 1;
@@ -236,7 +172,7 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
     snprintf(p->path, sizeof(p->path), "%s", row->file);
   j->seen.pidns = row->pidns;
   j->seen.mntns = row->mntns;
-  j->seen.other_mnt = !row->mntns || row->mntns != self.mntns;
+  j->seen.other_mnt = !row->mntns || row->mntns != vm_self_mntns();
   j->seen.row = 1;
   return 1;
 }
@@ -270,7 +206,7 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
   /* what the kernel shows decides before any file system is asked */
   if (seen_of_row(j, row)) {
     j->is_jvm = j->seen.maps.libjvm ? JVM_IS : JVM_NOT;
-  } else if ((rc = jvm_see(j->procfd, 0, &j->seen))) {
+  } else if ((rc = vm_see(j->procfd, 0, &j->seen))) {
     if (rc == -ENOENT || rc == -ESRCH)
       return fail(j, -ESRCH, err, n, "no process %d", pid);
     j->is_jvm = JVM_UNKNOWN; /* its maps cannot be read: nothing aimed */

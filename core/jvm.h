@@ -25,29 +25,6 @@
 #include "core/root.h"
 #include "core/vm.h"
 
-/* What the kernel shows of a process as a JVM, read without asking any
- * file system (docs/security.md §11): its maps (once), its namespaces,
- * and its mounts when its mount namespace is not ours. */
-struct jvm_seen {
-  struct proc_jvm_maps maps;
-  uint64_t pidns, mntns; /* 0: unknown */
-  int other_mnt;         /* its mount namespace is not ours */
-  int foreign;           /* our pid namespace (the host's), another mount
-                            namespace and root: a container's files, whose
-                            names that container controls, in a host
-                            process. The shape of a renamed-mapping attack:
-                            never a JVM */
-  int row;               /* taken from a listing row's facts (jvm_open_row) */
-  char hostile[192];     /* not empty: its /tmp meets a file system a
-                            process serves (core/root's root_mounts_hostile):
-                            not looked at; the why, the process's text */
-};
-
-/* Read maps (unless done: s->maps filled, maps_read set) and judge the
- * namespaces and mounts of the process whose /proc folder is procfd.
- * 0, or -errno when its maps cannot be read. */
-int jvm_see(int procfd, int maps_read, struct jvm_seen *s);
-
 enum jvm_verdict {
   JVM_UNKNOWN = -1, /* its maps cannot be read (another user's, not root) */
   JVM_NOT = 0,      /* maps neither libjvm.so nor its PerfData file */
@@ -69,7 +46,7 @@ struct jvm {
   int off;               /* 1: its PerfData says it takes no attach
                             requests, 0: it takes them, -1: cannot tell */
   int jdk;               /* Java feature version; 0 unknown */
-  struct jvm_seen seen;  /* what the kernel showed at the open */
+  struct vm_seen seen;   /* what the kernel showed at the open */
 };
 
 /* How jvm_open reads its target. */

@@ -95,6 +95,34 @@ struct vm_skip {
 };
 struct vm_skip *vm_skipped(size_t *n);
 
+#include "core/proc.h"
+
+/* What the kernel shows of a process as a JVM, read without asking any
+ * file system (docs/security.md §11): its maps (once), its namespaces,
+ * and its mounts when its mount namespace is not ours. */
+struct vm_seen {
+  struct proc_jvm_maps maps;
+  uint64_t pidns, mntns; /* 0: unknown */
+  int other_mnt;         /* its mount namespace is not ours */
+  int foreign;           /* our pid namespace (the host's), another mount
+                            namespace and root: a container's files, whose
+                            names that container controls, in a host
+                            process. The shape of a renamed-mapping attack:
+                            never a JVM */
+  int row;               /* taken from a listing row's facts (jvm_open_row) */
+  char hostile[192];     /* not empty: its /tmp meets a file system a
+                            process serves (core/root's root_mounts_hostile):
+                            not looked at; the why, the process's text */
+};
+
+/* Read maps (unless done: s->maps filled, maps_read set) and judge the
+ * namespaces and mounts of the process whose /proc folder is procfd.
+ * 0, or -errno when its maps cannot be read. */
+int vm_see(int procfd, int maps_read, struct vm_seen *s);
+
+/* The inode of our own mount namespace (read once per run). */
+uint64_t vm_self_mntns(void);
+
 /* The one target grammar of every command: a host pid ("4242"; jstat's
  * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
  * "file:/x": absolute, no authority, query or fragment, %XX decoded), or a

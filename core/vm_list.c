@@ -10,7 +10,7 @@
 #include "core/perfdata.h"
 #include "core/root.h"
 #include "core/vm.h"
-#include "core/jvm.h"
+#include <sys/sysmacros.h>
 #include <sys/sysmacros.h>
 
 struct list {
@@ -175,12 +175,81 @@ static void free_tmp(struct tmpdir *t)
   free(t->e);
 }
 
+/* Our own namespaces and mounts, read once per command. */
+static struct {
+  int done;
+  uint64_t pidns, mntns;
+} self;
+
+static void self_read(void)
+{
+  if (self.done) return;
+  self.done = 1;
+  if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
+  if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
+}
+
+int vm_see(int procfd, int maps_read, struct vm_seen *s)
+{
+  struct proc_jvm_maps keep;
+  struct root_mounts theirs = {0};
+  const struct root_mounts *mi = root_mounts_self();
+  struct stat sb;
+  dev_t dev = 0;
+  int rc;
+
+  if (maps_read) keep = s->maps;
+  memset(s, 0, sizeof(*s));
+  if (maps_read)
+    s->maps = keep;
+  else if ((rc = proc_jvm_maps(procfd, "maps", &s->maps)))
+    return rc;
+  self_read();
+  if (!fstatat(procfd, "ns/pid", &sb, 0)) s->pidns = sb.st_ino;
+  if (!fstatat(procfd, "ns/mnt", &sb, 0)) s->mntns = sb.st_ino;
+  s->other_mnt = !s->mntns || s->mntns != self.mntns;
+  if (!s->maps.libjvm && !s->maps.nperf) return 0; /* nothing to judge */
+  if (s->other_mnt) {
+    if ((rc = root_mounts_read(procfd, "mountinfo", &theirs))) {
+      snprintf(s->hostile, sizeof(s->hostile), "its mounts cannot be read: %s",
+               strerror(-rc));
+      return 0;
+    }
+    mi = &theirs;
+    /* a process of the host's pid namespace whose "/" is another's: it
+     * entered a container's mount namespace (nsenter -m); a PrivateTmp
+     * service keeps our "/" */
+    s->foreign = s->pidns && s->pidns == self.pidns &&
+                 !root_mounts_same_root(&theirs, root_mounts_self());
+  }
+  if (s->maps.nperf) dev = makedev(s->maps.perf[0].maj, s->maps.perf[0].min);
+  /* its /tmp, and the folder its PerfData file lies in as the kernel
+   * names it (a /tmp that is a link: /var/tmp) */
+  if (!root_mounts_hostile(mi, "/tmp", dev, s->hostile, sizeof(s->hostile)) &&
+      s->maps.nperf && s->maps.perf[0].path[0]) {
+    char dir[sizeof(s->maps.perf[0].path)], *slash;
+
+    snprintf(dir, sizeof(dir), "%s", s->maps.perf[0].path);
+    for (int i = 0; i < 2 && (slash = strrchr(dir, '/')); i++)
+      slash[slash == dir] = 0;
+    root_mounts_hostile(mi, dir, 0, s->hostile, sizeof(s->hostile));
+  }
+  root_mounts_free(&theirs);
+  return 0;
+}
+
+uint64_t vm_self_mntns(void)
+{
+  self_read();
+  return self.mntns;
+}
+
 /* What the walk read of every process: its maps, once. */
 struct seen_pid {
   int pid;
   int state;                  /* SEEN_* */
   struct proc_jvm_maps *maps; /* SEEN_HOLDER: its PerfData-shaped maps */
-  struct jvm_seen *seen;      /* SEEN_HOLDER, judged: jvm_see's */
+  struct vm_seen *seen;       /* SEEN_HOLDER, judged: vm_see's */
   int nspid;                  /* its innermost pid */
   uint64_t start;             /* its start time */
 };
@@ -311,13 +380,13 @@ struct vm_skip *vm_skipped(size_t *n)
 }
 
 /* A process in another mount namespace that maps a PerfData-shaped file:
- * judged by what the kernel shows (core/jvm's jvm_see: never a container's
+ * judged by what the kernel shows (core/jvm's vm_see: never a container's
  * files in a host process, never a /tmp a process serves), then its file,
  * /tmp/hsperfdata_<user>/<its pid> inside its root, listed when it is the
  * very file it maps. */
 static void add_other(struct walk *w, const struct seen_pid *sp)
 {
-  const struct jvm_seen *s = sp->seen;
+  const struct vm_seen *s = sp->seen;
   struct root r = {.fd = -1};
 
   if (!s || !s->other_mnt || s->foreign) return;
@@ -354,7 +423,7 @@ static void add_other(struct walk *w, const struct seen_pid *sp)
   root_close(&r);
 }
 
-/* Judge a process that maps a PerfData-shaped file (core/jvm's jvm_see,
+/* Judge a process that maps a PerfData-shaped file (core/jvm's vm_see,
  * on the maps already read): its namespaces, mounts, innermost pid and
  * start time, through its own /proc folder. */
 static void judge(int procdir, struct seen_pid *sp)
@@ -370,7 +439,7 @@ static void judge(int procdir, struct seen_pid *sp)
     return;
   sp->seen = xzalloc(sizeof(*sp->seen));
   sp->seen->maps = *sp->maps;
-  if (jvm_see(procfd, 1, sp->seen) || proc_status_at(procfd, &st) ||
+  if (vm_see(procfd, 1, sp->seen) || proc_status_at(procfd, &st) ||
       proc_read_small(procfd, "stat", buf, sizeof(buf), &len) ||
       proc_stat_parse(buf, len, &ps)) {
     free(sp->seen);
