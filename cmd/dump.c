@@ -73,7 +73,11 @@ static int prometheus(struct args *a)
   size_t n = 0;
   char err[256];
 
-  if (all && (rc = vm_list(&v, &n))) {
+  if (all) {
+    rc = vm_list(&v, &n);
+    say_skipped();
+  }
+  if (all && rc) {
     errno_msg(rc, "cannot list JVMs");
     return 1;
   }

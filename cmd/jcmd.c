@@ -64,6 +64,7 @@ static int list(void)
   size_t n;
 
   if (vm_list(&vms, &n)) return 1;
+  say_skipped();
   for (size_t i = 0; i < n; i++) {
     if (vm_attachable(&vms[i]) != 1) continue;
     vm_java_command(&vms[i], &cmd);

@@ -290,7 +290,9 @@ static int list(const int *flags, int json)
   int rc;
 
   until = now_ms() + PD_READY_WAIT_MS;
-  if ((rc = vm_list(&vms, &n))) {
+  rc = vm_list(&vms, &n);
+  say_skipped();
+  if (rc) {
     errno_msg(rc, "cannot read '/tmp'");
     return 1;
   }

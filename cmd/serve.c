@@ -100,6 +100,7 @@ static size_t shown(const struct scrape *s, int pid, struct vm **v)
   size_t n, k = 0;
 
   if (vm_list(v, &n)) n = 0;
+  say_skipped();
   for (size_t i = 0; i < n; i++) {
     if (!(*v)[i].alive || (!s->all_users && (*v)[i].uid != geteuid()) ||
         (pid > 0 && (*v)[i].pid != pid))

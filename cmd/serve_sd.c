@@ -13,6 +13,7 @@
  * escaper: a main class is the target's text).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "cmd/serve.h"
 #include "core/out.h"
 #include "core/perfdata.h"
@@ -104,6 +105,7 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
   else
     sock_addr(fd, sc->listen, &target);
   if (vm_list(&v, &n)) n = 0;
+  say_skipped();
   buf_addc(&body, '[');
   for (size_t i = 0, k = 0; i < n; i++) {
     struct json_obj group, l;

@@ -10,6 +10,7 @@
  * Facts used: docs/jvmstat.md §4.1 (the command line), §4.4 (options).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/vm.h"
 #include "cmd/stat.h"
 #include "cmd/jdk.h"
@@ -231,6 +232,7 @@ static int add_all(struct run *r)
   size_t n;
   int rc = vm_list(&v, &n);
 
+  say_skipped();
   if (rc) {
     errno_msg(rc, "cannot list JVMs");
     return -1;

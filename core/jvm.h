@@ -46,6 +46,7 @@ struct jvm {
   int off;               /* 1: its PerfData says it takes no attach
                             requests, 0: it takes them, -1: cannot tell */
   int jdk;               /* Java feature version; 0 unknown */
+  struct vm_seen seen;   /* what the kernel showed at the open */
 };
 
 /* How jvm_open reads its target. */

@@ -225,4 +225,51 @@ int root_pid_of(const char *path);
  * on a socket opened with O_PATH). Writes it into buf. */
 void root_fd_path(int fd, char *buf, size_t n);
 
+/* The text of process pid's root link in procdir (/proc, opened): "/"
+ * for the root of its mount namespace, the folder it chrooted into
+ * otherwise; read through procfs, no file system asked. Tells roots
+ * apart without opening them. Its length, or -errno. */
+ssize_t root_link(int procdir, int pid, char *buf, size_t n);
+
+/* A process's mounts as the kernel lists them (its mountinfo, read
+ * through procfs: no file system is asked). Finding JVMs decides from it
+ * which folders are worth opening: a file system a process or a remote
+ * server answers for (FUSE in all its types, 9p, NFS, CIFS, Ceph, AFS) may
+ * never answer, and a node-wide command never waits on one. */
+enum { ROOT_MOUNTS_MAX = 4 << 20 };
+struct root_mounts {
+  char *text;
+  size_t len;
+};
+
+/* Read path at dirfd ("mountinfo" in a /proc/<pid> folder, or
+ * "/proc/self/mountinfo") into m, at most ROOT_MOUNTS_MAX bytes. 0 or
+ * -errno. */
+int root_mounts_read(int dirfd, const char *path, struct root_mounts *m);
+void root_mounts_free(struct root_mounts *m);
+
+/* 1 when reaching dir (a folder in the process's root, as its mountinfo
+ * names places) or anything under it crosses such a served file system,
+ * or a file on device dev (0: none) lies on one: why says which, as "a
+ * fuse mount in its /tmp (/tmp/x)" (its mount point is the process's
+ * text). 0 when every mount on the way and below is the kernel's own. */
+int root_mounts_hostile(const struct root_mounts *m, const char *dir, dev_t dev,
+                        char *why, size_t n);
+
+/* 1 when a served file system is mounted at dir or anywhere under it
+ * (why: "a fuse mount at /tmp/hsperfdata_x"); the mounts on the way to
+ * dir are not asked (our own /tmp: we are in it already). */
+int root_mounts_below(const struct root_mounts *m, const char *dir, char *why,
+                      size_t n);
+
+/* Our own mounts (/proc/self/mountinfo), read once per run; empty when
+ * they cannot be read. */
+const struct root_mounts *root_mounts_self(void);
+
+/* 1 when the mount on top of "/" in a and in b is the same folder (device
+ * and the folder within it); 0 when not, or when one has no "/" (a
+ * chroot below its mounts). */
+int root_mounts_same_root(const struct root_mounts *a,
+                          const struct root_mounts *b);
+
 #endif
