@@ -3,6 +3,10 @@ own MXBeans said (test/java/MXReport.java's report), python3 stdlib.
 
   mxbean_check.py PROM REPORT PID JDK -> exit 0 when they agree, else 1
                                          and each difference on stdout
+  mxbean_check.py uptime JT PID REPORT -> JT ps --json's uptime_s of PID
+      is the MXBean's uptime in REPORT plus the time since REPORT was
+      written (its mtime), within 0.5 s (RuntimeMXBean counts from the
+      JVM's os init, ps from sun.rt.createVmBeginTime: both at its start)
 
 Every family that has an MXBean twin is compared, each value exactly
 (the JVM holds still between the report and the scrape: the caller asks
@@ -19,7 +23,7 @@ reporter ran (a TLAB, a ZGC page: at most 2 MiB), never lead it.
 Collectors PerfData does not count (specs/prom_map.def: ZGC's and
 Shenandoah's Cycles, Shenandoah's Pauses, JDK 11's ZGC) must be absent.
 """
-import re, sys
+import json, os, re, subprocess, sys, time
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} (\S+)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
@@ -126,8 +130,24 @@ def main(prom, path, pid, jdk):
     return bad
 
 
+def uptime(jt, pid, path):
+    w, up = os.stat(path).st_mtime, report(path)['runtime'][0] / 1000
+    t0 = time.time()
+    out = subprocess.run([jt, 'ps', '--json'], capture_output=True).stdout
+    t1 = time.time()
+    v = [x['uptime_s'] for x in json.loads(out) if x['pid'] == int(pid)]
+    lo, hi = up + t0 - w - 0.5, up + t1 - w + 0.5
+    if len(v) != 1 or v[0] is None or not lo <= v[0] <= hi:
+        return ['pid %s: ps uptime_s %s, the MXBean\'s %.3f to %.3f' %
+                (pid, v, lo + 0.5, hi - 0.5)]
+    return []
+
+
 if __name__ == '__main__':
-    b = main(*sys.argv[1:5])
+    if sys.argv[1] == 'uptime':
+        b = uptime(*sys.argv[2:5])
+    else:
+        b = main(*sys.argv[1:5])
     for x in b:
         print(x)
     sys.exit(1 if b else 0)
