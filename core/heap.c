@@ -156,10 +156,11 @@ static double max_metaspace(const struct perfdata *pd)
   n = pd_string(pd, c, &s);
   for (p = s, end = s + n; p < end;) {
     const char *t = p;
-    size_t k = strcspn(p, " "), d = 0;
+    /* the counter's bytes only: a file need not end them with a NUL */
+    const char *sp = memchr(p, ' ', (size_t)(end - p));
+    size_t k = sp ? (size_t)(sp - p) : (size_t)(end - p), d = 0;
     double x = 0;
 
-    if ((size_t)(end - p) < k) k = (size_t)(end - p);
     p += k + 1;
     if (k <= sizeof(flag) - 1 || memcmp(t, flag, sizeof(flag) - 1)) continue;
     t += sizeof(flag) - 1;
@@ -168,10 +169,11 @@ static double max_metaspace(const struct perfdata *pd)
       x = x * 10 + (t[d++] - '0');
     if (!d || k - d > 1) continue;
     if (k - d == 1) {
-      const char *u = strchr("kKmMgGtT", t[d]);
+      static const char units[] = "kKmMgGtT";
+      const char *u = strchr(units, t[d]);
 
       if (!u || !t[d]) continue;
-      for (long i = (u - "kKmMgGtT") / 2; i >= 0; i--) x *= 1024;
+      for (long i = (u - units) / 2; i >= 0; i--) x *= 1024;
     }
     v = x;
   }
