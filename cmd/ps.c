@@ -171,7 +171,8 @@ static void json_vm(const struct vm *v, int first)
   struct perfdata pd;
   struct buf out = {0}, cmd = {0}, s = {0};
   struct json_obj o;
-  const struct pd_counter *t, *hz;
+  const struct pd_counter *t;
+  double up;
   static const char *const strings[][2] = {
       {"jvm_args", "java.rt.vmArgs"},
       {"jvm_flags", "java.rt.vmFlags"},
@@ -207,13 +208,10 @@ static void json_vm(const struct vm *v, int first)
   }
   t = ok ? pd_find(&pd, "sun.rt.createVmBeginTime") : NULL;
   json_num(&o, "start_time_ms", t ? (double)pd_long(&pd, t) : NAN);
-  t = ok ? pd_find(&pd, "sun.os.hrt.ticks") : NULL;
-  hz = ok ? pd_find(&pd, "sun.os.hrt.frequency") : NULL;
   /* milliseconds, in the fewest digits that read back */
   json_num(&o, "uptime_s",
-           t && hz && pd_long(&pd, hz) > 0
-               ? round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000
-               : NAN);
+           ok && !vm_uptime(&pd, wall_ms(), &up) ? round(up * 1000) / 1000
+                                                 : NAN);
   json_close(&o);
   fwrite(out.p, 1, out.len, stdout);
   if (ok) pd_close(&pd);

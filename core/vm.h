@@ -245,6 +245,18 @@ int java_feature(const char *s, size_t n);
 struct perfdata;
 int vm_java_feature(const struct perfdata *pd);
 
+/* When the JVM started, in ms since the epoch, as its RuntimeMXBean's
+ * getStartTime says it (sun.rt.vmInitDoneTime: the end of its creation).
+ * 0 and *ms, or -ENOENT. */
+int vm_start_ms(const struct perfdata *pd, double *ms);
+
+/* The JVM's uptime in seconds at the wall clock's wall_ms, the one rule
+ * of ps, top --json and stat -t (specs/jstat.spec's timestamp, jstat 25's
+ * rule; every JDK has its counter, JDK 25 has no sun.os.hrt.ticks): since
+ * sun.rt.createVmBeginTime, as RuntimeMXBean's getUptime counts from its
+ * start. 0 and *secs, or -ENOENT. */
+int vm_uptime(const struct perfdata *pd, uint64_t wall_ms, double *secs);
+
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */
 int vm_flock_held(dev_t dev, ino_t ino);
