@@ -25,7 +25,8 @@ enum {
   LINE_CAP = 16 * 1024, /* one sample line, on the allocating thread's stack */
   LIFE_CAP = 65536,     /* sampled objects waiting for their first GC */
   STACK_FRAMES = 128,
-  STOP_BOUND_MS = 5000 /* below agent-install's 10 s attach timeout */
+  STOP_BOUND_MS = 5000 /* well below the 30 s agent-install waits for an answer
+                          unless --timeout says (core/attach.h) */
 };
 
 /* A sampled object waiting for the next GC (lifetime recorder). */

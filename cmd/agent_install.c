@@ -24,6 +24,7 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
+#include "core/attach.h"
 #include "core/vm.h"
 #include "core/wfile.h"
 #include "agent/config.h"
@@ -38,6 +39,8 @@
 #define NUM(lo, hi, def) INT(lo, hi, def)
 #define MS(lo, hi, def) TIME(lo##ms, hi##ms, def##ms)
 #define SECS(lo, hi, def) TIME(lo##s, hi##s, def##s)
+/* --output's default, as its help says it */
+#define OUTPUT_DEFAULT "stacks.txt"
 #define OPTS_FILE "specs/agent_install.opts"
 #include "core/opt_table.h"
 #undef AGENT_OPT
@@ -418,7 +421,7 @@ static int install(struct args *a)
   struct jvm t;
   struct config c;
   struct wfile out = {.dirfd = -1};
-  const char *name = a->val[OPT_output] ? a->val[OPT_output] : "stacks.txt";
+  const char *name = a->val[OPT_output] ? a->val[OPT_output] : OUTPUT_DEFAULT;
   int timeout = (int)(a->num[OPT_timeout] / 1000000); /* ms */
   long long ms = a->num[OPT_duration] / 1000000;
   int rc, collects, err;

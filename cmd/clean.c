@@ -63,21 +63,19 @@ static void build_view(void)
   for (size_t i = 0; i < n; i++) {
     struct proc_view *p = &view[nview];
     struct proc_status st;
-    struct root r;
     struct stat sb;
-    int fd;
 
     p->pid = pids[i];
     if (!proc_status(p->pid, &st) && st.nnspid)
       p->nspid = proc_innermost(&st, p->pid);
     p->ns_err = proc_ns_ino(p->pid, "pid", &p->pidns);
-    if (!root_open(p->pid, &r) && !root_tmp(&r, &fd, &sb)) {
+    /* judged by what the kernel shows: a /tmp a process serves is not
+     * opened (core/vm) */
+    if (!vm_tmp_of(p->pid, &sb)) {
       p->has_tmp = 1;
       p->tdev = sb.st_dev;
       p->tino = sb.st_ino;
-      close(fd);
     }
-    root_close(&r);
     nview++;
   }
   free(pids);
@@ -380,6 +378,7 @@ static void clean_ours(const struct place *pl, const char *name)
 /* Clean the hsperfdata_* folders of pl (its fd and root open). */
 static void clean_place(struct place *pl)
 {
+  char why[192];
   struct dirent *e;
   DIR *d;
   int fd;
@@ -404,7 +403,10 @@ static void clean_place(struct place *pl)
   while ((e = readdir(d))) {
     enum agent_file k = agent_file_kind(e->d_name);
 
-    if (starts_with(e->d_name, "hsperfdata_"))
+    if (starts_with(e->d_name, "hsperfdata_") && !pl->root.pid &&
+        !a.val[OPT_root] && vm_tmp_served(e->d_name, why, sizeof(why)))
+      report(CLEAN_KEPT, "skipped", pl->name, e->d_name, "%s", why);
+    else if (starts_with(e->d_name, "hsperfdata_"))
       clean_folder(pl, e->d_name);
     else if (k == AGENT_FILE_SO || k == AGENT_FILE_RECORDING)
       clean_ours(pl, e->d_name);
@@ -458,6 +460,7 @@ int clean_main(int argc, char **argv)
     return 1;
   }
   build_view();
+  say_skipped();
   /* --root names a folder on this host, opened as named. */
   host.name = (char *)(a.val[OPT_root] ? a.val[OPT_root] : "/tmp");
   rc = root_open(0, &host.root);
@@ -472,6 +475,7 @@ int clean_main(int argc, char **argv)
   else
     clean_place(&host);
   if (a.count[OPT_all_namespaces]) vm_each_tmp(clean_namespace, NULL);
+  say_skipped();
   if (host.fd >= 0) close(host.fd);
   root_close(&host.root);
   free(view);

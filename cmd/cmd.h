@@ -18,4 +18,9 @@
 #include "specs/dropins.def"
 #undef DROPIN
 
+/* Say on stderr, once per pid per run, what core/vm's walks did not look
+ * at (vm_skipped: a /tmp a process serves). Every node-wide command calls
+ * it after it walks. */
+void say_skipped(void);
+
 #endif

@@ -73,7 +73,11 @@ static int prometheus(struct args *a)
   size_t n = 0;
   char err[256];
 
-  if (all && (rc = vm_list(&v, &n))) {
+  if (all) {
+    rc = vm_list(&v, &n);
+    say_skipped();
+  }
+  if (all && rc) {
     errno_msg(rc, "cannot list JVMs");
     return 1;
   }
@@ -126,7 +130,7 @@ int dump_main(int argc, char **argv)
     return rc;
   }
   if ((rc = jvm_open(&j, a.argv[0], 0, err, sizeof(err)))) {
-    if (rc == -EPERM)
+    if (rc == -EPERM || rc == -E2BIG)
       error_msg("%s", err);
     else
       error_msg("cannot find '%s': %s", a.argv[0], err);

@@ -18,6 +18,14 @@
  * ignored (cmd/jdk.c), the help words first on the line (the jstack and
  * jmap links are cmd/jstack.c). Deviations: errors are one line, not a Java stack trace;
  * -l is sorted by pid and jvmtool never lists itself.
+ *
+ * A fan-out (0, "", a main class that names several JVMs) asks every JVM
+ * at once (core/attach's attach_ask_all: the exchanges side by side in one
+ * poll loop; -f's lines a round each), so a JVM that never answers delays
+ * only its own answer: each is bounded by --timeout, and for the link by
+ * JDK_FAN_REPLY_MS (the hour-long wait is for one named JVM). The answers
+ * are printed whole, by pid; then one line on stderr says which JVMs
+ * answered and which did not (the link says it only when one did not).
  */
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
@@ -26,6 +34,7 @@
 #include "core/out.h"
 #include "core/perfdata.h"
 #include "core/jvm.h"
+#include "core/root.h"
 #include "core/vm.h"
 #include "cmd/jdk.h"
 #include "jcmd_usage.inc" /* jcmd_usage[]: jcmd's help, byte for byte */
@@ -43,6 +52,7 @@ struct request {
   int reply_ms;       /* the links: its answer from there (cmd/jdk.h) */
   const char *out;    /* --out-file: where the heap dump lands */
   int head_first;     /* "<pid>:" before anything, as jcmd (the link) */
+  int fan_reply_ms;   /* a fan-out's bound for each answer (0: timeout_ms) */
 };
 
 /* jcmd lists, and picks by main class, only the JVMs that say they take
@@ -54,6 +64,7 @@ static int list(void)
   size_t n;
 
   if (vm_list(&vms, &n)) return 1;
+  say_skipped();
   for (size_t i = 0; i < n; i++) {
     if (vm_attachable(&vms[i]) != 1) continue;
     vm_java_command(&vms[i], &cmd);
@@ -88,6 +99,55 @@ static void head(int pid, int *said)
   *said = 1;
 }
 
+/* GC.heap_dump's file (its first word that is no option, or filename=),
+ * copied into path; 0 when line is no GC.heap_dump with a file. */
+static int dump_file(const char *line, char *path, size_t n)
+{
+  const char *w = line + strspn(line, " ");
+  size_t len;
+
+  if (strncmp(w, "GC.heap_dump", 12) || (w[12] && w[12] != ' ')) return 0;
+  for (w += 12; *(w += strspn(w, " ")); w += len) {
+    len = strcspn(w, " ");
+    if (*w == '-') continue;
+    if (!strncmp(w, "filename=", 9)) {
+      w += 9;
+      len -= 9;
+    }
+    if (!len || len >= n) return 0;
+    memcpy(path, w, len);
+    path[len] = 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* A JVM writes GC.heap_dump's file where it sees the path (its mount
+ * namespace, its working folder): when that is not the same place here
+ * (a container, a PrivateTmp service), jcmd's "Heap dump file created"
+ * would send the user looking in the wrong /tmp, so one line on stderr
+ * says where the file is on this host. */
+static void dump_where(const struct jvm *v, const char *line)
+{
+  char path[PATH_MAX], *where;
+  struct stat ours, theirs;
+  int same;
+
+  if (!dump_file(line, path, sizeof(path))) return;
+  same = jvm_same_path(v, path);
+  if (same && path[0] != '/')
+    same = v->procfd >= 0 && !stat(".", &ours) &&
+           !fstatat(v->procfd, "cwd", &theirs, 0) &&
+           ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+  if (same) return;
+  where = path[0] == '/' ? root_name(&v->root, path)
+                         : xasprintf("/proc/%d/cwd/%s", v->pid, path);
+  warn_msg("pid %d wrote '%s' where it sees that path, not here: on this "
+           "host it is %s (--out-file takes a dump out)",
+           v->pid, path, where);
+  free(where);
+}
+
 static int jcmd_line(const struct jvm *v, const struct request *r,
                      const char *line, int *said)
 {
@@ -102,6 +162,8 @@ static int jcmd_line(const struct jvm *v, const struct request *r,
   }
   head(pid, said);
   rc = jdk_print_reply(pid, reply, "Command executed successfully");
+  fflush(stdout);
+  if (!rc && jdk_out_written(reply)) dump_where(v, line);
   free(reply);
   return rc;
 }
@@ -116,11 +178,9 @@ static int heap_dump(const struct jvm *v, const struct request *r, int *said)
   char *reply = NULL, err[512];
   int pid = v->pid, rc;
 
-  if ((rc = jdk_out_begin(&o, v, r->out,
-                          strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))) {
-    errno_msg(rc, "cannot write '%s'", r->out);
+  if (jdk_out_begin(&o, v, r->out,
+                    strstr(r->text, " -gz") ? ".hprof.gz" : ".hprof"))
     return 1;
-  }
   buf_printf(&line, "%s %s", r->text, o.jvm_path);
   args[0] = line.p;
   if (attach_ask_long(v, "jcmd", args, r->timeout_ms, r->reply_ms, &reply, err,
@@ -168,23 +228,24 @@ static int is_stop(const char *line)
   return !strncmp(line, "stop", 4) && !line[4 + strspn(line + 4, blank)];
 }
 
-/* "<pid>:", then the command, or each line of -f's file (ended by \n, \r
- * or \r\n; the empty ones at its end dropped) until "stop", as jcmd sends
- * them: comments and blank lines too (the JVM skips them). The first
- * failure ends the file, as in jcmd. */
-static int run(const struct jvm *v, const struct request *r)
+/* The commands r sends, in order: its command, or each line of -f's file
+ * (ended by \n, \r or \r\n; the empty ones at its end dropped) until
+ * "stop", as jcmd sends them: comments and blank lines too (the JVM skips
+ * them). *text holds them (free it and *lines). */
+static size_t lines_of(const struct request *r, char **text, char ***lines)
 {
-  char *line, *next, *text, *end;
-  int rc = 0, said = 0;
+  char *line, *next, *end;
+  size_t n = 0;
 
-  if (r->head_first) head(v->pid, &said);
-  if (r->counters) return perf_counters(v, &said);
-  if (r->out) return heap_dump(v, r, &said);
-  if (!r->from_file) return jcmd_line(v, r, r->text, &said);
-  text = xstrdup(r->text);
-  end = text + strlen(text);
-  while (end > text && (end[-1] == '\n' || end[-1] == '\r')) *--end = 0;
-  for (line = text; line && !rc; line = next) {
+  *text = xstrdup(r->text);
+  *lines = xmalloc(sizeof(**lines));
+  if (!r->from_file) {
+    (*lines)[n++] = *text;
+    return n;
+  }
+  end = *text + strlen(*text);
+  while (end > *text && (end[-1] == '\n' || end[-1] == '\r')) *--end = 0;
+  for (line = *text; line; line = next) {
     next = line + strcspn(line, "\r\n");
     if (*next) {
       int cr = *next == '\r';
@@ -195,9 +256,156 @@ static int run(const struct jvm *v, const struct request *r)
       next = NULL;
     }
     if (is_stop(line)) break;
-    rc = jcmd_line(v, r, line, &said);
+    *lines = xrealloc(*lines, (n + 1) * sizeof(**lines));
+    (*lines)[n++] = line;
   }
+  return n;
+}
+
+/* "<pid>:", then each command of r, one by one. The first failure ends
+ * them, as in jcmd. */
+static int run(const struct jvm *v, const struct request *r)
+{
+  char *text, **lines;
+  size_t n;
+  int rc = 0, said = 0;
+
+  if (r->head_first) head(v->pid, &said);
+  if (r->counters) return perf_counters(v, &said);
+  if (r->out) return heap_dump(v, r, &said);
+  n = lines_of(r, &text, &lines);
+  for (size_t i = 0; i < n && !rc; i++) rc = jcmd_line(v, r, lines[i], &said);
+  free(lines);
   free(text);
+  return rc;
+}
+
+/* ---- a fan-out: every JVM at once ------------------------------------- */
+
+/* One JVM of a fan-out: its commands one after another, as run sends
+ * them, each round of them sent to every JVM still going at once
+ * (core/attach's attach_ask_all). */
+struct fan {
+  struct jvm j;
+  int open_rc;    /* jvm_open_row's: not opened (err says why) */
+  int rc;         /* the attach error that ended it, or 0 */
+  int done;       /* nothing more to send */
+  char **replies; /* one a command answered */
+  size_t nreplies;
+  char err[512];
+};
+
+/* What f got, as run prints it. */
+static int fan_print(struct fan *f, const struct request *r)
+{
+  int said = 0, rc = 0;
+
+  if (f->open_rc) {
+    error_msg("%s", f->err);
+    return 1;
+  }
+  if (r->head_first) head(f->j.pid, &said);
+  for (size_t i = 0; i < f->nreplies && !rc; i++) {
+    head(f->j.pid, &said);
+    rc = jdk_print_reply(f->j.pid, f->replies[i],
+                         "Command executed successfully");
+  }
+  if (f->rc) {
+    error_msg("%s", f->err);
+    rc = 1;
+  }
+  fflush(stdout);
+  return rc;
+}
+
+/* One line on stderr: which of the n JVMs target named answered, which
+ * did not (timed out) and which failed otherwise. */
+static void fan_say(const char *target, const struct vm *v, const struct fan *f,
+                    size_t n, int bound_ms)
+{
+  struct buf b = {0}, late = {0}, bad = {0};
+  size_t ok = 0;
+
+  buf_adds(&b, "'");
+  term_escape(&b, target, strlen(target), 0);
+  buf_printf(&b, "' names %zu JVMs: answered:", n);
+  for (size_t i = 0; i < n; i++) {
+    if (f[i].open_rc || (f[i].rc && f[i].rc != ATTACH_TIMEOUT)) {
+      buf_printf(&bad, " %d", v[i].pid);
+    } else if (f[i].rc) {
+      buf_printf(&late, " %d", v[i].pid);
+    } else {
+      buf_printf(&b, " %d", v[i].pid);
+      ok++;
+    }
+  }
+  if (!ok) buf_adds(&b, " none");
+  if (late.len) buf_printf(&b, "; no answer within %d ms:%s", bound_ms, late.p);
+  if (bad.len) buf_printf(&b, "; failed:%s", bad.p);
+  info_msg("%s", b.p);
+  buf_free(&b);
+  buf_free(&late);
+  buf_free(&bad);
+}
+
+/* r to every JVM of v at once, a command a round: 0, or 1 when one
+ * failed. said: the line on stderr also when every JVM answered. */
+static int fan_out(const struct vm *v, size_t n, const struct request *r,
+                   int said)
+{
+  struct fan *f = xmalloc(n * sizeof(*f));
+  const struct jvm **js = xmalloc(n * sizeof(*js));
+  struct attach_answer *ans = xmalloc(n * sizeof(*ans));
+  char *text, **lines;
+  size_t nl = lines_of(r, &text, &lines);
+  int rc = 0, quiet = 1;
+
+  memset(f, 0, n * sizeof(*f));
+  for (size_t i = 0; i < n; i++) {
+    f[i].open_rc = jvm_open_row(&f[i].j, &v[i], f[i].err, sizeof(f[i].err));
+    f[i].done = f[i].open_rc != 0;
+  }
+  for (size_t k = 0; k < nl; k++) {
+    const char *args[3] = {lines[k], NULL, NULL}, *body;
+    size_t going = 0;
+
+    for (size_t i = 0; i < n; i++) {
+      js[i] = f[i].done ? NULL : &f[i].j;
+      going += !f[i].done;
+    }
+    if (!going) break;
+    attach_ask_all(js, n, "jcmd", args, r->timeout_ms, r->fan_reply_ms, ans);
+    for (size_t i = 0; i < n; i++) {
+      if (!js[i]) continue;
+      if ((f[i].rc = ans[i].rc)) {
+        snprintf(f[i].err, sizeof(f[i].err), "%s", ans[i].err);
+        f[i].done = 1;
+        continue;
+      }
+      f[i].replies =
+          xrealloc(f[i].replies, (f[i].nreplies + 1) * sizeof(char *));
+      f[i].replies[f[i].nreplies++] = ans[i].reply;
+      /* the first failure ends them, as run */
+      if (attach_status(ans[i].reply, &body)) f[i].done = 1;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    rc |= fan_print(&f[i], r);
+    quiet &= !f[i].open_rc && !f[i].rc;
+  }
+  if (said || !quiet)
+    fan_say(r->target, v, f, n,
+            r->fan_reply_ms ? r->fan_reply_ms : r->timeout_ms);
+  for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < f[i].nreplies; k++) free(f[i].replies[k]);
+    free(f[i].replies);
+    jvm_close(&f[i].j);
+  }
+  free(lines);
+  free(text);
+  free(ans);
+  free(js);
+  free(f);
   return rc;
 }
 
@@ -240,13 +448,28 @@ static int command_words(int argc, char **argv, struct request *r,
   return 0;
 }
 
-static int run_all(const struct request *r)
+/* 1 when target is jcmd's "every JVM": 0 (any number of zeros) or "". */
+static int every_jvm(const char *target)
+{
+  return !target[strspn(target, "0")];
+}
+
+/* r to the JVMs its target names: one at a time, or (several, or every
+ * JVM; an attach request to send) all at once. said: a fan-out says on
+ * stderr which answered also when all did (jvmtool jcmd; the link only
+ * when one did not). */
+static int run_all(const struct request *r, int said)
 {
   struct vm *v;
   size_t n;
   int rc = 0;
 
   if (targets(r->target, &v, &n)) return 1;
+  if ((n > 1 || every_jvm(r->target)) && !r->counters && !r->out) {
+    rc = fan_out(v, n, r, said);
+    vm_list_free(v, n);
+    return rc;
+  }
   for (size_t i = 0; i < n; i++) {
     struct jvm j;
     char err[256];
@@ -280,6 +503,7 @@ int jcmd_link_main(int argc, char **argv)
   r.target = argv[1];
   r.timeout_ms = JDK_TIMEOUT_MS;
   r.reply_ms = JDK_REPLY_MS;
+  r.fan_reply_ms = JDK_FAN_REPLY_MS;
   if (command_words(argc - 2, argv + 2, &r, &err)) {
     fputs(jcmd_usage, stdout);
     fflush(stdout);
@@ -287,7 +511,7 @@ int jcmd_link_main(int argc, char **argv)
     buf_free(&err);
     return 1;
   }
-  rc = run_all(&r);
+  rc = run_all(&r, 0);
   free(r.text);
   return rc;
 }
@@ -298,6 +522,7 @@ static int out_file_words(const struct request *r)
 {
   const char *w = r->text;
   struct vm *v;
+  char err[1024];
   size_t n;
 
   if (r->from_file || r->counters || strncmp(w, "GC.heap_dump", 12) ||
@@ -312,10 +537,11 @@ static int out_file_words(const struct request *r)
     return usage_error("--out-file takes a file name without blanks or "
                        "quotes");
   if (targets(r->target, &v, &n)) return 1;
+  if (n > 1) {
+    vm_names(r->target, v, n, err, sizeof(err));
+    error_msg("%s (--out-file takes the dump of one)", err);
+  }
   vm_list_free(v, n);
-  if (n > 1)
-    error_msg("'%s' names %zu JVMs: --out-file takes the dump of one",
-              r->target, n);
   return n > 1 ? 1 : -1;
 }
 
@@ -340,7 +566,7 @@ int jcmd_main(int argc, char **argv)
     free(r.text);
     return rc;
   }
-  rc = run_all(&r);
+  rc = run_all(&r, 1);
   free(r.text);
   return rc;
 }

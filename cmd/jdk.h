@@ -25,6 +25,11 @@
  * the JVM writing a dump its script was told failed. The hour bounds a
  * JVM that never answers. jvmtool's own commands take --timeout. */
 enum { JDK_TIMEOUT_MS = 10000, JDK_REPLY_MS = 3600 * 1000 };
+/* A fan-out's wait for each answer (jcmd 0, a main class of several
+ * JVMs): its JVMs are asked side by side and each answer waited for this
+ * long, so one JVM that never answers costs the others 10 s, not an hour
+ * (the hour is for one named JVM). */
+enum { JDK_FAN_REPLY_MS = JDK_TIMEOUT_MS };
 
 /* attach_ask as the links wait (JDK_TIMEOUT_MS, then JDK_REPLY_MS). */
 struct jvm;
@@ -73,6 +78,8 @@ struct jdk_out {
   char jvm_path[PATH_MAX]; /* the path to send */
   const struct jvm *j;     /* the JVM writing it */
   int pid, taken;          /* taken: a random name in the JVM's /tmp */
+  int dirfd, slot;         /* not taken: the folder; the file's note for a
+                              stop signal (core/wfile), or -1 */
   long long uid;           /* the JVM's user */
   uint64_t bound;          /* the most bytes a taken file may have: from
                               the kernel's view of the JVM, at the start */
@@ -80,8 +87,12 @@ struct jdk_out {
 /* Pick jvm_path for j: out made absolute when out's folder is the same
  * folder in the JVM's mount namespace (core/jvm's jvm_same_path) and the
  * JVM runs as our user, else /tmp/jvmtool-dump-<random><suffix> in its
- * /tmp, to be taken out. Returns 0, or -errno for the caller to say: out
- * cannot be written (opened here, before the JVM is asked). */
+ * /tmp, to be taken out. Everything that would refuse the file later is
+ * checked here, before the JVM is asked: out's folder writable (as the
+ * JVM's user when it writes there itself), its file system not full, and
+ * a take-out possible (core/root's root_take_ready). From here on a stop
+ * signal removes the JVM's file too (core/wfile). Returns 0, or 1 after
+ * one line. */
 int jdk_out_begin(struct jdk_out *o, const struct jvm *j, const char *out,
                   const char *suffix);
 /* 1 when a dumpheap or GC.heap_dump reply says the file was written. */

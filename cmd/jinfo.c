@@ -75,6 +75,12 @@ static const struct jinfo_flag {
   "Exception in thread \"main\" "                                              \
   "com.sun.tools.attach.AttachOperationFailedException: "
 
+/* How long an answer is waited for once connected: the links' hour for
+ * one JVM; for a main class of several, JDK_FAN_REPLY_MS each (they are
+ * asked one after another, so a JVM that never answers costs the others
+ * that, not an hour). */
+static int reply_ms = JDK_REPLY_MS;
+
 /* One request to v; its body on stdout under heading (NULL: none).
  * Returns 0, or 1 after jinfo's line on stderr. */
 static int ask(const struct jvm *v, const char *cmd, const char *const args[3],
@@ -85,7 +91,8 @@ static int ask(const struct jvm *v, const char *cmd, const char *const args[3],
   size_t n;
   int why;
 
-  if ((why = jdk_ask(v, cmd, args, &reply, err, sizeof(err)))) {
+  if ((why = attach_ask_long(v, cmd, args, JDK_TIMEOUT_MS, reply_ms, &reply,
+                             err, sizeof(err)))) {
     jdk_refusal(v->pid, why, err);
     return 1;
   }
@@ -210,6 +217,7 @@ int jinfo_link_main(int argc, char **argv)
   if (argc - i != 1) return usage(1);
   target = argv[i];
   if (jdk_find(target, &v, &n)) return 1;
+  if (n > 1) reply_ms = JDK_FAN_REPLY_MS;
   for (size_t k = 0; k < n; k++) {
     struct jvm j;
     int e;

@@ -29,37 +29,51 @@
 
 /* jstack's and jmap's request to each JVM the target names, their reply
  * as they print it: no "<pid>:" line, but "Pid:<pid>" before each when
- * there are several; errors as "<pid>: <why>". */
+ * there are several; errors as "<pid>: <why>". Several are asked at once
+ * (attach_ask_all), each answer waited for JDK_FAN_REPLY_MS, and printed
+ * by pid: a JVM that never answers delays only its own; one named JVM
+ * gets the links' hour. */
 static int jdk_request(const char *target, const char *cmd,
                        const char *const args[3])
 {
+  struct attach_answer *ans;
+  const struct jvm **js;
+  struct jvm *j;
   struct vm *v;
-  char err[512];
   size_t n;
   int rc = 0;
 
   if (jdk_find(target, &v, &n)) return 1;
+  j = xmalloc(n * sizeof(*j));
+  js = xmalloc(n * sizeof(*js));
+  ans = xmalloc(n * sizeof(*ans));
   for (size_t i = 0; i < n; i++) {
-    struct jvm j;
-    char *reply;
-    int why;
-
+    ans[i].rc = jvm_open_row(&j[i], &v[i], ans[i].err, sizeof(ans[i].err));
+    ans[i].reply = NULL;
+    js[i] = ans[i].rc ? NULL : &j[i];
+  }
+  if (n == 1 && js[0])
+    ans[0].rc = jdk_ask(js[0], cmd, args, &ans[0].reply, ans[0].err,
+                        sizeof(ans[0].err));
+  else
+    attach_ask_all(js, n, cmd, args, JDK_TIMEOUT_MS, JDK_FAN_REPLY_MS, ans);
+  for (size_t i = 0; i < n; i++) {
     if (n > 1) printf("Pid:%d\n", v[i].pid);
     fflush(stdout);
-    if (jdk_open(&j, &v[i])) {
-      rc = 1;
-      continue;
-    }
-    why = jdk_ask(&j, cmd, args, &reply, err, sizeof(err));
-    jvm_close(&j);
-    if (!why) {
-      rc |= jdk_print_reply(v[i].pid, reply, NULL);
-      free(reply);
-      continue;
-    }
-    jdk_refusal(v[i].pid, why, err);
-    rc = 1;
+    if (!js[i])
+      jdk_refusal(v[i].pid, ans[i].rc == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
+                  ans[i].err);
+    else if (ans[i].rc)
+      jdk_refusal(v[i].pid, ans[i].rc, ans[i].err);
+    else
+      rc |= jdk_print_reply(v[i].pid, ans[i].reply, NULL);
+    rc |= ans[i].rc != 0;
+    free(ans[i].reply);
+    if (js[i]) jvm_close(&j[i]);
   }
+  free(ans);
+  free(js);
+  free(j);
   vm_list_free(v, n);
   return rc;
 }
@@ -206,8 +220,8 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
 
   if (jdk_find(target, &v, &n)) return 1;
   if (n > 1) {
-    error_msg("'%s' names %zu JVMs: a heap dump is of one (give its pid)",
-              target, n);
+    vm_names(target, v, n, err, sizeof(err));
+    error_msg("%s (a heap dump is of one)", err);
     vm_list_free(v, n);
     return 1;
   }
@@ -215,12 +229,12 @@ static int jmap_dump(const char *target, const struct jmap_opts *jo)
     vm_list_free(v, n);
     return 1;
   }
-  if ((rc = jdk_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof"))) {
-    errno_msg(rc, "cannot write '%s'", file);
+  if (jdk_out_begin(&o, &j, file, *jo->gz ? ".hprof.gz" : ".hprof")) {
     rc = 1;
   } else {
     args[0] = o.jvm_path;
     why = jdk_ask(&j, "dumpheap", args, &reply, err, sizeof(err));
+    rc = 1;
     if (!why)
       rc = jdk_print_reply(v->pid, reply, NULL);
     else

@@ -75,8 +75,9 @@ static void usage(FILE *f)
   for (int i = 0; i < NLINKS; i++)
     fprintf(f, "%s %s", !i ? "" : i == NLINKS - 1 ? " or" : ",", links[i].name);
   fprintf(f, ", it takes that JDK tool's\ncommand line.\n");
-  fprintf(f, "A JVM is named by its host pid, a PerfData file path or a "
-             "file:// URI.\nRun 'jvmtool <command> --help' for a command's "
+  fprintf(f, "A JVM is named by its host pid, a PerfData file path, a "
+             "file:// URI\nor a part of its main class that names one "
+             "JVM.\nRun 'jvmtool <command> --help' for a command's "
              "options.\n");
 }
 

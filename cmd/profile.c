@@ -286,6 +286,16 @@ static int collect(struct jfr_rec *p, struct args *a, struct outs *o,
                "process used %.3f s), %.3f s in threads JFR does not sample",
                p->j->pid, js->cpu_ns / 1e9, js->process_ns / 1e9,
                js->unsampled_ns / 1e9);
+    if (!rc && js->accounted && !strcmp(event, "wall") && js->no_dump)
+      warn_msg("pid %d: wall: the recording holds no thread dump at its "
+               "stop: waits still going on at the window's end are "
+               "[unrecorded]",
+               p->j->pid);
+    else if (!rc && js->accounted && !strcmp(event, "wall"))
+      info_msg("pid %d: wall: %" PRIu64 " threads waited with no JFR event "
+               "(JFR writes one when a wait ends): %.3f s from JFR's thread "
+               "dumps at the start and stop (jdk.ThreadDump)",
+               p->j->pid, js->dump_threads, js->dump_ns / 1e9);
     if (pp) {
       jfr_fold_pprof(jf, &o->pprof);
       jfr_rec_comment(p, event, a->num[OPT_interval],

@@ -50,13 +50,14 @@ static void command(const struct perfdata *pd, struct buf *b)
   buf_add(b, "", 0);
 }
 
-/* The args part (§3.3): after the first space (not at index 0), or
- * "Unknown" when the command is unknown, else none. */
+/* The args part (§3.3): what follows the main class (core/vm.h's
+ * vm_main_class) and its space, or "Unknown" when the command is unknown,
+ * else none. */
 static const char *main_args(const char *cmd)
 {
-  const char *sp = strchr(cmd, ' ');
+  size_t n = vm_main_class(cmd, strlen(cmd));
 
-  if (sp && sp > cmd) return sp + 1;
+  if (cmd[n]) return cmd + n + 1;
   return strcmp(cmd, "Unknown") ? NULL : "Unknown";
 }
 
@@ -74,7 +75,8 @@ static void add_escaped(struct buf *line, const char *s)
 }
 
 /* When waiting for starting JVMs ends: one bound for the whole run, so
- * six JVMs that never become ready cost 5 s, not 30. */
+ * six JVMs that never become ready cost PD_READY_WAIT_MS once, not six
+ * times. */
 static uint64_t until;
 
 /* Open a JVM's file the way jps attaches (§2.4): by pid, so the process
@@ -104,7 +106,7 @@ static int attach(const struct vm *v, struct perfdata *pd)
     return -1;
   }
   while (!pd_accessible(pd) && now_ms() < until) {
-    usleep(20000);
+    usleep(PD_READY_POLL_MS * 1000);
     if (pd_refresh(pd)) break;
   }
   return pd_accessible(pd) ? 0 : 1;
@@ -160,14 +162,17 @@ done:
 }
 
 /* One JVM as a JSON object: main_class is jps -l's (core/vm's
- * vm_main_class), args and the JVM's strings as jps shows them; null what
- * its PerfData cannot say. */
+ * vm_main_class, "Unknown" as jps -l when the JVM has no command line),
+ * args and the JVM's strings as its PerfData has them. The one rule for
+ * empty values: null what its PerfData cannot say (no file, no such
+ * counter), "" what it says is empty (no arguments). */
 static void json_vm(const struct vm *v, int first)
 {
   struct perfdata pd;
   struct buf out = {0}, cmd = {0}, s = {0};
   struct json_obj o;
-  const struct pd_counter *t, *hz;
+  const struct pd_counter *t;
+  double up;
   static const char *const strings[][2] = {
       {"jvm_args", "java.rt.vmArgs"},
       {"jvm_flags", "java.rt.vmFlags"},
@@ -175,7 +180,9 @@ static void json_vm(const struct vm *v, int first)
       {"vm_name", "java.property.java.vm.name"},
       {"vm_vendor", "java.property.java.vm.vendor"},
   };
-  int ok = attach(v, &pd) == 0;
+  int ok = attach(v, &pd) == 0, known;
+  const char *cs;
+  size_t cn;
 
   buf_adds(&out, first ? "\n  " : ",\n  ");
   json_open(&o, &out, 1);
@@ -187,22 +194,24 @@ static void json_vm(const struct vm *v, int first)
   json_bool(&o, "alive", v->alive);
   json_bool(&o, "locked", v->locked < 0 ? -1 : v->locked > 0);
   if (ok) command(&pd, &cmd);
+  known = ok && !vm_command(&pd, &cs, &cn);
   json_str(&o, "main_class", ok ? cmd.p : NULL,
            ok ? vm_main_class(cmd.p, cmd.len) : 0);
-  json_strz(&o, "args", ok ? main_args(cmd.p) : NULL);
+  json_strz(&o, "args",
+            !known               ? NULL
+            : strchr(cmd.p, ' ') ? strchr(cmd.p, ' ') + 1
+                                 : "");
   for (size_t i = 0; i < sizeof(strings) / sizeof(*strings); i++) {
-    if (ok) text(&pd, strings[i][1], &s);
-    json_strz(&o, strings[i][0], ok ? s.p : NULL);
+    known = ok && pd_find(&pd, strings[i][1]);
+    if (known) text(&pd, strings[i][1], &s);
+    json_strz(&o, strings[i][0], known ? s.p : NULL);
   }
   t = ok ? pd_find(&pd, "sun.rt.createVmBeginTime") : NULL;
   json_num(&o, "start_time_ms", t ? (double)pd_long(&pd, t) : NAN);
-  t = ok ? pd_find(&pd, "sun.os.hrt.ticks") : NULL;
-  hz = ok ? pd_find(&pd, "sun.os.hrt.frequency") : NULL;
   /* milliseconds, in the fewest digits that read back */
   json_num(&o, "uptime_s",
-           t && hz && pd_long(&pd, hz) > 0
-               ? round((double)pd_long(&pd, t) * 1000 / pd_long(&pd, hz)) / 1000
-               : NAN);
+           ok && !vm_uptime(&pd, wall_ms(), &up) ? round(up * 1000) / 1000
+                                                 : NAN);
   json_close(&o);
   fwrite(out.p, 1, out.len, stdout);
   if (ok) pd_close(&pd);
@@ -278,8 +287,10 @@ static int list(const int *flags, int json)
   size_t n, shown = 0;
   int rc;
 
-  until = now_ms() + 5000;
-  if ((rc = vm_list(&vms, &n))) {
+  until = now_ms() + PD_READY_WAIT_MS;
+  rc = vm_list(&vms, &n);
+  say_skipped();
+  if (rc) {
     errno_msg(rc, "cannot read '/tmp'");
     return 1;
   }

@@ -100,6 +100,7 @@ static size_t shown(const struct scrape *s, int pid, struct vm **v)
   size_t n, k = 0;
 
   if (vm_list(v, &n)) n = 0;
+  say_skipped();
   for (size_t i = 0; i < n; i++) {
     if (!(*v)[i].alive || (!s->all_users && (*v)[i].uid != geteuid()) ||
         (pid > 0 && (*v)[i].pid != pid))
@@ -333,7 +334,7 @@ static void on_writable_conn(struct conn *c, struct conn *conns, int raw)
     shutdown(c->fd, SHUT_WR);
     c->draining = 1;
     c->inlen = 0;
-    c->deadline = now_ms() + 2000;
+    c->deadline = now_ms() + LINGER_MS;
     return;
   }
   c->deadline = now_ms() + IDLE_MS;
@@ -370,6 +371,33 @@ static int listen_on(const char *addr, const struct sockaddr_storage *ss,
   return fd;
 }
 
+/* The one line serve says when it listens: the address the kernel bound
+ * (a :0 port resolved), where the routes page is. */
+static void say_listening(int fd)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof(ss);
+  char host[INET6_ADDRSTRLEN];
+  unsigned port;
+  int v6;
+
+  if (getsockname(fd, (struct sockaddr *)&ss, &len)) return;
+  v6 = ss.ss_family == AF_INET6;
+  if (v6) {
+    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+
+    inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+    port = ntohs(s6->sin6_port);
+  } else {
+    const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+
+    inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+    port = ntohs(s4->sin_port);
+  }
+  info_msg("listening on http://%s%s%s:%u/ (that page lists the routes)",
+           v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
 int serve_main(int argc, char **argv)
 {
   struct args a;
@@ -393,7 +421,7 @@ int serve_main(int argc, char **argv)
   pc.max = (int)a.num[OPT_max_pulls];
   pull_setup(&pc);
   sdc.advertise = a.val[OPT_advertise];
-  sdc.listen = a.val[OPT_listen] ? a.val[OPT_listen] : "127.0.0.1:9404";
+  sdc.listen = a.val[OPT_listen] ? a.val[OPT_listen] : SERVE_LISTEN;
   sdc.all_users = scr.all_users;
   if (sdc.advertise && sd_bad_addr(sdc.advertise, strlen(sdc.advertise)))
     return usage_error("bad --advertise '%s': want HOST:PORT", sdc.advertise);
@@ -402,6 +430,7 @@ int serve_main(int argc, char **argv)
                        "[V6]:PORT",
                        sdc.listen);
   if ((lfd = listen_on(sdc.listen, &ss, sslen)) < 0) return 1;
+  say_listening(lfd);
   signal(SIGPIPE, SIG_IGN);
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);

@@ -19,8 +19,13 @@ enum {
   MAX_RESP = 4,     /* responses being written at once, distinct */
   IDLE_MS = 10000,  /* a request head must arrive within this */
   WRITE_MS = 30000, /* a response must be taken within this */
+  LINGER_MS = 2000, /* answered and shut: read to EOF at most this long */
   PULLS_MAX = 64,   /* --max-pulls' ceiling */
 };
+
+/* --listen's default (specs/serve.opts says it in the help) */
+#define SERVE_PORT "9404"
+#define SERVE_LISTEN "127.0.0.1:" SERVE_PORT
 
 struct resp {
   struct buf b;

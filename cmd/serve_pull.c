@@ -11,12 +11,17 @@
  * No thread: a pull is state the poll loop holds (the JVM's recording, its
  * attach exchange as core/attach state, its deadline, the waiting
  * connection); no attach request blocks the loop. One deadline a pull:
- * seconds + BUDGET_MS, then 504. A request sent is waited for until the
- * JVM answers (it would run it later, unwatched): the pull then stops its
- * recording and removes its file, holding its slot until then. The
- * recording ends itself (duration=) should serve die. One recording per
- * JVM and at most --max-pulls on the node: more get 429 with Retry-After.
- * A client that goes away leaves its pull to clean up the same way.
+ * seconds + BUDGET_MS, then 504, and an exchange still under way then is
+ * given up (its socket closed, its slot free): a JVM that never answers
+ * holds nothing past it. What it was asked it may still do later,
+ * unwatched: a JFR.start it runs ends itself by its duration= (seconds +
+ * BUDGET_MS) and maxsize=, leaving its file in the JVM's /tmp. A stop
+ * made for cleaning up (a client gone, a failure) gets STOP_MS more. One
+ * recording per JVM, at most --max-pulls on the node and half of them
+ * (rounded up) per owner (a container, or a user's host JVMs: core/jvm's
+ * jvm_owner): more get 429 with Retry-After, so one owner's stuck JVMs
+ * leave the others room. A client that goes away leaves its pull to clean
+ * up the same way.
  */
 #include "core/jvmtool.h"
 #include "cmd/serve.h"
@@ -27,9 +32,10 @@
 #include <poll.h>
 
 enum {
-  BUDGET_MS = 30000, /* a pull's start and stop together (a JVM's first
-                        JFR.start loads JFR: seconds); its deadline is
-                        seconds + this */
+  /* a pull's start and stop together (a JVM's first JFR.start loads JFR:
+   * seconds); its deadline is seconds + this */
+  BUDGET_MS = 30000,
+  STOP_MS = BUDGET_MS / 4, /* a stop's own bound, also past the deadline */
 };
 
 /* What a pull is doing: its exchange (x) asks VM.version, JFR.start,
@@ -41,6 +47,7 @@ struct pull {
   int on, phase;
   struct conn *c; /* NULL once answered or gone: only cleaning up */
   struct jvm j;   /* the JVM recorded, opened once (core/jvm) */
+  struct jvm_owner owner;
   struct jfr_rec r;
   struct attach_xchg x; /* the exchange, but in P_REC */
   const char *event;
@@ -48,6 +55,7 @@ struct pull {
   long secs;
   uint64_t due;      /* now_ms() when the recording is stopped */
   uint64_t deadline; /* the answer's, seconds + BUDGET_MS from the start */
+  uint64_t giveup;   /* an exchange still under way then is dropped */
 };
 
 static struct pull pulls[PULLS_MAX];
@@ -86,14 +94,15 @@ static int left_s(const struct pull *p, uint64_t now)
   return p->due > now ? (int)((p->due - now + 999) / 1000) : 1;
 }
 
-/* A free slot, or an answer given: 429 while this JVM records or the node
- * holds conf.max recordings. */
-static struct pull *room(struct conn *c, int pid, int head)
+/* A free slot, or an answer given: 429 while this JVM records, the node
+ * holds conf.max recordings or j's owner half of them (rounded up). */
+static struct pull *room(struct conn *c, const struct jvm *j,
+                         const struct jvm_owner *o, int head)
 {
   uint64_t now = now_ms();
-  struct pull *free_slot = NULL, *soonest = NULL;
-  char line[128];
-  int busy = 0;
+  struct pull *free_slot = NULL, *soonest = NULL, *own_soonest = NULL;
+  int busy = 0, own = 0, pid = j->pid, share = (conf.max + 1) / 2;
+  char line[256], who[96];
 
   for (int i = 0; i < PULLS_MAX; i++) {
     struct pull *p = &pulls[i];
@@ -104,6 +113,10 @@ static struct pull *room(struct conn *c, int pid, int head)
     }
     busy++;
     if (!soonest || p->due < soonest->due) soonest = p;
+    if (jvm_owner_same(&p->owner, o)) {
+      own++;
+      if (!own_soonest || p->due < own_soonest->due) own_soonest = p;
+    }
     if (p->j.pid == pid) {
       snprintf(line, sizeof(line), "pid %d is being profiled already", pid);
       pull_fail(c, 429, line, left_s(p, now), head);
@@ -114,6 +127,15 @@ static struct pull *room(struct conn *c, int pid, int head)
     snprintf(line, sizeof(line),
              "%d profiles are being recorded (serve --max-pulls)", busy);
     pull_fail(c, 429, line, soonest ? left_s(soonest, now) : 1, head);
+    return NULL;
+  }
+  if (own >= share) {
+    jvm_owner_name(o, who, sizeof(who));
+    snprintf(line, sizeof(line),
+             "%d profiles of %s are being recorded, its share "
+             "(half of serve --max-pulls)",
+             own, who);
+    pull_fail(c, 429, line, left_s(own_soonest, now), head);
     return NULL;
   }
   return free_slot;
@@ -131,6 +153,9 @@ static int ask(struct pull *p, int phase, const char *line)
 
   verbose_msg("pid %d: %s", p->j.pid, line);
   p->phase = phase;
+  /* a stop is given its own time (a cleanup, maybe past the deadline) */
+  if ((phase == P_STOP || phase == P_END) && p->giveup < now + STOP_MS)
+    p->giveup = now + STOP_MS;
   rc = attach_begin(&p->x, &p->j, "jcmd", args,
                     p->deadline > now ? (int)(p->deadline - now) : 1);
   p->x.end = UINT64_MAX;
@@ -173,6 +198,7 @@ void pull_request(struct conn *c, const struct route *r, const char *t,
                   size_t len, int head)
 {
   struct pull_ask a;
+  struct jvm_owner o;
   char err[512];
   struct pull *p;
   int rc;
@@ -182,11 +208,13 @@ void pull_request(struct conn *c, const struct route *r, const char *t,
     return;
   }
   if (pull_ask(c, r, t, len, head, &a)) return;
-  if (!(p = room(c, a.j.pid, head))) {
+  jvm_owner(&a.j, &o);
+  if (!(p = room(c, &a.j, &o, head))) {
     jvm_close(&a.j);
     return;
   }
   p->j = a.j; /* the slot holds it from here */
+  p->owner = o;
   /* timeout 0: no attach request here, the loop makes them */
   rc = jfr_rec_open(&p->r, &p->j, conf.all_users ? -1 : (long long)geteuid(), 0,
                     err, sizeof(err));
@@ -197,7 +225,7 @@ void pull_request(struct conn *c, const struct route *r, const char *t,
   p->interval = a.interval;
   p->secs = a.secs;
   p->due = now_ms() + (uint64_t)a.secs * 1000; /* again once started */
-  p->deadline = p->due + BUDGET_MS;
+  p->deadline = p->giveup = p->due + BUDGET_MS;
   if (!rc) {
     if (p->r.jdk)
       rc = start(p, err, sizeof(err));
@@ -224,6 +252,7 @@ int pull_poll(struct pollfd *pfd, uint64_t *next)
 
     if (!p->on) continue;
     if (p->c && p->deadline < *next) *next = p->deadline;
+    if (p->giveup < *next) *next = p->giveup;
     if (p->phase == P_REC) {
       if (p->due < *next) *next = p->due;
       continue;
@@ -334,8 +363,8 @@ static void next_phase(struct pull *p)
 
 /* p's client is gone or answered: what p does still is only cleaning up.
  * An exchange that sent nothing yet is dropped (nothing started); one
- * that did waits for the JVM to answer (else it would run the request
- * later, unwatched); a running recording is stopped. */
+ * that did waits for the JVM to answer until p->giveup; a running
+ * recording is stopped. */
 static void orphan(struct pull *p)
 {
   if (p->phase == P_REC) {
@@ -373,11 +402,18 @@ void pull_step(void)
     }
     if (p->c && p->deadline <= now) {
       snprintf(line, sizeof(line),
-               "pid %d did not answer within %ld s "
-               "(stopped, or stuck?): its recording ends when it answers",
-               p->j.pid, p->secs + BUDGET_MS / 1000);
+               "pid %d did not answer within %ld s (stopped, or stuck?): "
+               "given up; a recording it starts ends itself in %ld s",
+               p->j.pid, p->secs + BUDGET_MS / 1000,
+               p->secs + BUDGET_MS / 1000);
       tell(p, 504, line);
       orphan(p);
+      if (!p->on) continue;
+    }
+    /* past its time a silent JVM holds neither socket nor slot */
+    if (p->giveup <= now) {
+      verbose_msg("pid %d: no answer: given up", p->j.pid);
+      release(p);
     }
   }
 }

@@ -5,14 +5,19 @@
  * reached it (the Host header, when it is HOST:PORT of host characters;
  * else the socket's own address) or --advertise; "labels" are those
  * /metrics puts on every series (core/prom's prom_jvm_labels: pid,
- * main_class, container_id, pod_uid; empty ones left out) and
+ * main_class, container_id, pod_uid; empty ones left out),
  * __param_pid, which a scraper turns into ?pid= of its profile pulls and
- * of /metrics. A main class is read under the budgets /metrics has
+ * of /metrics, and instance, "<target>/<pid>": Prometheus, Parca and
+ * Alloy keep a target's own instance label (else they set it to the
+ * target, serve's address, the same for every JVM), so each JVM is an
+ * instance of its own and a dashboard grouped by instance keeps them
+ * apart. A main class is read under the budgets /metrics has
  * (core/vm's per JVM, PROM_SCRAPE_BUDGET_MS for the answer; a JVM past
  * them has no main_class label). Every value is a JSON string (core/out's
  * escaper: a main class is the target's text).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "cmd/serve.h"
 #include "core/out.h"
 #include "core/perfdata.h"
@@ -89,7 +94,7 @@ static void labels(const struct vm *v, uint64_t start, struct json_obj *o)
 struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
                        const struct http_req *r, int head)
 {
-  struct buf body = {0}, target = {0};
+  struct buf body = {0}, target = {0}, inst = {0};
   const char *host;
   long hl = http_header(buf, r, "Host", &host);
   struct vm *v;
@@ -104,6 +109,7 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
   else
     sock_addr(fd, sc->listen, &target);
   if (vm_list(&v, &n)) n = 0;
+  say_skipped();
   buf_addc(&body, '[');
   for (size_t i = 0, k = 0; i < n; i++) {
     struct json_obj group, l;
@@ -120,6 +126,9 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
     json_open(&l, &body, 0);
     snprintf(pid, sizeof(pid), "%d", v[i].pid);
     json_strz(&l, "__param_pid", pid);
+    inst.len = 0;
+    buf_printf(&inst, "%.*s/%s", (int)target.len, target.p, pid);
+    json_str(&l, "instance", inst.p, inst.len);
     labels(&v[i], start, &l);
     json_close(&l);
     json_close(&group);
@@ -130,5 +139,6 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
                  0);
   buf_free(&body);
   buf_free(&target);
+  buf_free(&inst);
   return out;
 }

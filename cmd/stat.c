@@ -89,9 +89,9 @@ static const struct expr_column *file_timestamp(const struct run *r)
 /* Open every target's PerfData. 0, or -1 when none opens (said). */
 static int open_targets(struct run *r)
 {
-  /* jvmstat waits (20 ms polls, 5 s) for a starting JVM to mark its data
+  /* jvmstat waits (core/perfdata.h) for a starting JVM to mark its data
    * accessible before it looks counters up; so do we, once for them all */
-  uint64_t until = now_ms() + 5000;
+  uint64_t until = now_ms() + PD_READY_WAIT_MS;
   int ok = 0;
 
   for (int i = 0; i < r->ntg; i++) {
@@ -110,7 +110,7 @@ static int open_targets(struct run *r)
       if (rc && !t->path) snprintf(why, sizeof(why), "%s", t->pd.err);
     }
     if (rc) {
-      if (rc == -EPERM && *why)
+      if ((rc == -EPERM || rc == -E2BIG) && *why)
         error_msg("%s", why);
       else if (t->pid && vm_over_budget(rc)) /* as ps says it */
         error_msg("pid %d: '%s': %s; skipped", t->pid, t->path, t->pd.err);
@@ -130,7 +130,7 @@ static int open_targets(struct run *r)
     t->opened = 1;
     while (t->pid && !pd_accessible(&t->pd) && now_ms() < until &&
            !jt_stop_signal) {
-      struct timespec ts = {0, 20 * 1000000};
+      struct timespec ts = {0, PD_READY_POLL_MS * 1000000L};
 
       nanosleep(&ts, NULL);
       if (pd_refresh(&t->pd)) break;

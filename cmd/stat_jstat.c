@@ -10,6 +10,7 @@
  * Facts used: docs/jvmstat.md §4.1 (the command line), §4.4 (options).
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "core/vm.h"
 #include "cmd/stat.h"
 #include "cmd/jdk.h"
@@ -231,6 +232,7 @@ static int add_all(struct run *r)
   size_t n;
   int rc = vm_list(&v, &n);
 
+  say_skipped();
   if (rc) {
     errno_msg(rc, "cannot list JVMs");
     return -1;
@@ -344,7 +346,8 @@ int stat_args(struct run *r, int argc, char **argv)
   stat_load_builtin(r);
   if (a.count[OPT_options]) return stat_list_options(r);
   if (!r->option)
-    return usage_error("which option? -gcutil, -gc, ... (see -options)");
+    return usage_error("which option? -gcutil, -gc, ...; -options lists "
+                       "them");
   if (!expr_spec_find(&r->spec, r->option)) return unknown_option(r);
   if (a.argc < 1 || a.argc > 3)
     return usage_error(a.argc ? "too many operands" : "no target given");

@@ -122,9 +122,9 @@ int top_main(int argc, char **argv)
       top_jvm_read(&j); /* the baseline of the first interval */
     else
       top_node_read(&node);
-    rc =
-        batch(&node, pid ? &j : NULL, by, a.count[OPT_json] > 0,
-              a.count[OPT_wide] ? 0 : TOP_BATCH_WIDTH, delay, a.num[OPT_count]);
+    rc = batch(&node, pid ? &j : NULL, by, a.count[OPT_json] > 0,
+               a.count[OPT_wide] ? 0 : -TOP_BATCH_WIDTH, delay,
+               a.num[OPT_count]);
   }
   top_jvm_free(&j);
   top_node_free(&node);

@@ -60,11 +60,13 @@ void top_node_read(struct top_node *node);
 void top_node_sort(struct top_node *node, enum top_sort by);
 void top_node_free(struct top_node *node);
 /* The node view as text: header, column titles, one line per JVM (at most
- * rows lines, 0: all), each cut to width (0: no cut); JVM text escaped
- * when esc. */
+ * rows lines, 0: all), each cut to width (0: no cut; -W: columns fitted to
+ * W, lines not cut); JVM text escaped when esc. */
 void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
                    int width, int esc, int sel);
 /* The lines a terminal or -b shows: 80 columns unless -w. */
+/* Batch output's columns are chosen to fit 80, and its lines are never
+ * cut (a pipe is no terminal): the views take it as width -80. */
 enum { TOP_BATCH_WIDTH = 80 };
 /* One JSON object of the node (view "node") or a JVM's line ("jvm"). */
 void top_node_json(const struct top_node *node, const char *view,
@@ -131,7 +133,8 @@ void top_jvm_free(struct top_jvm *j);
 /* The JVM's view as text. rows 0: every thread, then the hot stacks
  * (batch); else at most rows lines in all, the hot stacks (when
  * j->stacks) sharing them, rows numbered and row sel (>= 0) marked. Lines
- * are cut to width (0: none); JVM text is escaped when esc. */
+ * are cut to width (0: none; -W: columns fitted to W, lines not cut); JVM
+ * text is escaped when esc. */
 void top_jvm_text(const struct top_jvm *j, struct buf *b, size_t rows,
                   int width, int esc, int sel);
 /* One thread's whole stack from the last dump (row i of j->t), from frame
@@ -148,7 +151,7 @@ struct top_col {
   int drop;  /* 1 is dropped first; 0 never */
 };
 /* The columns of c[0..n) (as a bit mask, of those in have) that fit in
- * width (0: all) beside a last column of at least last_min. */
+ * width (0: all; -W: W) beside a last column of at least last_min. */
 unsigned top_fit(const struct top_col *c, size_t n, unsigned have, int width,
                  int last_min);
 /* The titles of the columns in mask, then " " and last. */

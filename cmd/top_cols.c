@@ -41,6 +41,8 @@ unsigned top_fit(const struct top_col *c, size_t n, unsigned have, int width,
   unsigned mask = have;
   int used = last_min;
 
+  if (width < 0) width = -width; /* fitted to W, and not cut */
+
   for (size_t i = 0; i < n; i++)
     if (mask & 1u << i) used += c[i].width;
   while (width > 0 && used > width) {

@@ -20,10 +20,13 @@
 #include "core/jvm.h"
 #include "cmd/top.h"
 #include "core/attach.h"
+#include "core/fold.h"
 #include "core/tdump.h"
 #include "core/vm.h"
 
 enum { DUMP_TIMEOUT_MS = 3000, STACK_FRAMES = 8, NAME_MIN = 16 };
+/* STATE's text: tdump_state_short's longest form, "TIMED_WAITING (sleep)" */
+enum { STATE_W = 21 };
 
 /* 1 when the JVM may be asked (a verified JVM that takes attach
  * requests, core/attach's rule, asked of the value opened once); else 0
@@ -273,7 +276,7 @@ enum { C_TID, C_CPU, C_USR, C_SYS, C_ALLOC, C_STATE, C_KIND, C_N };
 static const struct top_col cols[C_N] = {
     [C_TID] = {"TID", 7, 0, 0},       [C_CPU] = {"%CPU", 7, 0, 0},
     [C_USR] = {"%USR", 7, 0, 2},      [C_SYS] = {"%SYS", 7, 0, 1},
-    [C_ALLOC] = {"ALLOC/s", 8, 0, 5}, [C_STATE] = {"STATE", 15, 1, 4},
+    [C_ALLOC] = {"ALLOC/s", 8, 0, 5}, [C_STATE] = {"STATE", STATE_W + 1, 1, 4},
     [C_KIND] = {"KIND", 5, 1, 3},
 };
 
@@ -301,11 +304,12 @@ static void row(const struct top_jvm *j, const struct top_thread *t,
     buf_printf(b, "%8s", s.p);
   }
   if (mask & 1u << C_STATE) {
-    const char *st = state_of(j, t);
+    const char *st;
+    size_t n = tdump_state_short(state_of(j, t), STATE_W, &st);
 
     s.len = 0;
-    top_add_text(&s, st, strlen(st), esc);
-    buf_printf(b, " %-14.14s", s.p);
+    top_add_text(&s, st, n, esc);
+    buf_printf(b, " %-*s", STATE_W, s.p);
   }
   if (mask & 1u << C_KIND) buf_printf(b, " %-4s", t->kind);
   buf_addc(b, ' ');
@@ -357,8 +361,48 @@ static size_t frames(const struct top_jvm *j, const struct top_thread *t,
   return got;
 }
 
-/* The hot threads' stacks: each a blank line, a header and its top frames,
- * in at most lines lines (0: STACK_FRAMES frames each). */
+/* Row t's stack in at most max lines (max >= 3) that explain it: its top
+ * frames, or, when the application's first frame is further down than
+ * that, the top frame, one line counting the JDK frames left out, and the
+ * application's frames from its first on. Returns the lines written. */
+static size_t hot_frames(const struct top_jvm *j, const struct top_thread *t,
+                         size_t max, int width, int esc, struct buf *b)
+{
+  const struct tdump_thread *k = dumped(j, t);
+  struct buf f = {0};
+  size_t n, app = 0, got = 0, at, i = 0;
+
+  if (!k || (n = tdump_frames(j->td, k, (size_t)-1, &f)) <= max) {
+    buf_free(&f);
+    return frames(j, t, 0, max, width, esc, b);
+  }
+  for (char *p = f.p; *p; p = strchr(p, '\n') + 1, app++)
+    if (!fold_jdk_frame(p, (size_t)(strchr(p, '\n') - p))) break;
+  if (app < max || app >= n) {
+    buf_free(&f);
+    return frames(j, t, 0, max, width, esc, b);
+  }
+  for (char *p = f.p, *nl; *p && got < max; p = nl + 1, i++) {
+    nl = strchr(p, '\n');
+    if (i && i < app) continue;
+    at = b->len;
+    buf_adds(b, "    at ");
+    top_add_text(b, p, (size_t)(nl - p), esc);
+    line_end(b, at, width);
+    if (!i && ++got < max) {
+      at = b->len;
+      buf_printf(b, "    ... %zu frames of the JDK", app - 1);
+      line_end(b, at, width);
+    }
+    got++;
+  }
+  buf_free(&f);
+  return got;
+}
+
+/* The hot threads' stacks: each a blank line, a header and the frames that
+ * explain it, in at most lines lines (0: STACK_FRAMES frames each); a
+ * thread shown has three frame lines at least. */
 static void hot(const struct top_jvm *j, struct buf *b, size_t lines, int width,
                 int esc)
 {
@@ -366,7 +410,7 @@ static void hot(const struct top_jvm *j, struct buf *b, size_t lines, int width,
   size_t per = STACK_FRAMES, at;
 
   if (lines) {
-    while (nhot && lines < nhot * 3) nhot--;
+    while (nhot && lines < nhot * 5) nhot--;
     if (!nhot) return;
     per = lines / nhot - 2;
   }
@@ -375,7 +419,7 @@ static void hot(const struct top_jvm *j, struct buf *b, size_t lines, int width,
     at = b->len;
     stack_head(j, &j->t[i], esc, b);
     line_end(b, at, width);
-    frames(j, &j->t[i], 0, per, width, esc, b);
+    hot_frames(j, &j->t[i], per, width, esc, b);
   }
 }
 
@@ -387,7 +431,7 @@ void top_jvm_text(const struct top_jvm *j, struct buf *b, size_t rows,
   int num = sel >= 0 ? 4 : 0; /* "%3d " row numbers on a terminal */
 
   if (!j->alloc) have &= ~(1u << C_ALLOC);
-  mask = top_fit(cols, C_N, have, width > 0 ? width - num : 0, NAME_MIN);
+  mask = top_fit(cols, C_N, have, width > 0 ? width - num : width, NAME_MIN);
   top_node_text(&j->one, b, 0, width, esc, -1);
   used += 2 + j->one.n;
   if (j->why[0]) {

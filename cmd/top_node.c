@@ -7,6 +7,7 @@
  * the same process (pid and starttime). Never attaches.
  */
 #include "core/jvmtool.h"
+#include "cmd/cmd.h"
 #include "cmd/top.h"
 #include "core/perfdata.h"
 #include "core/vm.h"
@@ -164,6 +165,7 @@ void top_node_read(struct top_node *node)
   if (proc_uptime(&up)) up = -1;
   if (node->n) qsort(node->vm, node->n, sizeof(*node->vm), by_pid);
   if (relist && vm_list(&v, &n)) n = 0;
+  say_skipped();
   out = xzalloc(((relist ? n : node->n) + 1) * sizeof(*out));
   for (size_t i = 0; !relist && i < node->n; i++)
     k += !read_one(&out[k], &node->vm[i], NULL, &node->vm[i], dt, up);

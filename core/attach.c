@@ -18,6 +18,7 @@
 #include "core/perfdata.h"
 #include "core/root.h"
 #include "core/jvm.h"
+#include "core/wfile.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -88,32 +89,70 @@ static int restore_ids(struct saved_ids *s)
 
 /* ---- the trigger file -------------------------------------------------- */
 
+/* A trigger already there (left by a run killed mid-attach, or made by
+ * another attacher at this moment): the JVM only needs one to exist when
+ * SIGQUIT comes, so a plain empty file of the JVM's user (uid) is used as
+ * it is. It is removed once the listener is up, when nobody needs it,
+ * never before (another attacher's SIGQUIT may still be on its way).
+ * Anything else (a link, a FIFO, a folder, another user's file, one with
+ * bytes) is left alone: -EEXIST. */
+static int adopt_trigger(struct attach_trigger *tr, int dirfd, long long uid)
+{
+  struct stat sb;
+
+  if (fstatat(dirfd, tr->name, &sb, AT_SYMLINK_NOFOLLOW) ||
+      !S_ISREG(sb.st_mode) || sb.st_uid != (uid_t)uid || sb.st_nlink != 1 ||
+      sb.st_size)
+    return -EEXIST;
+  tr->dirfd = dirfd;
+  tr->sb = sb;
+  tr->ours = 0;
+  tr->slot = -1;
+  return 0;
+}
+
 /* Make .attach_pid<N> in dirfd (O_EXCL, never through a link or into a
- * FIFO) owned by us. Returns 0, or -errno. */
-static int make_trigger(struct attach_trigger *tr, int dirfd)
+ * FIFO) owned by us, the JVM's user (uid), noted for removal should a
+ * stop signal end us (core/wfile); or adopt one there. Returns 0, or
+ * -errno. */
+static int make_trigger(struct attach_trigger *tr, int dirfd, long long uid)
 {
   struct stat sb = {0};
-  int fd, rc = root_openat(NULL, dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL,
-                           0600, &fd);
+  sigset_t mask;
+  int fd, rc;
 
-  if (rc) return rc;
+  /* no stop signal between the file's making and its noting */
+  wfile_defer(&mask);
+  rc = root_openat(NULL, dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL, 0600,
+                   &fd);
+  if (rc) {
+    wfile_undefer(&mask);
+    return rc == -EEXIST ? adopt_trigger(tr, dirfd, uid) : rc;
+  }
   rc = root_check(fd, S_IFREG, geteuid(), &sb);
   close(fd);
   /* Some file systems map owners: the JVM ignores a trigger not its own. */
   if (rc) {
     if (sb.st_ino) root_unlink(NULL, dirfd, tr->name, &sb, 0);
+    wfile_undefer(&mask);
     return rc;
   }
   tr->dirfd = dirfd;
   tr->sb = sb;
+  tr->ours = 1;
+  tr->slot = wfile_note(dirfd, tr->name, (long long)sb.st_uid, &sb);
+  wfile_undefer(&mask);
   return 0;
 }
 
-/* Remove the trigger if the name still leads to the file we made. */
-static void drop_trigger(struct attach_trigger *tr)
+/* Remove the trigger if the name still leads to the file we made, or the
+ * one we adopted once the listener is up. */
+static void drop_trigger(struct attach_trigger *tr, int up)
 {
   if (tr->dirfd < 0) return;
-  root_unlink(NULL, tr->dirfd, tr->name, &tr->sb, 0);
+  if (tr->ours || up) root_unlink(NULL, tr->dirfd, tr->name, &tr->sb, 0);
+  wfile_unnote(tr->slot);
+  tr->slot = -1;
   tr->dirfd = -1;
 }
 
@@ -124,9 +163,9 @@ static int trigger(const struct jvm *t, int cwdfd, int tmpfd,
   int err = -ENOENT;
 
   snprintf(tr->name, sizeof(tr->name), ".attach_pid%d", t->nspid);
-  tr->dirfd = -1;
-  if (cwdfd >= 0 && !(err = make_trigger(tr, cwdfd))) return 0;
-  if (tmpfd >= 0) err = make_trigger(tr, tmpfd);
+  tr->dirfd = tr->slot = -1;
+  if (cwdfd >= 0 && !(err = make_trigger(tr, cwdfd, t->st.euid))) return 0;
+  if (tmpfd >= 0) err = make_trigger(tr, tmpfd, t->st.euid);
   return err;
 }
 
@@ -160,7 +199,7 @@ static int find_socket(const struct jvm *t, const struct root *r, char *err,
  * caller when rc is an error). */
 static int done(struct attach_xchg *x, int rc)
 {
-  drop_trigger(&x->tr);
+  drop_trigger(&x->tr, 0);
   if (x->tmpfd >= 0) close(x->tmpfd);
   if (x->cwdfd >= 0) close(x->cwdfd);
   if (x->path >= 0) close(x->path);
@@ -248,7 +287,7 @@ static int find(struct attach_xchg *x, uint64_t now)
     return done(x, sock);
   if (sock) {
     x->path = sock;
-    drop_trigger(&x->tr);
+    drop_trigger(&x->tr, 1);
     return try_connect(x, now);
   }
   if (x->tr.dirfd < 0) {
@@ -345,7 +384,7 @@ int attach_begin(struct attach_xchg *x, const struct jvm *t, const char *cmd,
 
   memset(x, 0, sizeof(*x));
   x->t = t;
-  x->cwdfd = x->tmpfd = x->path = x->sock = x->tr.dirfd = -1;
+  x->cwdfd = x->tmpfd = x->path = x->sock = x->tr.dirfd = x->tr.slot = -1;
   x->timeout_ms = timeout_ms;
   x->wake = now_ms();
   x->end = x->wake + (uint64_t)timeout_ms;
@@ -514,4 +553,49 @@ int attach_load_code(const char *reply, int *rc)
   if (status == 0 && !parse_long(line, INT_MIN, INT_MAX, &v))
     return *rc = (int)v, 0;
   return -1;
+}
+
+void attach_ask_all(const struct jvm *const *js, size_t n, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    struct attach_answer *out)
+{
+  struct attach_xchg *x = xmalloc((n ? n : 1) * sizeof(*x));
+  struct pollfd *p = xmalloc((n ? n : 1) * sizeof(*p));
+  char *over = xmalloc(n ? n : 1); /* 1: out[i] holds its outcome */
+  size_t left = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    over[i] = !js[i];
+    if (over[i]) continue;
+    out[i].reply = NULL;
+    if (!attach_begin(&x[i], js[i], cmd, args, find_ms))
+      x[i].reply_ms = reply_ms;
+    left++;
+  }
+  while (left) {
+    uint64_t now = now_ms(), next = now + 1000;
+
+    for (size_t i = 0; i < n; i++) {
+      p[i].fd = -1;
+      if (over[i]) continue;
+      if (attach_step(&x[i])) {
+        out[i].rc =
+            attach_result(&x[i], &out[i].reply, out[i].err, sizeof(out[i].err));
+        if (out[i].rc) {
+          free(out[i].reply);
+          out[i].reply = NULL;
+        }
+        over[i] = 1;
+        left--;
+        continue;
+      }
+      attach_want(&x[i], &p[i], &next);
+    }
+    now = now_ms();
+    if (left && next > now)
+      poll(p, n, (int)(next - now > 1000 ? 1000 : next - now));
+  }
+  free(over);
+  free(p);
+  free(x);
 }

@@ -33,6 +33,11 @@ enum attach_error {
 /* The largest reply kept (a class histogram of a huge heap is a few MiB). */
 enum { ATTACH_REPLY_MAX = 64 << 20 };
 
+/* How long a command waits for each answer of a JVM unless --timeout says
+ * (jcmd, profile, agent-install): the kind of their specs/ rows (core/opt,
+ * TIME(lo, hi, default)), as --help prints it. */
+#define ATTACH_ANSWER_TIME TIME(1ms, 1d, 30s)
+
 /* The attach preconditions, the ones attach_send applies before it
  * creates a file or sends a signal: j is a verified JVM (core/jvm), else
  * ATTACH_NOTJVM, and it takes attach requests, else ATTACH_OFF; the one
@@ -53,10 +58,14 @@ enum attach_state {
   ATTACH_DONE
 };
 
-/* The trigger file .attach_pid<N> made, for its removal. */
+/* The trigger file .attach_pid<N> made (or found there and used), for
+ * its removal. */
 struct attach_trigger {
   int dirfd;      /* the folder it was made in, or -1 */
   struct stat sb; /* what was made */
+  int ours;       /* made by us (else found: removed once the listener is
+                     up, never before) */
+  int slot;       /* core/wfile's note for a stop signal, or -1 */
   char name[32];
 };
 
@@ -114,6 +123,20 @@ int attach_ask(const struct jvm *j, const char *cmd, const char *const args[3],
 int attach_ask_long(const struct jvm *j, const char *cmd,
                     const char *const args[3], int find_ms, int reply_ms,
                     char **reply, char *err, size_t errlen);
+
+/* One JVM's outcome in attach_ask_all. */
+struct attach_answer {
+  int rc;      /* 0, or an attach error (err says why) */
+  char *reply; /* the whole reply when rc is 0 (free it), else NULL */
+  char err[512];
+};
+/* attach_ask_long to the n JVMs js at once (js[i] NULL: skipped, out[i]
+ * left alone): each exchange is state in one poll loop under its own
+ * bounds, so a JVM that never answers delays no other answer, and the
+ * whole takes at most find_ms + reply_ms (find_ms, reply_ms 0). */
+void attach_ask_all(const struct jvm *const *js, size_t n, const char *cmd,
+                    const char *const args[3], int find_ms, int reply_ms,
+                    struct attach_answer *out);
 
 /* Split a reply: returns its status (the first line's number, or INT_MIN
  * when it has none) and points *body past the first line. */

@@ -148,19 +148,6 @@ static void hover(struct buf *b, const struct node *nd, const char *unit,
   buf_addc(b, ')');
 }
 
-/* The JDK's own packages: their frames are drawn green. */
-static int jdk_frame(const char *s, size_t n)
-{
-  static const char *const prefixes[] = {"java.", "jdk.", "sun.", "javax."};
-
-  for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-    size_t k = strlen(prefixes[i]);
-
-    if (!memcmp(s, prefixes[i], n < k ? n : k)) return 1;
-  }
-  return 0;
-}
-
 /* A deterministic colour: allocated types warm, JDK frames green, the
  * application's frames aqua-blue, other frames (threads, GC) yellow. */
 static void colour(struct buf *o, const char *s, size_t n)
@@ -174,7 +161,7 @@ static void colour(struct buf *o, const char *s, size_t n)
     rgb[0] = 230;
     rgb[1] = 110 + v;
     rgb[2] = 40;
-  } else if (jdk_frame(s, n)) {
+  } else if (fold_jdk_frame(s, n)) {
     rgb[0] = 50 + v;
     rgb[1] = 190 + v / 2;
     rgb[2] = 60;

@@ -1,16 +1,19 @@
 /* fold.c - fold stack samples into "frame;frame;... value" totals
  *
  * A line's stack is looked up where it lies in the input (core/foldio.c
- * cuts the input into lines): each distinct stack is folded once (filter,
+ * reads the input, core/foldline.c cuts it into lines): each distinct stack is folded once (filter,
  * squash, type leaf) and remembered with the total it adds to, so every
  * line that repeats it costs one hash, one compare and one add
  * (core/strset.c). No allocation per line; memory grows with the number
  * of distinct stacks, not with the input.
  */
+/* The hot loops of folding: built for speed in a binary otherwise built
+ * for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/fold_int.h"
-
-enum { UNFOLDED = -1, SKIPPED = -2, EMPTY = -3 }; /* struct strset_entry.n */
 
 /* The offset of the first c in p[0..n), or n. */
 static size_t find16(const char *p, size_t n, char c)
@@ -18,7 +21,7 @@ static size_t find16(const char *p, size_t n, char c)
   size_t i = 0;
 
   for (; i + 16 <= n; i += 16) {
-    unsigned m = eq16(p + i, c);
+    unsigned m = fv_eq16(p + i, c);
 
     if (m) return i + (size_t)__builtin_ctz(m);
   }
@@ -93,8 +96,8 @@ static void normalize(struct buf *k, const char *t, size_t n)
 
 /* Fold a stack seen for the first time: filter, squash, type leaf.
  * Returns the number of its total, or SKIPPED or EMPTY. */
-static int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
-                              int has_type)
+int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
+                       int has_type)
 {
   const char *s = f->bytes.p + st->off;
   size_t n = st->len, nf = 0, first = 0, type;
@@ -128,7 +131,7 @@ static int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
   if (f->o.gc_frames && f->gc >= 0) buf_printf(k, "GC %ld;", f->gc);
   for (size_t i = first; i < nf; i++) {
     if (!f->o.no_squash && i > first && fr[i].len == fr[i - 1].len &&
-        strset_same(fr[i].p, fr[i - 1].p, fr[i].len))
+        fv_same(fr[i].p, fr[i - 1].p, fr[i].len))
       continue;
     if (i == type && (f->o.normalize || f->o.type_frames)) {
       if (f->o.normalize)
@@ -143,105 +146,22 @@ static int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
   }
   if (!--k->len) return EMPTY; /* drop the last ';' */
   /* mostly the stack as read, or its end: share those bytes */
-  if (k->len <= n && strset_same(s + n - k->len, k->p, k->len))
+  if (k->len <= n && fv_same(s + n - k->len, k->p, k->len))
     e = strset_intern(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0);
   else
     e = strset_intern(&f->bytes, &f->totals, k->p, k->len, 0, 0);
   return e - f->totals.e;
 }
 
-/* Totals saturate instead of wrapping around. */
-static void add(int64_t *total, int64_t v)
-{
-  if (__builtin_add_overflow(*total, v, total))
-    *total = v > 0 ? INT64_MAX : INT64_MIN;
-}
-
 /* Fold the stack [s, s+n) (frames, root first) with value v. How a stack
- * folds depends on its bytes, on has_type (its leaf is the allocated type)
- * and, with --gc-frames, on its GC section: those make it one entry. */
+ * folds depends on its bytes and its context(): those make it one entry. */
 static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
                        int has_type)
 {
-  int64_t ctx = has_type + (f->o.gc_frames ? 2 * ((int64_t)f->gc + 1) : 0);
-  struct strset_entry *e =
-      strset_intern(&f->bytes, &f->stacks, s, n, ctx, UNFOLDED);
-
-  if (e->n == UNFOLDED) e->n = fold_new_stack(f, e, has_type);
-  if (e->n == SKIPPED) {
-    f->st.skipped++;
-  } else if (e->n == EMPTY) {
-    fold_bad(f, "empty stack");
-  } else {
-    f->st.samples++;
-    add(&f->totals.e[e->n].n, f->o.samples ? 1 : v);
-  }
-}
-
-/* The value ending a line: the token after its last space, an integer
- * from INT64_MIN + 1 to INT64_MAX, as strtoll would read it. Sets *k to
- * where the frames end; returns NULL or why the line is bad. */
-static const char *value(const char *s, size_t n, size_t *k, int64_t *v)
-{
-  size_t i = n, d;
-  uint64_t x = 0;
-  int neg;
-
-  while (i && s[i - 1] != ' ' && n - i < 20) i--;
-  if (!i || s[i - 1] != ' ') /* no space, or a token over 20 bytes */
-    return memrchr(s, ' ', n) ? "value is not an integer"
-                              : "no value (want 'frames value')";
-  if (i == n) return "value is not an integer";
-  neg = s[i] == '-';
-  d = i + (s[i] == '-' || s[i] == '+');
-  if (d == n) return "value is not an integer";
-  for (; d < n; d++) {
-    if (s[d] < '0' || s[d] > '9' || __builtin_mul_overflow(x, 10, &x) ||
-        __builtin_add_overflow(x, (uint64_t)(s[d] - '0'), &x))
-      return "value is not an integer";
-  }
-  if (x > INT64_MAX) return "value is not an integer";
-  *v = neg ? -(int64_t)x : (int64_t)x;
-  for (i--; i && s[i - 1] == ' ';) i--;
-  *k = i;
-  return i ? NULL : "no frames";
-}
-
-/* One line of a line format; nul: it holds a NUL byte. */
-void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
-{
-  const char *why;
-  long long g;
-  char num[32];
-  int64_t v;
-  size_t k;
-
-  f->lineno++;
-  f->st.lines++;
-  if (n && s[n - 1] == '\r') n--;
-  if (!n) return;
-  if (s[0] == '#') {
-    /* "#GC <n>" opens a lifetime section; other comments are skipped */
-    if (n > 4 && !memcmp(s, "#GC ", 4)) {
-      snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31), s + 4);
-      f->gc = parse_long(num, 0, LONG_MAX, &g) ? -1 : (long)g;
-    }
-    return;
-  }
-  if (nul || (why = value(s, n, &k, &v))) {
-    fold_bad(f, nul ? "NUL byte (binary data?)" : why);
-    return;
-  }
-  if (f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi)) {
-    f->st.skipped++;
-    return;
-  }
-  fold_stack(f, s, k, v, f->fmt != FOLD_FOLDED);
-}
-
-void fold_line(struct fold *f, const char *s, size_t n)
-{
-  fold_text_line(f, s, n, memchr(s, 0, n) != NULL);
+  fold_tally(f,
+             strset_intern(&f->bytes, &f->stacks, s, n,
+                           fold_context(f, has_type), UNFOLDED),
+             has_type, v);
 }
 
 void fold_add(struct fold *f, const char *s, size_t n, int64_t v, int has_type)
@@ -375,25 +295,31 @@ struct fold *fold_new(const struct fold_opts *o)
   return f;
 }
 
-/* Add what g folded (the lines after f's) to f. */
-void fold_merge(struct fold *f, struct fold *g)
+/* Add the totals g folded to f's. */
+void fold_merge_totals(struct fold *f, struct fold *g)
 {
   for (size_t i = 0; i < g->totals.used; i++) {
     struct strset_entry *e = &g->totals.e[i], *t;
 
     t = strset_intern(&f->bytes, &f->totals, g->bytes.p + e->off, e->len, 0, 0);
-    add(&t->n, e->n);
+    fold_add_sat(&t->n, e->n);
   }
-  for (uint64_t i = 0; i < g->st.bad && i < 5; i++)
+}
+
+/* Add the counts of lineno lines read after f's to f: st, and bad, the
+ * first of their bad lines numbered from the first of them. */
+void fold_merge_stats(struct fold *f, uint64_t lineno,
+                      const struct fold_stats *st, const struct bad *bad)
+{
+  for (uint64_t i = 0; i < st->bad && i < 5; i++)
     if (f->st.bad + i < 5)
       f->first_bad[f->st.bad + i] =
-          (struct bad){g->first_bad[i].name, f->lineno + g->first_bad[i].line,
-                       g->first_bad[i].why};
-  f->lineno += g->lineno;
-  f->st.lines += g->st.lines;
-  f->st.samples += g->st.samples;
-  f->st.bad += g->st.bad;
-  f->st.skipped += g->st.skipped;
+          (struct bad){bad[i].name, f->lineno + bad[i].line, bad[i].why};
+  f->lineno += lineno;
+  f->st.lines += st->lines;
+  f->st.samples += st->samples;
+  f->st.bad += st->bad;
+  f->st.skipped += st->skipped;
 }
 
 int fold_stack_cmp(const void *a, const void *b)
@@ -484,4 +410,17 @@ struct fold_stack *fold_union(const struct fold_stack *a, size_t na,
 unsigned fold_formats(const struct fold *f)
 {
   return f->formats;
+}
+
+int fold_jdk_frame(const char *s, size_t n)
+{
+  static const char *const prefixes[] = {"java", "javax", "jdk", "sun"};
+
+  for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+    size_t k = strlen(prefixes[i]);
+
+    if (n > k && !memcmp(s, prefixes[i], k) && (s[k] == '.' || s[k] == '/'))
+      return 1;
+  }
+  return 0;
 }

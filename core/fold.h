@@ -93,4 +93,9 @@ const struct fold_stats *fold_stats(struct fold *f);
 
 void fold_free(struct fold *f);
 
+/* 1 when the frame s (n bytes, "pkg.Class.method..." or "pkg/Class...")
+ * is in the JDK's own packages (java., javax., jdk., sun.), 0 when it is
+ * the application's or another (a thread, a VM frame). */
+int fold_jdk_frame(const char *s, size_t n);
+
 #endif

@@ -5,6 +5,11 @@
  * (core/fold.c). A large file is read in two halves by two threads, and a
  * file cut short while mapped (SIGBUS) ends the read with FOLD_SHRANK.
  */
+/* The hot loops of folding: built for speed in a binary otherwise built
+ * for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/fold_int.h"
 
@@ -32,7 +37,7 @@ static size_t line_end(const char *p, size_t n, int *nul)
 
   *nul = 0;
   for (; i + 16 <= n; i += 16)
-    for (unsigned m = eq16(p + i, '\n') | eq16(p + i, 0); m; m &= m - 1) {
+    for (unsigned m = fv_eq16(p + i, '\n') | fv_eq16(p + i, 0); m; m &= m - 1) {
       size_t at = i + (size_t)__builtin_ctz(m);
 
       if (p[at] == '\n') return at;
@@ -50,13 +55,11 @@ static size_t lines(struct fold *f, const char *p, size_t n, int eof,
   size_t at = 0, e;
   int nul;
 
+  if (f->fmt != FOLD_JSTACK) return fold_text_lines(f, p, n, eof, stop);
   while (at < n && at < stop) {
     e = at + line_end(p + at, n - at, &nul);
     if (e == n && !eof) break;
-    if (f->fmt == FOLD_JSTACK)
-      fold_jstack_line(f, p + at, e - at);
-    else
-      fold_text_line(f, p + at, e - at, nul);
+    fold_jstack_line(f, p + at, e - at);
     at = e + (e < n);
   }
   return at;
@@ -65,8 +68,10 @@ static size_t lines(struct fold *f, const char *p, size_t n, int eof,
 enum {
   BLOCK = 1 << 18,
   LONGEST_LINE = 64 << 20,
-  SPLIT = 64 << 20,
-  WINDOW = 8 << 20
+  SPLIT = 4 << 20,     /* a file this large is read by two threads */
+  PIECE_MIN = 1 << 20, /* in pieces of a sixteenth, at least this */
+  WINDOW = 8 << 20,
+  SLACK = 1 << 16 /* mapped past the end of a range, for its last line */
 };
 
 /* Where a thread folding a mapped window goes when the file shrinks
@@ -112,7 +117,7 @@ static ssize_t fold_window(struct fold *f, int fd, off_t base, size_t len,
  * line not folded, or -1 when the file shrank while it was read. */
 static off_t fold_mapped(struct fold *f, int fd, off_t pos, off_t to)
 {
-  off_t page = sysconf(_SC_PAGESIZE), base, end;
+  off_t page = sysconf(_SC_PAGESIZE), base, end, len;
   struct stat sb;
   ssize_t took = 1;
 
@@ -120,10 +125,11 @@ static off_t fold_mapped(struct fold *f, int fd, off_t pos, off_t to)
   end = to >= 0 && to < sb.st_size ? to : sb.st_size;
   for (; pos < end && took > 0; pos += took) {
     base = pos - pos % page;
-    took = fold_window(
-        f, fd, base,
-        (size_t)(sb.st_size - base < WINDOW ? sb.st_size - base : WINDOW),
-        (size_t)(pos - base), (size_t)(end - pos));
+    /* to the end, or as far as lines that start before it may need */
+    len = sb.st_size - base < WINDOW ? sb.st_size - base : WINDOW;
+    if (end < sb.st_size && end - base + SLACK < len) len = end - base + SLACK;
+    took = fold_window(f, fd, base, (size_t)len, (size_t)(pos - base),
+                       (size_t)(end - pos));
     if (took < 0) return -1;
   }
   return pos;
@@ -205,32 +211,71 @@ static off_t line_start(int fd, off_t at)
   return -1;
 }
 
-struct half {
-  struct fold *f;
-  int fd, rc;
-  off_t from;
+/* A piece of a large file: the lines that start in [from, to), folded by
+ * whichever thread takes it, with counts and bad lines of its own (its
+ * line numbers from its first line) added in file order at the end. */
+struct piece {
+  off_t from, to;
+  uint64_t lineno;
+  struct fold_stats st;
+  struct bad first_bad[5];
+  int rc;
 };
 
-static void *fold_half(void *arg)
-{
-  struct half *h = arg;
+struct pieces {
+  struct piece *p;
+  size_t n;
+  size_t next; /* the next piece to take (atomic) */
+  int fd;
+};
 
-  h->rc = fold_range(h->f, h->fd, h->from, -1);
+/* Take pieces until none is left, folding them into f. */
+static void fold_pieces(struct fold *f, struct pieces *ps)
+{
+  size_t i;
+
+  while ((i = __atomic_fetch_add(&ps->next, 1, __ATOMIC_RELAXED)) < ps->n) {
+    struct piece *c = &ps->p[i];
+
+    f->lineno = 0;
+    memset(&f->st, 0, sizeof(f->st));
+    c->rc = fold_range(f, ps->fd, c->from, c->to);
+    c->lineno = f->lineno;
+    c->st = f->st;
+    memcpy(c->first_bad, f->first_bad, sizeof(c->first_bad));
+  }
+}
+
+struct worker {
+  struct fold *f;
+  struct pieces *ps;
+};
+
+static void *fold_worker(void *arg)
+{
+  struct worker *w = arg;
+
+  fold_pieces(w->f, w->ps);
   return NULL;
 }
 
-/* A large file of lines is read in two halves, by two threads: a fold
- * of its own for the second, added to f at the end. The "#GC <n>"
- * section of a line is known only reading from the top, so not with
- * --gc or --gc-frames. Returns 1 when it did not split. */
+/* A large file of lines is cut at line starts into pieces that two
+ * threads take in turn (so that a core busy elsewhere slows the run, not
+ * one half of it), each folding into a fold of its own; the folds and
+ * the pieces' counts are added to f at the end, in file order. The
+ * "#GC <n>" section of a line is known only reading from the top, so
+ * not with --gc or --gc-frames. Returns 1 when it did not split. */
 static int fold_split(struct fold *f, int fd, int *rc)
 {
   struct stat sb;
-  off_t at = lseek(fd, 0, SEEK_CUR), mid;
-  struct half h = {NULL, fd, 0, 0};
+  off_t at = lseek(fd, 0, SEEK_CUR), size, step, next;
+  struct pieces ps = {NULL, 0, 0, fd};
+  struct worker w[2];
   char head[4096];
   ssize_t r;
   pthread_t t;
+  size_t cap;
+  int threads;
 
   if (at < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
       sb.st_size - at < SPLIT || f->o.gc_lo >= 0 || f->o.gc_frames)
@@ -240,20 +285,39 @@ static int fold_split(struct fold *f, int fd, int *rc)
     f->fmt = detect(head, (size_t)r);
   }
   if (f->fmt == FOLD_JSTACK) return 1;
-  if ((mid = line_start(fd, at + (sb.st_size - at) / 2)) < 0) return 1;
-  h.f = fold_new(&f->o);
-  h.f->fmt = f->fmt;
-  h.f->name = f->name;
-  h.from = mid;
-  if (pthread_create(&t, NULL, fold_half, &h)) {
-    fold_free(h.f);
-    return 1;
+  size = sb.st_size - at;
+  step = size / 16 < PIECE_MIN ? PIECE_MIN
+         : size / 16 > WINDOW  ? WINDOW
+                               : size / 16;
+  cap = (size_t)(size / step) + 2;
+  ps.p = xzalloc(cap * sizeof(*ps.p));
+  for (off_t from = at; from >= 0 && from < sb.st_size; from = next) {
+    next = from + step < sb.st_size ? line_start(fd, from + step) : -1;
+    if (ps.n == cap) break; /* the file grew: the last piece reads on */
+    ps.p[ps.n++] = (struct piece){.from = from, .to = next};
   }
-  *rc = fold_range(f, fd, at, mid);
-  pthread_join(t, NULL);
-  fold_merge(f, h.f);
-  if (!*rc) *rc = h.rc;
-  fold_free(h.f);
+  if (ps.n) ps.p[ps.n - 1].to = -1; /* and what the file holds by then */
+  for (int i = 0; i < 2; i++) {
+    w[i].f = fold_new(&f->o);
+    w[i].f->fmt = f->fmt;
+    w[i].f->name = f->name;
+    w[i].ps = &ps;
+  }
+  threads = !pthread_create(&t, NULL, fold_worker, &w[1]);
+  fold_pieces(w[0].f, &ps);
+  if (threads) pthread_join(t, NULL);
+  for (int i = 0; i < 2; i++) {
+    fold_merge_totals(f, w[i].f);
+    fold_free(w[i].f);
+  }
+  *rc = 0;
+  for (size_t i = 0; i < ps.n; i++) {
+    struct piece *c = &ps.p[i];
+
+    fold_merge_stats(f, c->lineno, &c->st, c->first_bad);
+    if (!*rc) *rc = c->rc;
+  }
+  free(ps.p);
   return 0;
 }
 

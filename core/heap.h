@@ -1,10 +1,13 @@
-/* heap.h - a JVM's memory pools, GC time and allocation from its PerfData
+/* heap.h - a JVM's memory pools, collectors, GC time and allocation from
+ * its PerfData
  *
- * The one place that knows which counters make a pool, the heap and the
- * GC time: the pools are specs/prom_map.def's rows for the JVM's collector
- * (its first word: Serial, Parallel, G1, Z, ...), named as its MXBeans
- * name them; the GC time is jstat's GCT (every collector's time over
- * sun.os.hrt.frequency). serve, dump --prometheus and top read them here.
+ * The one place that knows which counters make a pool, the heap, the
+ * non-heap and each collector as the JVM's own MXBeans report them:
+ * specs/prom_map.def's rows for the JVM's family (Serial, Parallel, G1, Z,
+ * ZGC, Shenandoah: named by its collector counters), each rule there
+ * checked against the MXBeans by test/mxbean.test; the GC time is jstat's
+ * GCT (every collector's time over sun.os.hrt.frequency). serve, dump
+ * --prometheus and top read them here.
  */
 #ifndef HEAP_H
 #define HEAP_H
@@ -14,22 +17,35 @@
 
 struct perfdata;
 
-/* One memory pool: bytes used, committed (capacity) and max. */
+/* One memory pool: bytes used, committed and max, as its
+ * MemoryPoolMXBean says them; max -1 where the MXBean has none. */
 struct heap_pool {
   const char *name; /* the MXBean's name, static */
   int nonheap;      /* 1: metaspace and class space */
   double used, committed, max;
 };
 
-enum { HEAP_MAX_POOLS = 8 };
+enum { HEAP_MAX_POOLS = 8, HEAP_MAX_GCS = 16 };
 
 /* The pools pd has, at most HEAP_MAX_POOLS, in prom_map.def's order; a
  * survivor pool's used is both survivor spaces'. Returns how many. */
 size_t heap_pools(const struct perfdata *pd, struct heap_pool *out);
 
-/* The heap (nonheap 0) or non-heap area summed over its pools: v[0]
- * used, v[1] committed, v[2] max, bytes. Returns how many pools added. */
+/* The heap (nonheap 0) or non-heap area as MemoryMXBean says it: v[0]
+ * used, v[1] committed (its pools' sums), v[2] max by the family's HEAP
+ * row (the heap), -1 (the non-heap when a pool has no max) or NAN where
+ * PerfData cannot say it (the non-heap's max otherwise: the code cache's
+ * is not there). Returns how many pools make it (0: v says nothing). */
 size_t heap_area(const struct perfdata *pd, int nonheap, double v[3]);
+
+/* A GarbageCollectorMXBean: its name, collection count and time
+ * (seconds; -1 when the JVM has no time counter or clock frequency). */
+struct heap_gc {
+  const char *name; /* static */
+  double count, seconds;
+};
+/* The collectors pd counts for its MXBeans, at most HEAP_MAX_GCS. */
+size_t heap_collectors(const struct perfdata *pd, struct heap_gc *out);
 
 /* Every collector's time, in seconds (jstat's GCT). Returns 0 and *secs,
  * or -ENOENT when pd has no sun.os.hrt.frequency. */

@@ -86,6 +86,12 @@ int jfr_walk(struct jfr *j, const uint8_t *want, jfr_event_cb *cb, void *ctx,
              char *err, size_t errlen);
 int jfr_ntypes(const struct jfr *j);
 
+/* Inside a jfr_walk callback: append field i of the event handed over, a
+ * string, as UTF-8 to out (inline: about max bytes at most; a String-pool
+ * reference: as the pool keeps it, 64 KiB at most). 0, or -1 when the
+ * field is no string or null. */
+int jfr_event_str(struct jfr *j, int i, size_t max, struct buf *out);
+
 /* The frames of stack trace key (leaf first) and its truncated flag.
  * Returns the frame count, or -1 when the key is 0 or not in the pools. */
 int jfr_stack(struct jfr *j, uint64_t key, const struct jfr_frame **frames,
@@ -221,6 +227,10 @@ struct jfr_fold_stats {
   int accounted;            /* values are CPU ns from the kernel */
   int64_t cpu_ns, process_ns; /* the profile's total and the process's */
   int64_t unsampled_ns;       /* of threads JFR does not sample */
+  int64_t dump_ns;            /* wall: waits going on at the window's end,
+                                 from JFR's thread dump at the stop */
+  uint64_t dump_threads;      /* wall: threads with such a wait */
+  int no_dump;                /* wall: the recording held no such dump */
 };
 
 struct jfr_fold;

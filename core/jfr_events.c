@@ -19,6 +19,12 @@
 #include "core/pprof.h"
 
 enum { MAXSEL = 16 };
+/* A thread dump's text kept at most (a JFR event is at most 16 MiB). The
+ * window starts once JFR.start has answered (its first dump before) and
+ * ends before JFR.stop is asked (its last dump after): a dump more than
+ * DUMP_SLACK_NS inside the window is another chunk's. */
+enum { DUMP_MAX = 16 << 20 };
+#define DUMP_SLACK_NS 200000000LL
 
 struct sel {
   const char *name, *value;
@@ -58,6 +64,12 @@ struct jfr_fold {
   int est_group, est_leaf;
   struct jfr_cpu *cpu; /* the accounted group's samples */
   int cpu_group;
+  int wall;                   /* cpu is wall's: jdk.ThreadDump is read */
+  int dump_type, dump_result; /* this chunk's jdk.ThreadDump, its "result" */
+  int dump_time;              /* and its startTime field, or -1 */
+  int64_t dump_ns;            /* the latest dump kept's time (0: none) */
+  int64_t first_ns;           /* the earliest's (0: none) */
+  struct buf dump, first, comment;
   struct jfr_fold_stats st;
   const char *word, *unit; /* what finish chose */
 };
@@ -70,6 +82,7 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
 
   jf->f = f;
   jf->o = *o;
+  jf->dump_type = -1;
   if (o->value && !strcmp(o->value, "samples")) {
     jf->o.value = NULL;
     jf->o.samples = 1;
@@ -93,8 +106,9 @@ struct jfr_fold *jfr_fold_new(struct fold *f, const struct jfr_fold_opts *o)
                      r->type_leaf,
                      r->state};
     if (jf->sel[jf->nsel - 1].acct && !jf->cpu) {
-      jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns,
-                            !strcmp(r->word, "wall"), o->span_ns);
+      jf->wall = !strcmp(r->word, "wall");
+      jf->cpu = jfr_cpu_new(o->cpu, o->ncpu, o->cpu_ns, jf->wall, o->win_ns,
+                            o->span_ns);
       jf->cpu_group = jf->ngroups - 1;
     }
     if (r->scale && !o->value && !o->samples && !jf->est) {
@@ -187,6 +201,18 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     jf->want[t] = 1;
     if (s->scale) bind_scale(jf, i);
   }
+  /* wall: the thread dump at the window's end (not folded, kept) */
+  jf->dump_type = -1;
+  if (jf->wall) {
+    int t = jfr_type(j, "jdk.ThreadDump");
+
+    if (t >= 0 && !jf->want[t] &&
+        (jf->dump_result = jfr_field(j, t, "result")) >= 0 &&
+        (jf->dump_time = jfr_field(j, t, "startTime")) >= 0) {
+      jf->dump_type = t;
+      jf->want[t] = 1;
+    }
+  }
   if (jf->o.value && missing && !bound) {
     jf->bound_gen = 0;
     snprintf(err, errlen, "%s has no numeric field '%s'", missing->name,
@@ -250,13 +276,59 @@ static int stack_frames(struct jfr_fold *jf, uint64_t key, struct buf *out)
   return (len & OWN) != 0;
 }
 
+/* wall: what the values are and where they came from (pprof's comment). */
+static void wall_comment(struct jfr_fold *jf)
+{
+  struct buf *c = &jf->comment;
+
+  c->len = 0;
+  buf_printf(c,
+             "wall/nanoseconds: each thread there all along has the "
+             "window's length: [running] its CPU from /proc shared among "
+             "its JFR samples, JFR's blocking events by their part in the "
+             "window, [runnable] its runqueue wait (schedstat); a wait "
+             "still going on at the window's end (JFR writes its event "
+             "when it ends) from JFR's thread dumps at the start and stop "
+             "(jdk.ThreadDump), the state and stack at the stop: %" PRIu64
+             " threads, %.3f s",
+             jf->st.dump_threads, jf->st.dump_ns / 1e9);
+  if (jf->st.no_dump)
+    buf_adds(c, " (none: the recording held no thread dump at its stop, "
+                "those waits are [unrecorded])");
+  buf_adds(c, "; the rest [unrecorded]");
+}
+
+/* wall: keep the earliest thread dump (the one at the start) and the
+ * latest (at the stop). */
+static void on_dump(struct jfr_fold *jf, const uint64_t *v)
+{
+  int64_t at = jfr_time_ns(jf->j, v[jf->dump_time]);
+
+  if (at >= jf->dump_ns) {
+    jf->dump.len = 0;
+    if (!jfr_event_str(jf->j, jf->dump_result, DUMP_MAX, &jf->dump))
+      jf->dump_ns = at;
+  }
+  if (!jf->first_ns || at < jf->first_ns) {
+    jf->first.len = 0;
+    if (!jfr_event_str(jf->j, jf->dump_result, DUMP_MAX, &jf->first))
+      jf->first_ns = at;
+  }
+}
+
 static int on_event(void *ctx, int t, const uint64_t *v)
 {
   struct jfr_fold *jf = ctx;
   const struct bound *b = &jf->bind[t];
-  const struct sel *s = &jf->sel[b->sel];
-  struct jfr_agg a = {0, 0, 0, 1, 1, b->sel, 0};
+  const struct sel *s;
+  struct jfr_agg a = {0, 0, 0, 1, 1, 0, 0};
 
+  if (t == jf->dump_type) {
+    on_dump(jf, v);
+    return 0;
+  }
+  s = &jf->sel[b->sel];
+  a.sel = b->sel;
   if (b->scale) {
     jfr_est_tas(jf->est, v[b->thread], (int64_t)v[b->value]);
     return 0;
@@ -270,6 +342,9 @@ static int on_event(void *ctx, int t, const uint64_t *v)
   if (s->acct) { /* weighted by its thread's CPU: keyed by thread */
     a.thread = b->thread >= 0 ? v[b->thread] : 0;
     a.has |= 16;
+    if (jf->wall && a.thread && b->time >= 0) /* it ran then */
+      jfr_cpu_seen(jf->cpu, jfr_thread_os_id(jf->j, a.thread),
+                   jfr_time_ns(jf->j, v[b->time]));
   }
   if (b->time >= 0 && (jf->o.from_ns >= 0 || jf->o.to_ns >= 0)) {
     int64_t rel = jfr_time_ns(jf->j, v[b->time]) - jfr_start_ns(jf->j);
@@ -291,6 +366,7 @@ static int on_event(void *ctx, int t, const uint64_t *v)
 
       ns = (to < hi ? to : hi) - (from > lo ? from : lo);
       if (ns <= 0) return 0;
+      jfr_cpu_seen(jf->cpu, jfr_thread_os_id(jf->j, v[b->thread]), to);
       if (!jf->o.samples) a.value = ns;
     }
     jfr_cpu_blocked(jf->cpu, jfr_thread_os_id(jf->j, v[b->thread]), ns);
@@ -414,6 +490,17 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
   if (jf->cpu) {
     struct jfr_cpu_stats cs;
 
+    /* the dump JFR took as our recording stopped: after the window's
+     * end (the stop is asked once it ended), not an earlier chunk's */
+    if (jf->wall && jf->dump_ns && jf->o.win_ns &&
+        jf->dump_ns >= jf->o.win_ns + jf->o.span_ns - DUMP_SLACK_NS)
+      jfr_cpu_dump(jf->cpu,
+                   jf->first_ns && jf->first_ns <= jf->o.win_ns + DUMP_SLACK_NS
+                       ? jf->first.p
+                       : NULL,
+                   jf->first.len, jf->dump.p, jf->dump.len, jf->o.lines);
+    else if (jf->wall)
+      jf->st.no_dump = 1;
     jfr_cpu_flush(jf->cpu, jf->pending[jf->cpu_group],
                   jf->counts[jf->cpu_group], jf->o.thread_frames, &cs);
     jf->st.accounted = 1;
@@ -421,6 +508,9 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
     jf->st.process_ns += cs.process_ns;
     jf->st.unsampled_ns += cs.unsampled_ns;
     jf->st.own_ns += cs.own_ns;
+    jf->st.dump_ns += cs.dump_ns;
+    jf->st.dump_threads += cs.dump_threads;
+    if (jf->wall) wall_comment(jf);
     jf->group_own[jf->cpu_group] += cs.own_samples;
   }
   s = jfr_stats(jf->j);
@@ -497,6 +587,7 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
     o->comment = "cpu/nanoseconds: each thread's CPU from /proc "
                  "(utime+stime over the recording) shared among its JFR "
                  "samples; threads JFR does not sample as frames by kind";
+  if (o->accounted && jf->wall && jf->comment.len) o->comment = jf->comment.p;
   if (jf->estimated)
     o->comment = "alloc_space: JFR's sampled allocations, not every one: "
                  "each thread's bytes (jdk.ThreadAllocationStatistics over "
@@ -523,6 +614,9 @@ void jfr_fold_free(struct jfr_fold *jf)
   }
   jfr_est_free(jf->est);
   jfr_cpu_free(jf->cpu);
+  buf_free(&jf->dump);
+  buf_free(&jf->first);
+  buf_free(&jf->comment);
   free(jf->bind);
   free(jf->want);
   free(jf->aggs.e);

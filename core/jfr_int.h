@@ -188,12 +188,26 @@ struct jfr_cpu;
 struct jfr_cpu_stats {
   int64_t total_ns, process_ns, unsampled_ns, own_ns, wait_ns;
   uint64_t own_samples;
+  int64_t dump_ns;       /* wall: time taken from the thread dump */
+  uint64_t dump_threads; /* wall: threads with such time */
 };
 /* Account samples to the threads t[0..n) (not owned; process_ns: the
  * whole process's CPU over the same window; wall: each thread's wait for
- * a core is a "[runnable]" frame of its own too). Never NULL. */
+ * a core is a "[runnable]" frame of its own too, and every thread there
+ * all along gets the window's whole length, win_ns (ns since the epoch)
+ * to win_ns + span_ns). Never NULL. */
 struct jfr_cpu *jfr_cpu_new(const struct proc_cpu *t, size_t n,
-                            int64_t process_ns, int wall, int64_t span_ns);
+                            int64_t process_ns, int wall, int64_t win_ns,
+                            int64_t span_ns);
+/* wall: a thread (osThreadId) was seen running or ending a wait at ns
+ * (since the epoch): a wait still going on at the window's end began
+ * after the latest such time. */
+void jfr_cpu_seen(struct jfr_cpu *c, int64_t ostid, int64_t ns);
+/* wall: the thread dumps JFR took at the window's start (first, NULL:
+ * none) and end (jdk.ThreadDump, copied): each Java thread's state and
+ * stack then; lines: frames with ":line". */
+void jfr_cpu_dump(struct jfr_cpu *c, const char *first, size_t first_len,
+                  const char *text, size_t len, int lines);
 /* wall: ns a thread (osThreadId) spent blocked in an event (its duration
  * also holds the wait for a core after waking up, which is not counted
  * twice). */
@@ -207,7 +221,10 @@ void jfr_cpu_add(struct jfr_cpu *c, int64_t ostid, const char *key, size_t len,
 /* Each stack gets count / its thread's samples x the thread's CPU ns into
  * f (its count into counts, NULL: none); threads without samples become
  * "[KIND] name" frames (under the name as a root with thread_frames), and
- * with wall each thread's runqueue wait "[runnable]".
+ * with wall each thread's runqueue wait "[runnable]", a wait still going
+ * on at the window's end under the state and stack of the end's dump
+ * (all the window for a thread that never ran in it or JFR never saw
+ * and that both dumps show in the same wait), the rest "[unrecorded]".
  * The sums go into st. Then empty. */
 void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
                    int thread_frames, struct jfr_cpu_stats *st);
@@ -218,8 +235,10 @@ void jfr_dec_field(struct jfr *j, struct cur *c, const struct jfield *f,
                    struct val *v, int depth);
 void jfr_dec_type(struct jfr *j, struct cur *c, int32_t t, struct val *v,
                   int depth);
-/* Append a captured string as UTF-8 (at most 64 KiB of it). */
+/* Append a captured string as UTF-8 (at most 64 KiB of it; _max: about
+ * max bytes, a character more at most). */
 void jfr_str_utf8(const struct val *v, struct buf *out);
+void jfr_str_utf8_max(const struct val *v, struct buf *out, size_t max);
 
 /* ---- a chunk's bytes (core/jfr_record.c) ---- */
 

@@ -256,6 +256,27 @@ static const char *str_bytes(struct jfr *j, const struct jstr *s, size_t *n)
   return s->len ? j->arena.p + s->off : "";
 }
 
+int jfr_event_str(struct jfr *j, int i, size_t max, struct buf *out)
+{
+  const struct val *v;
+
+  if (i < 0 || !j->cap) return -1;
+  v = &j->cap[i];
+  if (v->tag == 2) {
+    const struct e_str *r = pool_get(j, P_STR, v->u);
+    size_t n;
+    const char *p = r ? str_bytes(j, &r->s, &n) : NULL;
+
+    if (!p) return -1;
+    buf_add(out, p, n < max ? n : max);
+    return 0;
+  }
+  if (v->tag == 1) return 0; /* "" */
+  if (v->tag != 3 && v->tag != 4 && v->tag != 5) return -1;
+  jfr_str_utf8_max(v, out, max);
+  return 0;
+}
+
 static const char *symbol(struct jfr *j, uint64_t key, size_t *n)
 {
   const struct e_str *e = pool_get(j, P_SYM, key);
@@ -280,19 +301,46 @@ static int unknown(struct buf *out)
   return -1;
 }
 
-/* Class names are internal ("java/util/ArrayList"); hidden classes are
- * written dotted already, with a '/' before their suffix (docs/jfr.md §6). */
+/* A class name of n bytes at s, appended to out as Class.getName() and a
+ * thread dump spell it: internal names dotted ("java/util/ArrayList");
+ * a hidden class's name is dotted already, and JDK 17's form of it,
+ * "Burn$$Lambda$3+0x00007fb798000a08/1252169911" (the VM's name, then '/'
+ * and the mirror's identity hash), becomes "Burn$$Lambda$3/0x00007fb798000a08"
+ * as JDK 25 writes it and jstack prints it (docs/jfr.md §6): one spelling
+ * in JFR's folds and thread dumps' folds. */
+static void add_class_name(struct buf *out, const char *s, size_t n, int hidden)
+{
+  size_t at = out->len, slash = n, plus;
+
+  if (!hidden) {
+    buf_add(out, s, n);
+    for (char *p = out->p + at; p < out->p + out->len; p++)
+      if (*p == '/') *p = '.';
+    return;
+  }
+  while (slash && s[slash - 1] >= '0' && s[slash - 1] <= '9') slash--;
+  if (slash && slash < n && s[slash - 1] == '/') {
+    for (plus = slash - 1; plus && s[plus] != '+'; plus--) {
+    }
+    if (s[plus] == '+' && plus + 2 < slash && !memcmp(s + plus, "+0x", 3)) {
+      buf_add(out, s, plus);
+      buf_addc(out, '/');
+      buf_add(out, s + plus + 1, slash - 2 - plus);
+      return;
+    }
+  }
+  buf_add(out, s, n);
+}
+
+/* The class cls's name as add_class_name spells it. */
 static int class_dotted(struct jfr *j, uint64_t cls, struct buf *out)
 {
   const struct e_class *c = pool_get(j, P_CLASS, cls);
   const char *s;
-  size_t n, at = out->len;
+  size_t n;
 
   if (!c || !(s = symbol(j, c->name, &n))) return unknown(out);
-  buf_add(out, s, n);
-  if (!c->hidden)
-    for (char *p = out->p + at; p < out->p + out->len; p++)
-      if (*p == '/') *p = '.';
+  add_class_name(out, s, n, c->hidden);
   return 0;
 }
 
@@ -335,7 +383,7 @@ int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out)
                                       "int",     "long", "float", "double"};
   const struct e_class *c = pool_get(j, P_CLASS, cls);
   const char *s, *code;
-  size_t n, dims = 0, at;
+  size_t n, dims = 0;
 
   if (!c || !(s = symbol(j, c->name, &n))) return unknown(out);
   while (dims < n && s[dims] == '[') dims++;
@@ -346,11 +394,7 @@ int jfr_class_name(struct jfr *j, uint64_t cls, struct buf *out)
   } else {
     if (n && *s == 'L') s++, n--;
     if (n && s[n - 1] == ';') n--;
-    at = out->len;
-    buf_add(out, s, n);
-    if (!c->hidden)
-      for (char *p = out->p + at; p < out->p + out->len; p++)
-        if (*p == '/') *p = '.';
+    add_class_name(out, s, n, c->hidden);
   }
   while (dims--) buf_adds(out, "[]");
   return 0;

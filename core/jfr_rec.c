@@ -12,6 +12,100 @@
  * recording measured, every profile.jfc event: 1.2 MB/s) up to MAX_MB. */
 enum { MIN_MB = 64, MB_PER_S = 2, MAX_MB = 1024 };
 
+/* ---- JFR's disk repository ----
+ *
+ * The first recording of a JVM makes JFR's repository, a folder
+ * "<yyyy_MM_dd_HH_mm_ss>_<pid>" (its local time, its own pid) in its
+ * java.io.tmpdir, /tmp by default, and JFR keeps it until the JVM exits,
+ * empty once no recording runs (docs/jfr.md §2). A folder of that name
+ * that was not there before our start, is the JVM user's and is empty
+ * once our recording is taken was made for ours: it is removed (JFR
+ * makes a new one when a later recording needs it, JDK 11 to 25). One
+ * that was there before, or holds another recording's chunks, stays. */
+enum {
+  REPO_SCAN_MAX = 1 << 16
+}; /* /tmp entries read at most (a bigger
+                                      /tmp: nothing is removed) */
+
+/* Is s JFR's repository name for a JVM whose own pid is pid? */
+static int repo_name(const char *s, int pid)
+{
+  static const char form[] = "dddd_dd_dd_dd_dd_dd_";
+  char tail[16];
+
+  for (size_t i = 0; i < sizeof(form) - 1; i++)
+    if (form[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != form[i])
+      return 0;
+  snprintf(tail, sizeof(tail), "%d", pid);
+  return pid > 0 && !strcmp(s + sizeof(form) - 1, tail);
+}
+
+/* Call fn for each repository name in the target's /tmp; 0, or -1 when
+ * it cannot be listed whole. */
+static int repo_each(const struct jfr_rec *r,
+                     void (*fn)(struct jfr_rec *r, const char *name),
+                     struct jfr_rec *arg)
+{
+  int fd = openat(r->j->tmpfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct dirent *e;
+  long seen = 0;
+  DIR *d;
+
+  if (fd < 0) return -1;
+  if (!(d = fdopendir(fd))) {
+    close(fd);
+    return -1;
+  }
+  while ((e = readdir(d)) && ++seen < REPO_SCAN_MAX)
+    if (strlen(e->d_name) < sizeof(r->repo[0]) &&
+        repo_name(e->d_name, r->j->nspid))
+      fn(arg, e->d_name);
+  closedir(d);
+  return seen < REPO_SCAN_MAX ? 0 : -1;
+}
+
+static void repo_keep(struct jfr_rec *r, const char *name)
+{
+  if (r->nrepo == JFR_REC_REPOS) {
+    r->repo_known = 0; /* too many to tell a new one */
+    return;
+  }
+  snprintf(r->repo[r->nrepo++], sizeof(r->repo[0]), "%s", name);
+}
+
+static void repo_drop(struct jfr_rec *r, const char *name)
+{
+  const struct jvm *j = r->j;
+  struct stat sb;
+
+  for (int i = 0; i < r->nrepo; i++)
+    if (!strcmp(r->repo[i], name)) return; /* there before: not ours */
+  if (fstatat(j->tmpfd, name, &sb, AT_SYMLINK_NOFOLLOW) ||
+      !S_ISDIR(sb.st_mode) || sb.st_uid != j->st.euid)
+    return;
+  /* only while empty (rmdir): another recording's chunks keep it */
+  if (!root_unlink(&j->root, j->tmpfd, name, &sb, AT_REMOVEDIR))
+    verbose_msg("pid %d: removed JFR's repository /tmp/%s (made for our "
+                "recording, empty)",
+                j->pid, name);
+}
+
+/* Before the start: the repositories there already. */
+static void repo_before(struct jfr_rec *r)
+{
+  r->nrepo = 0;
+  r->repo_known = 1;
+  if (repo_each(r, repo_keep, r)) r->repo_known = 0;
+}
+
+/* After the stop: remove the one our recording made, if empty. */
+static void repo_clean(struct jfr_rec *r)
+{
+  if (!r->repo_known) return;
+  r->repo_known = 0; /* once */
+  repo_each(r, repo_drop, r);
+}
+
 int jfr_rec_open(struct jfr_rec *r, const struct jvm *j, long long uid,
                  int timeout_ms, char *err, size_t n)
 {
@@ -92,6 +186,7 @@ int jfr_rec_start_line(struct jfr_rec *r, const char *event, int64_t interval,
   s.ms = ms;
   s.mb = mb < MIN_MB ? MIN_MB : mb > MAX_MB ? MAX_MB : mb;
   r->jfc[0] = 0;
+  repo_before(r);
   /* cpu and wall: samples weighted by the threads' CPU (core/jfr_cpu) */
   r->account = !strcmp(event, "cpu") ? 1 : !strcmp(event, "wall") ? 2 : 0;
   if (jfr_start_needs_jfc(r->jdk)) {
@@ -209,6 +304,7 @@ int jfr_rec_take(struct jfr_rec *r, int *fd, char *err, size_t n)
   int rc = root_take_at(&r->j->root, r->j->tmpfd,
                         r->file + 5 /* after "/tmp/" */, r->j->st.euid, fd);
 
+  repo_clean(r); /* the recording is stopped: its chunks are gone */
   if (rc)
     snprintf(err, n, "pid %d: cannot take its '%s': %s", r->j->pid, r->file,
              root_check_msg(rc, S_IFREG));

@@ -28,6 +28,8 @@ enum {
   JFR_REC_USER = -102,    /* the JVM runs as another user than asked */
 };
 
+enum { JFR_REC_REPOS = 8 };
+
 struct jfr_rec {
   const struct jvm *j; /* the JVM recorded (core/jvm: it holds its /tmp) */
   int timeout_ms;
@@ -45,6 +47,12 @@ struct jfr_rec {
   int64_t cpu_ns;  /* the process's CPU over the window */
   int64_t span_ns; /* the window's length */
   int64_t win_ns;  /* its start, ns since the epoch */
+  /* JFR's disk repositories in the target's /tmp before the start (a
+   * folder JFR makes on a JVM's first recording and keeps until it
+   * exits): one made by ours is removed once it is empty */
+  char repo[JFR_REC_REPOS][32];
+  int nrepo;
+  int repo_known; /* the list is complete: a new one can be told */
 };
 
 /* Make ready to record j (core/jvm's, held by the caller until

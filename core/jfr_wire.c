@@ -188,7 +188,12 @@ static void utf8(struct buf *out, uint32_t cp)
 
 void jfr_str_utf8(const struct val *v, struct buf *out)
 {
-  size_t start = out->len, max = 1 << 16;
+  jfr_str_utf8_max(v, out, 1 << 16);
+}
+
+void jfr_str_utf8_max(const struct val *v, struct buf *out, size_t max)
+{
+  size_t start = out->len;
 
   buf_add(out, "", 0);
   if (v->tag == 3) {

@@ -11,50 +11,7 @@
 #include "core/perfdata.h"
 #include <poll.h>
 #include <sys/syscall.h>
-
-/* A folder the JVM would trust (§2.3): a real directory, not writable by
- * group or others, ours unless we are root. */
-static int secure_dir(int dirfd, const char *name, struct stat *sb)
-{
-  if (fstatat(dirfd, name, sb, AT_SYMLINK_NOFOLLOW)) return 0;
-  if (!S_ISDIR(sb->st_mode)) return 0;
-  if (sb->st_mode & (S_IWGRP | S_IWOTH)) return 0;
-  return geteuid() == 0 || sb->st_uid == geteuid();
-}
-
-/* The newest (by ctime) regular file <name> in a secure folder
- * hsperfdata_<user> of tmpfd; sets *user and *out. Returns 1 if found. */
-static int find_file(int tmpfd, int name, char **user, struct stat *out)
-{
-  int fd = fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), found = 0, dfd;
-  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-  struct dirent *e;
-  struct stat dsb, fsb;
-  char file[16];
-
-  if (!d) {
-    if (fd >= 0) close(fd);
-    return 0;
-  }
-  snprintf(file, sizeof(file), "%d", name);
-  while ((e = readdir(d))) {
-    if (!starts_with(e->d_name, "hsperfdata_") ||
-        !secure_dir(tmpfd, e->d_name, &dsb) ||
-        root_openat(NULL, tmpfd, e->d_name, O_PATH | O_DIRECTORY, 0, &dfd))
-      continue;
-    if (!fstatat(dfd, file, &fsb, AT_SYMLINK_NOFOLLOW) &&
-        S_ISREG(fsb.st_mode) && fsb.st_size > 0 &&
-        (!found || fsb.st_ctime > out->st_ctime)) {
-      free(*user);
-      *user = xstrdup(e->d_name + 11);
-      *out = fsb;
-      found = 1;
-    }
-    close(dfd);
-  }
-  closedir(d);
-  return found;
-}
+#include <sys/sysmacros.h>
 
 void jvm_init(struct jvm *j)
 {
@@ -107,47 +64,126 @@ static void read_counters(struct jvm *j)
   pd_close(&pd);
 }
 
-/* j's PerfData file, found by its pid as its own tools would in its
- * /tmp, kept when j's process maps it. */
-static void find_perfdata(struct jvm *j)
+/* The file p names, /tmp/hsperfdata_<user>/<name> in r, as the JVM's own
+ * tools take it (docs/jvmstat.md §2.3-2.4): in a folder the JVM would
+ * trust (a real directory, not writable by group or others, ours unless
+ * we are root), a regular file with bytes in it, never through a link. 1
+ * and *fd (O_PATH) and *sb when it is. */
+static int secure_file(const struct root *r, const struct proc_perf_map *p,
+                       int *fd, struct stat *sb)
 {
-  struct stat sb;
-  int name = j->nspid, libjvm = 0, mapped;
-  char *user = NULL;
+  char *dir = xasprintf("/tmp/hsperfdata_%s", p->user), name[16];
+  struct stat dsb;
+  int dfd, ok = 0;
 
-  if (j->tmpfd >= 0 && !find_file(j->tmpfd, name, &user, &sb) &&
-      j->nspid != j->pid && find_file(j->tmpfd, j->pid, &user, &sb))
-    name = j->pid;
+  *fd = -1;
+  if (!root_openat(r, -1, dir, O_PATH | O_DIRECTORY, 0, &dfd)) {
+    snprintf(name, sizeof(name), "%d", p->name);
+    ok = !fstat(dfd, &dsb) && S_ISDIR(dsb.st_mode) &&
+         !(dsb.st_mode & (S_IWGRP | S_IWOTH)) &&
+         (!geteuid() || dsb.st_uid == geteuid()) &&
+         !root_openat(NULL, dfd, name, O_PATH, 0, fd) && !fstat(*fd, sb) &&
+         S_ISREG(sb->st_mode) && sb->st_size > 0;
+    close(dfd);
+  }
+  free(dir);
+  return ok;
+}
+
+/* j's PerfData file: the one its process maps shared under the name of
+ * its own pid (innermost, else host), /tmp/hsperfdata_<user>/<pid> in its
+ * root, kept when that file is the very one mapped (device and inode). */
+static void find_perfdata(struct jvm *j, const struct vm *row)
+{
+  const struct proc_jvm_maps *m = &j->seen.maps;
+  const struct proc_perf_map *p = NULL;
+  struct root ours, *r = &j->root;
+  struct stat sb;
+  char *file;
+  int fd;
+
   j->vm.pid = j->pid;
-  j->vm.nspid = name;
-  if (user) {
-    j->vm.user = user;
-    j->vm.file = xasprintf("/tmp/hsperfdata_%s/%d", user, name);
+  j->vm.nspid = j->nspid;
+  for (int i = 0; i < m->nperf && !p; i++)
+    if (m->perf[i].name == j->nspid) p = &m->perf[i];
+  for (int i = 0; i < m->nperf && !p; i++)
+    if (m->perf[i].name == j->pid) p = &m->perf[i];
+  if (!p || j->seen.foreign || j->seen.hostile[0]) return;
+  file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
+  if (!j->other_ns) {
+    if (root_open(0, &ours)) {
+      free(file);
+      return;
+    }
+    r = &ours;
   }
-  mapped = proc_maps_file(j->procfd, user ? sb.st_dev : 0, user ? sb.st_ino : 0,
-                          j->vm.file, &libjvm);
-  if (mapped < 0) {
-    j->is_jvm = JVM_UNKNOWN;
-    mapped = 1; /* the file stays, as jps shows it; nothing is aimed */
-  } else {
-    j->is_jvm = libjvm || (user && mapped) ? JVM_IS : JVM_NOT;
-  }
-  if (!user || !mapped) { /* none, or planted/stale: not this process's */
-    free(j->vm.file);
-    j->vm.file = NULL;
+  if (!secure_file(r, p, &fd, &sb) ||
+      !proc_jvm_maps_file(m, sb.st_dev, sb.st_ino, file)) {
+    if (fd >= 0) close(fd);
+    if (r == &ours) root_close(&ours);
+    free(file);
     return;
   }
+  close(fd);
+  if (r == &ours) root_close(&ours);
+  j->vm.nspid = p->name;
+  j->vm.user = xstrdup(p->user);
+  j->vm.file = file;
   j->vm.root_pid = j->other_ns ? j->root.pid : 0;
   j->vm.path =
       j->other_ns ? root_name(&j->root, j->vm.file) : xstrdup(j->vm.file);
   j->vm.uid = sb.st_uid;
   j->vm.alive = 1;
   j->vm.other_ns = j->other_ns;
-  j->vm.locked = vm_flock_held(sb.st_dev, sb.st_ino);
+  /* the walk's answer for this very file: /proc/locks, a list of every
+   * lock on the machine, read once per JVM per command */
+  j->vm.locked = row && row->ino == (uint64_t)sb.st_ino && row->locked >= 0
+                     ? row->locked
+                     : vm_flock_held(sb.st_dev, sb.st_ino);
   read_counters(j);
 }
 
+static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
+                    size_t n);
+
+/* What the walk saw of row's process (vm_list's facts) as vm_see's
+ * value, when procfd's process is the one seen (its start time): the
+ * maps are not read again. 1 when taken. */
+static int seen_of_row(struct jvm *j, const struct vm *row)
+{
+  char buf[PROC_STAT_MAX];
+  struct proc_stat ps;
+  struct proc_perf_map *p = &j->seen.maps.perf[0];
+  size_t len;
+
+  if (!row || !row->seen || !row->user || !row->file ||
+      proc_read_small(j->procfd, "stat", buf, sizeof(buf), &len) ||
+      proc_stat_parse(buf, len, &ps) || ps.starttime != row->start)
+    return 0;
+  memset(&j->seen, 0, sizeof(j->seen));
+  j->seen.maps.libjvm = row->libjvm;
+  j->seen.maps.nperf = 1;
+  p->maj = row->maj;
+  p->min = row->min;
+  p->ino = row->ino;
+  p->name = row->nspid;
+  snprintf(p->user, sizeof(p->user), "%s", row->user);
+  if (strlen(row->file) < sizeof(p->path))
+    snprintf(p->path, sizeof(p->path), "%s", row->file);
+  j->seen.pidns = row->pidns;
+  j->seen.mntns = row->mntns;
+  j->seen.other_mnt = !row->mntns || row->mntns != vm_self_mntns();
+  j->seen.row = 1;
+  return 1;
+}
+
 int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
+{
+  return open_pid(j, pid, NULL, err, n);
+}
+
+static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
+                    size_t n)
 {
   struct root ours;
   struct stat tsb, osb;
@@ -167,20 +203,35 @@ int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
   }
   j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   j->nspid = proc_innermost(&j->st, pid);
-  if (proc_ns_ino(pid, "pid", &j->pidns)) j->pidns = 0;
+  /* what the kernel shows decides before any file system is asked */
+  if (seen_of_row(j, row)) {
+    j->is_jvm = j->seen.maps.libjvm ? JVM_IS : JVM_NOT;
+  } else if ((rc = vm_see(j->procfd, 0, &j->seen))) {
+    if (rc == -ENOENT || rc == -ESRCH)
+      return fail(j, -ESRCH, err, n, "no process %d", pid);
+    j->is_jvm = JVM_UNKNOWN; /* its maps cannot be read: nothing aimed */
+  } else {
+    j->is_jvm = j->seen.maps.libjvm && !j->seen.foreign ? JVM_IS : JVM_NOT;
+  }
+  j->pidns = j->seen.pidns;
+  if (j->seen.hostile[0])
+    return fail(j, -EREMOTE, err, n, "pid %d: %s: not looked at", pid,
+                j->seen.hostile);
   if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourtmp, &osb))) {
     root_close(&ours);
     return fail(j, rc, err, n, "cannot open /tmp: %s", strerror(-rc));
   }
   root_close(&ours);
-  /* its /tmp as it sees it; ours when its root cannot be opened */
-  if (!root_open(pid, &j->root) && !root_tmp(&j->root, &j->tmpfd, &tsb)) {
+  /* its /tmp as it sees it; ours when its root cannot be opened (or it is
+   * a container's files in a host process: those are not opened) */
+  if (!j->seen.foreign && !root_open(pid, &j->root) &&
+      !root_tmp(&j->root, &j->tmpfd, &tsb)) {
     j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
     close(ourtmp);
   } else {
     j->tmpfd = ourtmp;
   }
-  find_perfdata(j);
+  find_perfdata(j, j->seen.row ? row : NULL);
   return 0;
 }
 
@@ -205,7 +256,7 @@ static int open_file(struct jvm *j, char *path, char *err, size_t n)
 
 int jvm_open_row(struct jvm *j, const struct vm *row, char *err, size_t n)
 {
-  if (row->pid) return jvm_open_pid(j, row->pid, err, n);
+  if (row->pid) return open_pid(j, row->pid, row, err, n);
   return open_file(j, xstrdup(row->path), err, n);
 }
 
@@ -222,7 +273,7 @@ static int open_class(struct jvm *j, const char *target, char *err, size_t n)
   if (k == 1) {
     rc = jvm_open_row(j, &v[0], err, n);
   } else if (k) {
-    snprintf(err, n, "'%s' names %zu JVMs: give one pid", target, k);
+    vm_names(target, v, k, err, n);
     rc = -E2BIG;
   } else {
     snprintf(err, n, "no JVM matches '%s'", target);
@@ -276,7 +327,9 @@ int jvm_check_jvm(const struct jvm *j, char *err, size_t n)
   if (j->is_jvm == JVM_IS) return 0;
   snprintf(err, n, "pid %d is not a JVM (%s): nothing sent", j->pid,
            j->is_jvm == JVM_UNKNOWN ? "its maps cannot be read"
-                                    : "it maps no libjvm.so");
+           : !j->seen.maps.libjvm
+               ? "it maps no libjvm.so"
+               : "a container's files in the host's pid namespace");
   return -EPERM;
 }
 
@@ -365,4 +418,50 @@ void jvm_file_owner(const struct jvm *j, long long *uid, long long *gid)
 {
   *uid = geteuid() ? -1 : (long long)j->st.euid;
   *gid = geteuid() ? -1 : (long long)j->st.egid;
+}
+
+/* The inode of our own namespace of kind; 0 when it cannot be read. */
+static uint64_t own_ns(const char *kind)
+{
+  uint64_t ino;
+
+  return proc_ns_ino(0, kind, &ino) ? 0 : ino;
+}
+
+void jvm_owner(const struct jvm *j, struct jvm_owner *o)
+{
+  static uint64_t pidns, mntns;
+  struct stat sb;
+
+  if (!pidns) pidns = own_ns("pid");
+  if (!mntns) mntns = own_ns("mnt");
+  memset(o, 0, sizeof(*o));
+  if (j->pidns && pidns && j->pidns != pidns) {
+    o->kind = JVM_OWNER_PIDNS;
+    o->id = j->pidns;
+  } else if (j->procfd >= 0 && mntns && !fstatat(j->procfd, "ns/mnt", &sb, 0) &&
+             sb.st_ino != mntns) {
+    o->kind = JVM_OWNER_MNTNS;
+    o->id = sb.st_ino;
+  } else {
+    o->kind = JVM_OWNER_USER;
+    o->id = j->st.euid;
+  }
+}
+
+int jvm_owner_same(const struct jvm_owner *a, const struct jvm_owner *b)
+{
+  return a->kind == b->kind && a->id == b->id;
+}
+
+void jvm_owner_name(const struct jvm_owner *o, char *s, size_t n)
+{
+  if (o->kind == JVM_OWNER_PIDNS)
+    snprintf(s, n, "the container of pid namespace %llu",
+             (unsigned long long)o->id);
+  else if (o->kind == JVM_OWNER_MNTNS)
+    snprintf(s, n, "the container of mount namespace %llu",
+             (unsigned long long)o->id);
+  else
+    snprintf(s, n, "user %llu", (unsigned long long)o->id);
 }

@@ -46,6 +46,7 @@ struct jvm {
   int off;               /* 1: its PerfData says it takes no attach
                             requests, 0: it takes them, -1: cannot tell */
   int jdk;               /* Java feature version; 0 unknown */
+  struct vm_seen seen;   /* what the kernel showed at the open */
 };
 
 /* How jvm_open reads its target. */
@@ -113,5 +114,22 @@ int jvm_same_path(const struct jvm *j, const char *host_path);
 /* The owner a file we put into j's /tmp gets: j's euid and egid when we
  * are root (the JVM reads it as its own), else -1 each (ours). */
 void jvm_file_owner(const struct jvm *j, long long *uid, long long *gid);
+
+/* Whom a JVM's cost is charged to (what a per-owner bound counts by): its
+ * container when it runs in another pid namespace than ours (else
+ * another mount namespace), else its user (euid). */
+enum jvm_owner_kind { JVM_OWNER_USER, JVM_OWNER_PIDNS, JVM_OWNER_MNTNS };
+struct jvm_owner {
+  int kind;    /* enum jvm_owner_kind */
+  uint64_t id; /* the uid, or the namespace's inode */
+};
+/* j's owner into *o (never fails: a namespace that cannot be read counts
+ * as ours, so the owner is the user). */
+void jvm_owner(const struct jvm *j, struct jvm_owner *o);
+/* 1 when a and b are the same owner. */
+int jvm_owner_same(const struct jvm_owner *a, const struct jvm_owner *b);
+/* o in words for a message: "user 1000", "the container of pid namespace
+ * 4026532301". */
+void jvm_owner_name(const struct jvm_owner *o, char *s, size_t n);
 
 #endif

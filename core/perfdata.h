@@ -128,6 +128,11 @@ void pd_snap_line(const struct perfdata *pd, const struct pd_counter *c,
 /* The prologue's accessible byte: 0 while the JVM is still starting. */
 int pd_accessible(const struct perfdata *pd);
 
+/* How jvmstat waits for a starting JVM to mark its data accessible: it
+ * looks again every PD_READY_POLL_MS (pd_refresh), up to PD_READY_WAIT_MS
+ * (ps and stat: one bound for all the JVMs of a run). */
+enum { PD_READY_WAIT_MS = 5000, PD_READY_POLL_MS = 20 };
+
 /* Free everything pd holds; pd may be closed twice. */
 void pd_close(struct perfdata *pd);
 

@@ -84,16 +84,31 @@ static int by_value(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+int proc_dirfd(void)
+{
+  static int fd = -1;
+
+  if (fd < 0) fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return fd;
+}
+
 int proc_pids(int **pids, size_t *n)
 {
-  DIR *d = opendir("/proc");
+  int fd = proc_dirfd() >= 0 ? fcntl(proc_dirfd(), F_DUPFD_CLOEXEC, 0) : -1;
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   struct dirent *e;
   size_t cap = 0;
   int pid;
 
   *pids = NULL;
   *n = 0;
-  if (!d) return -errno;
+  if (!d) {
+    int err = fd >= 0 ? -errno : -ENOENT;
+
+    if (fd >= 0) close(fd);
+    return err;
+  }
+  rewinddir(d); /* the shared offset: from the start each time */
   while ((e = readdir(d))) {
     if (parse_pid(e->d_name, &pid)) continue;
     if (*n == cap) {
@@ -383,7 +398,7 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
   }
 }
 
-int proc_task_wait(int pid, int tid, uint64_t *ns)
+int proc_task_sched(int pid, int tid, uint64_t ns[2])
 {
   char path[64], buf[128];
   unsigned long long run, wait;
@@ -393,18 +408,22 @@ int proc_task_wait(int pid, int tid, uint64_t *ns)
   snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
   if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
   if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
-  *ns = wait;
+  ns[0] = run;
+  ns[1] = wait;
   return 0;
 }
 
-/* Fields of a maps line: "start-end perms offset dev inode   path". */
+/* Fields of a line of n bytes: "start-end perms offset dev inode   path". */
 static int maps_line(char *line, struct proc_map *m)
 {
-  char *p = line;
+  char *p = strchr(line, ' ');
   unsigned long long v;
 
-  for (int f = 0; f < 3 && p; f++)
-    if ((p = strchr(p, ' '))) p++;
+  if (!p || strlen(p) < 6) return -1;
+  memcpy(m->perms, p + 1, 4);
+  m->perms[4] = 0;
+  for (int f = 0; f < 2 && p; f++)
+    if ((p = strchr(p + 1, ' '))) p++;
   if (!p || sscanf(p, "%x:%x %llu", &m->maj, &m->min, &v) != 3) return -1;
   m->ino = v;
   m->path = strchr(p, '/');
@@ -423,8 +442,12 @@ int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg)
     struct proc_map m;
 
     while (!stop && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-      *nl = 0;
-      if (!skip && !maps_line(p, &m)) stop = cb(arg, &m);
+      /* a line with no path (a thread's stack, the heap: most of a JVM's
+       * lines) costs this memchr and no parsing */
+      if (!skip && memchr(p, '/', (size_t)(nl - p))) {
+        *nl = 0;
+        if (!maps_line(p, &m)) stop = cb(arg, &m);
+      }
       skip = 0;
       p = nl + 1;
     }
@@ -438,12 +461,81 @@ int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg)
   return stop;
 }
 
-struct owner {
+/* The PerfData shape of a mapped path: ".../hsperfdata_<user>/<digits>";
+ * sets user (n bytes) and *name. */
+static int perf_name(const char *path, char *user, size_t n, int *name)
+{
+  const char *base = strrchr(path, '/'), *dir;
+  size_t len;
+
+  if (!base || base == path || parse_pid(base + 1, name)) return 0;
+  for (dir = base - 1; dir > path && *dir != '/'; dir--)
+    ;
+  dir++;
+  if (!starts_with(dir, "hsperfdata_")) return 0;
+  len = (size_t)(base - dir) - 11;
+  if (!len || len >= n) return 0;
+  memcpy(user, dir + 11, len);
+  user[len] = 0;
+  return 1;
+}
+
+static int jvm_line(void *arg, const struct proc_map *m)
+{
+  struct proc_jvm_maps *j = arg;
+  const char *base = strrchr(m->path, '/') + 1;
+  struct proc_perf_map *p;
+
+  if (m->perms[2] == 'x' &&
+      (!strcmp(base, "libjvm.so") || !strcmp(base, "libjvm.so (deleted)")))
+    j->libjvm = 1;
+  if (m->perms[3] != 's' || j->nperf == PROC_JVM_PERF) return 0;
+  p = &j->perf[j->nperf];
+  if (!perf_name(m->path, p->user, sizeof(p->user), &p->name)) return 0;
+  p->maj = m->maj;
+  p->min = m->min;
+  p->ino = m->ino;
+  if (strlen(m->path) >= sizeof(p->path))
+    p->path[0] = 0;
+  else
+    snprintf(p->path, sizeof(p->path), "%s", m->path);
+  j->nperf++;
+  return 0;
+}
+
+int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m)
+{
+  int fd;
+
+  memset(m, 0, sizeof(*m));
+  if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  proc_maps_fd(fd, jvm_line, m);
+  close(fd);
+  return 0;
+}
+
+struct any {
   dev_t dev;
   ino_t ino;
-  const char *path;
-  int mapped, libjvm;
 };
+
+static int any_line(void *arg, const struct proc_map *m)
+{
+  const struct any *a = arg;
+
+  return m->ino == (uint64_t)a->ino && makedev(m->maj, m->min) == a->dev;
+}
+
+int proc_maps_has(int dirfd, const char *path, dev_t dev, ino_t ino)
+{
+  struct any a = {dev, ino};
+  int fd, rc;
+
+  if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
+  rc = proc_maps_fd(fd, any_line, &a);
+  close(fd);
+  return rc;
+}
 
 /* "(deleted)" aside, is the mapped path p the file's name? */
 static int same_name(const char *p, const char *name)
@@ -453,30 +545,16 @@ static int same_name(const char *p, const char *name)
   return !strncmp(p, name, n) && (!p[n] || !strcmp(p + n, " (deleted)"));
 }
 
-static int owner_line(void *arg, const struct proc_map *m)
+const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
+                                               dev_t dev, ino_t ino,
+                                               const char *name)
 {
-  struct owner *o = arg;
-  const char *base;
+  for (int i = 0; i < m->nperf; i++) {
+    const struct proc_perf_map *p = &m->perf[i];
 
-  if (!m->path) return 0;
-  if (m->ino == (uint64_t)o->ino && ((makedev(m->maj, m->min) == o->dev) ||
-                                     (o->path && same_name(m->path, o->path))))
-    o->mapped = 1;
-  base = strrchr(m->path, '/') + 1;
-  if (!strcmp(base, "libjvm.so")) o->libjvm = 1;
-  return 0;
-}
-
-int proc_maps_file(int procfd, dev_t dev, ino_t ino, const char *path,
-                   int *libjvm)
-{
-  struct owner o = {dev, ino, path, 0, 0};
-  int fd;
-
-  if (libjvm) *libjvm = 0;
-  if ((fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC)) < 0) return -errno;
-  proc_maps_fd(fd, owner_line, &o);
-  close(fd);
-  if (libjvm) *libjvm = o.libjvm;
-  return o.mapped;
+    if (p->ino == (uint64_t)ino &&
+        (makedev(p->maj, p->min) == dev || (name && same_name(p->path, name))))
+      return p;
+  }
+  return NULL;
 }

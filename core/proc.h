@@ -40,6 +40,10 @@ int proc_nspid(int pid);
  * pid where the kernel has no NSpid line. The one place that knows. */
 int proc_innermost(const struct proc_status *st, int pid);
 
+/* /proc as a folder, opened once per run (kept open: the walks of serve
+ * and top read it again and again). -1 when it cannot be opened. */
+int proc_dirfd(void);
+
 /* Every pid in /proc, ascending: the one walk of /proc. Sets *pids
  * (caller frees) and *n; returns 0 or -errno when /proc cannot be read. */
 int proc_pids(int **pids, size_t *n);
@@ -123,8 +127,9 @@ struct proc_window {
   size_t n;
   uint64_t ticks;         /* the process's utime+stime at the start */
   int on;                 /* started */
-  uint64_t *wait;         /* runqueue ns of tasks[i] at the start; NULL:
-                              not asked */
+  uint64_t (*wait)[2];    /* schedstat's run and runqueue ns of tasks[i]
+                              at the start (UINT64_MAX: unread); NULL: not
+                              asked */
   uint64_t start_ms;      /* now_ms() at the start */
   int64_t start_epoch_ns; /* the wall clock then (ns since the epoch) */
 };
@@ -138,13 +143,15 @@ struct proc_cpu {
   int64_t ns;      /* utime+stime over the window, ns */
   int64_t wait_ns; /* time it was ready to run and waited for a core
                       (schedstat), when asked, else 0 */
+  int64_t run_ns;  /* time on a core (schedstat, ns), when asked; -1 when
+                      unknown (not asked, not readable, not whole) */
   int whole;       /* it ran through the whole window */
 };
 
-/* The second field of /proc/<pid>/task/<tid>/schedstat: ns the thread
- * waited on a runqueue (ready, no core free). 0 and *ns, or -errno (a
- * kernel without schedstats: -ENOENT). */
-int proc_task_wait(int pid, int tid, uint64_t *ns);
+/* /proc/<pid>/task/<tid>/schedstat's first two fields: ns the thread ran
+ * on a core (ns[0]) and waited on a runqueue (ready, no core free: ns[1]).
+ * 0, or -errno (a kernel without schedstats: -ENOENT). */
+int proc_task_sched(int pid, int tid, uint64_t ns[2]);
 
 /* Start a window on pid's threads (wait: also the time each waits for a
  * core: one more read per thread). 0, or -errno (no such process). */
@@ -178,29 +185,58 @@ int proc_uptime(double *secs);
 int proc_container(int pid, char id[65], char pod[37]);
 
 /* One line of /proc/<pid>/maps: "start-end perms offset MAJ:MIN inode
- * path". path is NULL for an anonymous mapping ("[heap]" and the like
- * too); the kernel appends " (deleted)" to a file since removed. */
+ * path". Only lines with a path reach a callback (an anonymous mapping
+ * costs a memchr); the kernel appends " (deleted)" to a file since
+ * removed. */
 struct proc_map {
+  char perms[5]; /* "r-xp", "rw-s": x executable, s shared */
   unsigned maj, min;
   uint64_t ino;
   const char *path;
 };
 
-/* Hand each line of fd (an open /proc/<pid>/maps) to cb, read through a
- * fixed buffer: memory does not follow the process's mappings, and a line
- * longer than the buffer is skipped. cb returns nonzero to stop; that value
- * is returned, else 0. */
+/* Hand each file line of fd (an open /proc/<pid>/maps) to cb, read
+ * through a fixed buffer: memory does not follow the process's mappings,
+ * and a line longer than the buffer is skipped. cb returns nonzero to
+ * stop; that value is returned, else 0. */
 int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg);
 
-/* Who a PerfData file (device dev, inode ino, named path in the process's
- * own view) belongs to, asked of the process that maps it: 1 when
- * procfd's process (its /proc/<pid> folder) maps that very file (the
- * inode, and the device or, on an overlay that shows the lower one, the
- * path), 0 when it does not, -errno when its maps cannot be read. Sets
- * *libjvm (may be NULL) when it maps a libjvm.so. A live HotSpot maps its
- * PerfData shared; a planted or stale file is mapped by nobody. */
-int proc_maps_file(int procfd, dev_t dev, ino_t ino, const char *path,
-                   int *libjvm);
+/* What a process's maps say of it as a JVM, read once, without asking any
+ * file system (the kernel prints what each mapping is): whether it maps a
+ * libjvm.so executable, and its shared mappings of files whose path ends
+ * in hsperfdata_<user>/<digits> (a live HotSpot maps its PerfData file
+ * so; the first PROC_JVM_PERF). A path is what the file is called *now*:
+ * a name alone proves nothing (core/jvm judges; docs/security.md §11). */
+enum { PROC_JVM_PERF = 4 };
+struct proc_perf_map {
+  unsigned maj, min; /* the mapped file's device and inode */
+  uint64_t ino;
+  char user[64];  /* from hsperfdata_<user> */
+  int name;       /* the file's name, a pid */
+  char path[256]; /* as the kernel shows it; "" when longer */
+};
+struct proc_jvm_maps {
+  int libjvm; /* an executable mapping of a file named libjvm.so */
+  int nperf;
+  struct proc_perf_map perf[PROC_JVM_PERF];
+};
+
+/* Read the maps file path at dirfd ("maps" in a /proc/<pid> folder, or
+ * "<pid>/maps" in /proc) into m. 0 or -errno (-EACCES: another user's,
+ * when we are not root; -ENOENT: gone). */
+int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m);
+
+/* 1 when the maps file path at dirfd has a mapping of the file (dev,
+ * ino), under any name (a PerfData file reached through a link in our own
+ * /tmp), 0 when not, -errno. */
+int proc_maps_has(int dirfd, const char *path, dev_t dev, ino_t ino);
+
+/* m's shared mapping of the file (dev, ino), or on an overlay that shows
+ * the lower device, of that inode named name (may be NULL); NULL when the
+ * process does not map it (a planted or stale file). */
+const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
+                                               dev_t dev, ino_t ino,
+                                               const char *name);
 
 /* One read of a small /proc file (path at dirfd, never through a link)
  * into buf, at most max - 1 bytes, NUL-terminated; *len its length.

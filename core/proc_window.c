@@ -18,24 +18,31 @@ int proc_window_start(struct proc_window *w, int pid, int wait)
   if (wait) {
     w->wait = xzalloc((w->n ? w->n : 1) * sizeof(*w->wait));
     for (size_t i = 0; i < w->n; i++)
-      if (proc_task_wait(pid, w->tasks[i].tid, &w->wait[i])) w->wait[i] = 0;
+      if (proc_task_sched(pid, w->tasks[i].tid, w->wait[i]))
+        w->wait[i][0] = w->wait[i][1] = UINT64_MAX;
   }
   w->on = 1;
   return 0;
 }
 
-/* The runqueue wait of cur (a task now) since the window's start. */
-static int64_t waited(const struct proc_window *w, const struct proc_task *cur)
+/* The runqueue wait of cur (a task now) since the window's start, and
+ * (*run) its time on a core then, -1 when unknown or it was not there. */
+static int64_t waited(const struct proc_window *w, const struct proc_task *cur,
+                      int64_t *run)
 {
   struct proc_task key = {.tid = cur->tid};
   const struct proc_task *was;
-  uint64_t now, then = 0;
+  uint64_t now[2], then[2] = {UINT64_MAX, 0};
 
+  *run = -1;
   was = bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), proc_task_cmp);
-  if (!w->wait || proc_task_wait(w->pid, cur->tid, &now)) return 0;
+  if (!w->wait || proc_task_sched(w->pid, cur->tid, now)) return 0;
   if (was && was->st.starttime == cur->st.starttime)
-    then = w->wait[was - w->tasks];
-  return now > then ? (int64_t)(now - then) : 0;
+    memcpy(then, w->wait[was - w->tasks], sizeof(then));
+  if (then[0] != UINT64_MAX)
+    *run = now[0] > then[0] ? (int64_t)(now[0] - then[0]) : 0;
+  if (then[1] == UINT64_MAX) then[1] = 0;
+  return now[1] > then[1] ? (int64_t)(now[1] - then[1]) : 0;
 }
 
 static int64_t ticks_ns(uint64_t t)
@@ -76,7 +83,7 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
         bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), proc_task_cmp);
 
     c->whole = was && was->st.starttime == cur[i].st.starttime;
-    c->wait_ns = waited(w, &cur[i]);
+    c->wait_ns = waited(w, &cur[i], &c->run_ns);
     if (!d[i][0] && !d[i][1] && !c->wait_ns && !w->wait) continue;
     c->tid = cur[i].tid;
     c->nstid = proc_task_status(w->pid, cur[i].tid, &st)

@@ -7,16 +7,6 @@
 #include "core/vm.h"
 #include <math.h>
 
-static const struct {
-  const char *perf, *mx;
-} gc_map[] = {
-#define GC(perf, mx) {perf, mx},
-#define POOL(kind, prefix, name, area)
-#include "specs/prom_map.def"
-#undef GC
-#undef POOL
-};
-
 /* Each family's name under each scheme (specs/prom_names.def). */
 enum prom_fam {
 #define FAM(id, cj, sc, type, help) F_##id,
@@ -78,8 +68,7 @@ void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
   if (*out->pod) put_label(out, "pod_uid", out->pod, strlen(out->pod));
 }
 
-/* prom_jvm_labels as the inside of a series' braces. */
-static void jvm_labels(const struct prom_jvm *j, struct buf *b)
+void prom_jvm_label_text(const struct prom_jvm *j, struct buf *b)
 {
   struct prom_labels l;
 
@@ -113,43 +102,31 @@ static void pools(struct prom *out, const struct perfdata *pd,
     buf_free(&l);
   }
   for (int a = 0; a < 2; a++) {
-    heap_area(pd, a, area_v[a]);
+    if (!heap_area(pd, a, area_v[a])) continue;
     for (int k = 0; k < 3; k++)
-      add(out, area_f[k], "", labels,
-          a ? ",area=\"nonheap\"" : ",area=\"heap\"", area_v[a][k]);
+      if (!isnan(area_v[a][k]))
+        add(out, area_f[k], "", labels,
+            a ? ",area=\"nonheap\"" : ",area=\"heap\"", area_v[a][k]);
   }
 }
 
+/* Each GarbageCollectorMXBean's count and time (heap_collectors). */
 static void collectors(struct prom *out, const struct perfdata *pd,
-                       const char *labels, double hz)
+                       const char *labels)
 {
-  for (int i = 0; i < 16; i++) {
-    char name[64];
-    const struct pd_counter *c, *cnt, *t;
-    const char *s;
-    size_t n;
+  struct heap_gc g[HEAP_MAX_GCS];
+  size_t n = heap_collectors(pd, g);
 
-    snprintf(name, sizeof(name), "sun.gc.collector.%d.name", i);
-    if (!(c = pd_find(pd, name))) continue;
-    n = pd_string(pd, c, &s);
-    snprintf(name, sizeof(name), "sun.gc.collector.%d.invocations", i);
-    cnt = pd_find(pd, name);
-    snprintf(name, sizeof(name), "sun.gc.collector.%d.time", i);
-    t = pd_find(pd, name);
-    for (size_t k = 0; k < sizeof(gc_map) / sizeof(gc_map[0]); k++) {
-      struct buf l = {0};
+  for (size_t i = 0; i < n; i++) {
+    struct buf l = {0};
 
-      if (strlen(gc_map[k].perf) != n || memcmp(gc_map[k].perf, s, n)) continue;
-      buf_adds(&l, ",gc=\"");
-      prom_label_buf(&l, gc_map[k].mx, strlen(gc_map[k].mx));
-      buf_addc(&l, '"');
-      if (cnt)
-        add(out, F_GC_SECONDS, "_count", labels, l.p, (double)pd_long(pd, cnt));
-      if (t && hz > 0)
-        add(out, F_GC_SECONDS, "_sum", labels, l.p,
-            (double)pd_long(pd, t) / hz);
-      buf_free(&l);
-    }
+    buf_adds(&l, ",gc=\"");
+    prom_label_buf(&l, g[i].name, strlen(g[i].name));
+    buf_addc(&l, '"');
+    add(out, F_GC_SECONDS, "_count", labels, l.p, g[i].count);
+    if (g[i].seconds >= 0)
+      add(out, F_GC_SECONDS, "_sum", labels, l.p, g[i].seconds);
+    buf_free(&l);
   }
 }
 
@@ -216,8 +193,8 @@ static void runtime(struct prom *out, const struct prom_jvm *j,
                     const char *labels)
 {
   struct buf l = {0};
-  int ok;
-  double start = lval(j->pd, "sun.rt.createVmBeginTime", &ok);
+  double start;
+  int ok = !vm_start_ms(j->pd, &start);
 
   string_label(&l, "version", j->pd, "java.property.java.vm.version");
   string_label(&l, "vendor", j->pd, "java.property.java.vm.vendor");
@@ -346,10 +323,10 @@ void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
   static const char *const why[] = {"name", "collision", "limit"};
 
   memset(&p->drops, 0, sizeof(p->drops));
-  jvm_labels(j, &labels);
+  prom_jvm_label_text(j, &labels);
   simple_families(p, j->pd, labels.p, hz);
   pools(p, j->pd, labels.p);
-  collectors(p, j->pd, labels.p, hz);
+  collectors(p, j->pd, labels.p);
   runtime(p, j, labels.p);
   process(p, j, labels.p);
   if (p->flags & PROM_RAW) raw(p, j->pd, labels.p, hz);

@@ -90,6 +90,9 @@ struct prom_labels {
   char pid[16], id[65], pod[37];
 };
 void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out);
+/* prom_jvm_labels as the inside of a series' braces, escaped, appended
+ * to b ('pid="42",main_class="x"'). */
+void prom_jvm_label_text(const struct prom_jvm *j, struct buf *b);
 
 /* Start an exposition (flags: PROM_RAW, PROM_SIMPLECLIENT). */
 void prom_init(struct prom *p, int flags);
@@ -130,8 +133,11 @@ struct prom_scrape {
 };
 enum {
   PROM_SCRAPE_SELF = 1 << 8,    /* also jvmtool_scrape_error and
-                                   jvmtool_scrape_duration_seconds per JVM,
-                                   and a comment for each one skipped */
+                                   jvmtool_scrape_duration_seconds per JVM
+                                   (the JVM's labels: prom_jvm_labels;
+                                   main_class "" when its PerfData was
+                                   not read), and a comment for each one
+                                   skipped */
   PROM_SCRAPE_BUDGET_MS = 5000, /* JVMs not begun by then are skipped:
                                    under Prometheus' default scrape
                                    timeout, 10 s */

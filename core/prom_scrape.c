@@ -23,14 +23,18 @@ void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n, int flags)
 }
 
 /* With PROM_SCRAPE_SELF, each JVM's own families: whether it failed, and
- * how long it took. */
-static void self(struct prom_scrape *s, const struct vm *v, int failed,
-                 uint64_t t0)
+ * how long it took, with the labels of its other series (pd NULL: it was
+ * not read, main_class ""). */
+static void self(struct prom_scrape *s, const struct vm *v,
+                 const struct perfdata *pd, int failed, uint64_t t0)
 {
-  char labels[32];
+  struct prom_jvm j = {v->pid, pd};
+  struct buf lb = {0};
+  const char *labels;
 
   if (!(s->flags & PROM_SCRAPE_SELF)) return;
-  snprintf(labels, sizeof(labels), "pid=\"%d\"", v->pid);
+  prom_jvm_label_text(&j, &lb);
+  labels = lb.p ? lb.p : "";
   if (failed) {
     char *text = xasprintf("pid %d (%s): skipped: %s", v->pid, v->path, s->why);
 
@@ -43,6 +47,7 @@ static void self(struct prom_scrape *s, const struct vm *v, int failed,
   prom_sample(&s->p, "jvmtool_scrape_duration_seconds", "gauge",
               "Time spent reading and rendering the JVM", "", labels, "",
               (double)(now_ms() - t0) / 1000);
+  buf_free(&lb);
 }
 
 int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
@@ -68,9 +73,11 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
     return -EAGAIN;
   } else {
     prom_add_jvm(&s->p, &j, NULL);
+    self(s, v, &pd, 0, t0);
     pd_close(&pd);
+    return 1;
   }
-  self(s, v, rc != 0, t0);
+  self(s, v, NULL, rc != 0, t0);
   return rc ? rc : 1;
 }
 

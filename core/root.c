@@ -13,6 +13,7 @@
 #include "core/jvmtool.h"
 #include "core/root.h"
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 #ifndef SYS_openat2
 #define SYS_openat2 437 /* the same number on every architecture */
@@ -415,4 +416,204 @@ int root_pid_of(const char *path)
       (path[end] && path[end] != '/'))
     return 0;
   return n;
+}
+
+int root_mounts_read(int dirfd, const char *path, struct root_mounts *m)
+{
+  memset(m, 0, sizeof(*m));
+  return read_file(dirfd, path, 0, ROOT_MOUNTS_MAX, &m->text, &m->len);
+}
+
+void root_mounts_free(struct root_mounts *m)
+{
+  free(m->text);
+  memset(m, 0, sizeof(*m));
+}
+
+/* File systems a process (or a remote server) answers for, not the
+ * kernel: a request there waits as long as the server wants. */
+static int served(const char *type)
+{
+  static const char *const types[] = {"fuse", "fuseblk", "9p",   "nfs", "nfs4",
+                                      "cifs", "smb3",    "ceph", "afs"};
+
+  if (starts_with(type, "fuse.")) return 1;
+  for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
+    if (!strcmp(type, types[i])) return 1;
+  return 0;
+}
+
+/* One mountinfo line: "36 35 98:0 /root /mnt/point opts [tags] - type
+ * source superopts", the mount point octal-escaped. */
+struct mount_line {
+  unsigned maj, min;
+  char root[PATH_MAX], point[PATH_MAX], type[64];
+};
+
+static void unescape(const char *s, size_t n, char *out, size_t max)
+{
+  size_t k = 0;
+
+  for (size_t i = 0; i < n && k + 1 < max; i++) {
+    if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3') {
+      out[k++] = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 +
+                        (s[i + 3] - '0'));
+      i += 3;
+    } else {
+      out[k++] = s[i];
+    }
+  }
+  out[k] = 0;
+}
+
+static int mount_line(const char *line, size_t n, struct mount_line *l)
+{
+  const char *f[5], *p = line, *end = line + n, *sep;
+  size_t k;
+
+  for (int i = 0; i < 5; i++) {
+    f[i] = p;
+    if (!(p = memchr(p, ' ', (size_t)(end - p)))) return -1;
+    p++;
+  }
+  if (sscanf(f[2], "%u:%u", &l->maj, &l->min) != 2) return -1;
+  unescape(f[3], (size_t)(f[4] - f[3] - 1), l->root, sizeof(l->root));
+  unescape(f[4], (size_t)(p - f[4] - 1), l->point, sizeof(l->point));
+  for (sep = p; sep + 3 <= end && memcmp(sep, " - ", 3); sep++)
+    ;
+  if (sep + 3 > end) return -1;
+  sep += 3;
+  k = strcspn(sep, " \n");
+  if (sep + k > end) k = (size_t)(end - sep);
+  if (k >= sizeof(l->type)) k = sizeof(l->type) - 1;
+  memcpy(l->type, sep, k);
+  l->type[k] = 0;
+  return 0;
+}
+
+/* Calls cb for each line of m; stops at a nonzero return (returned). */
+static int each_mount(const struct root_mounts *m,
+                      int (*cb)(void *, const struct mount_line *), void *arg)
+{
+  struct mount_line *l = xmalloc(sizeof(*l));
+  const char *p = m->text, *end = m->text + m->len;
+  int rc = 0;
+
+  while (p && p < end && !rc) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+    if (!mount_line(p, n, l)) rc = cb(arg, l);
+    p = nl ? nl + 1 : NULL;
+  }
+  free(l);
+  return rc;
+}
+
+struct hostile {
+  const char *dir;
+  size_t dlen;
+  dev_t dev;
+  char *why;
+  size_t n;
+  int below; /* mounts at dir or under it only */
+};
+
+static int hostile_line(void *arg, const struct mount_line *l)
+{
+  struct hostile *h = arg;
+  size_t plen = strlen(l->point);
+  int on_way =
+          !strcmp(l->point, "/") || (!strncmp(h->dir, l->point, plen) &&
+                                     (h->dir[plen] == '/' || !h->dir[plen])),
+      under = plen > h->dlen && !strncmp(l->point, h->dir, h->dlen) &&
+              l->point[h->dlen] == '/';
+
+  if (!served(l->type)) return 0;
+  if (h->below) {
+    if (!under && (strncmp(h->dir, l->point, plen) || plen != h->dlen))
+      return 0;
+    snprintf(h->why, h->n, "a %s mount at %s", l->type, l->point);
+    return 1;
+  }
+  if (!on_way && !under && (!h->dev || makedev(l->maj, l->min) != h->dev))
+    return 0;
+  snprintf(h->why, h->n,
+           under ? "a %s mount in its /tmp (%s)"
+                 : "its /tmp lies on a %s mount (%s)",
+           l->type, l->point);
+  return 1;
+}
+
+int root_mounts_hostile(const struct root_mounts *m, const char *dir, dev_t dev,
+                        char *why, size_t n)
+{
+  struct hostile h = {dir, strlen(dir), dev, why, n, 0};
+
+  while (h.dlen > 1 && dir[h.dlen - 1] == '/') h.dlen--;
+  return each_mount(m, hostile_line, &h);
+}
+
+int root_mounts_below(const struct root_mounts *m, const char *dir, char *why,
+                      size_t n)
+{
+  struct hostile h = {dir, strlen(dir), 0, why, n, 1};
+
+  while (h.dlen > 1 && dir[h.dlen - 1] == '/') h.dlen--;
+  return each_mount(m, hostile_line, &h);
+}
+
+const struct root_mounts *root_mounts_self(void)
+{
+  static struct root_mounts self;
+  static int done;
+
+  if (!done) {
+    done = 1;
+    root_mounts_read(AT_FDCWD, "/proc/self/mountinfo", &self);
+  }
+  return &self;
+}
+
+struct top {
+  int found;
+  unsigned maj, min;
+  char root[PATH_MAX];
+};
+
+static int top_line(void *arg, const struct mount_line *l)
+{
+  struct top *t = arg;
+
+  if (strcmp(l->point, "/")) return 0;
+  t->found = 1; /* the last one is on top */
+  t->maj = l->maj;
+  t->min = l->min;
+  snprintf(t->root, sizeof(t->root), "%s", l->root);
+  return 0;
+}
+
+int root_mounts_same_root(const struct root_mounts *a,
+                          const struct root_mounts *b)
+{
+  struct top *x = xzalloc(2 * sizeof(*x)), *y = x + 1;
+  int same;
+
+  each_mount(a, top_line, x);
+  each_mount(b, top_line, y);
+  same = x->found && y->found && x->maj == y->maj && x->min == y->min &&
+         !strcmp(x->root, y->root);
+  free(x);
+  return same;
+}
+
+ssize_t root_link(int procdir, int pid, char *buf, size_t n)
+{
+  char path[32];
+  ssize_t len;
+
+  snprintf(path, sizeof(path), "%d/root", pid);
+  if ((len = readlinkat(procdir, path, buf, n - 1)) < 0) return -errno;
+  buf[len] = 0;
+  return len;
 }

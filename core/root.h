@@ -181,6 +181,20 @@ int root_put(const struct root *r, int dirfd, const char *prefix,
 int root_take_at(const struct root *r, int dirfd, const char *name,
                  long long uid, int *fd);
 
+/* Before a JVM is asked to write a file for us into the folder dirfd of
+ * r (its /tmp): will root_take_at be able to take it, and may the JVM's
+ * user (uid:gid, the host's view; -1: not checked) create it there?
+ * Returns 0, -EXDEV (a folder none of r's users own: the file could not be
+ * removed with their rights, so it would stay), -EACCES (the JVM cannot
+ * create it) or -errno. Asked first, so a refusal leaves nothing behind. */
+int root_take_ready(const struct root *r, int dirfd, long long uid,
+                    long long gid);
+
+/* Has the file system of fd need bytes free for unprivileged use (root's
+ * reserve aside)? 0, -ENOSPC or -errno: root_copy_out's check, for a
+ * caller that asks before the work. */
+int root_room(int fd, uint64_t need);
+
 /* Copy a taken file (fd, from its start) to outfd, bounded by what was
  * really written: its size now (when the JVM said it was done), refused
  * over max (-EFBIG, our bound, before a byte is copied) or with holes
@@ -210,5 +224,52 @@ int root_pid_of(const char *path);
 /* The path that reaches an open fd through /proc/self/fd (for connect(2)
  * on a socket opened with O_PATH). Writes it into buf. */
 void root_fd_path(int fd, char *buf, size_t n);
+
+/* The text of process pid's root link in procdir (/proc, opened): "/"
+ * for the root of its mount namespace, the folder it chrooted into
+ * otherwise; read through procfs, no file system asked. Tells roots
+ * apart without opening them. Its length, or -errno. */
+ssize_t root_link(int procdir, int pid, char *buf, size_t n);
+
+/* A process's mounts as the kernel lists them (its mountinfo, read
+ * through procfs: no file system is asked). Finding JVMs decides from it
+ * which folders are worth opening: a file system a process or a remote
+ * server answers for (FUSE in all its types, 9p, NFS, CIFS, Ceph, AFS) may
+ * never answer, and a node-wide command never waits on one. */
+enum { ROOT_MOUNTS_MAX = 4 << 20 };
+struct root_mounts {
+  char *text;
+  size_t len;
+};
+
+/* Read path at dirfd ("mountinfo" in a /proc/<pid> folder, or
+ * "/proc/self/mountinfo") into m, at most ROOT_MOUNTS_MAX bytes. 0 or
+ * -errno. */
+int root_mounts_read(int dirfd, const char *path, struct root_mounts *m);
+void root_mounts_free(struct root_mounts *m);
+
+/* 1 when reaching dir (a folder in the process's root, as its mountinfo
+ * names places) or anything under it crosses such a served file system,
+ * or a file on device dev (0: none) lies on one: why says which, as "a
+ * fuse mount in its /tmp (/tmp/x)" (its mount point is the process's
+ * text). 0 when every mount on the way and below is the kernel's own. */
+int root_mounts_hostile(const struct root_mounts *m, const char *dir, dev_t dev,
+                        char *why, size_t n);
+
+/* 1 when a served file system is mounted at dir or anywhere under it
+ * (why: "a fuse mount at /tmp/hsperfdata_x"); the mounts on the way to
+ * dir are not asked (our own /tmp: we are in it already). */
+int root_mounts_below(const struct root_mounts *m, const char *dir, char *why,
+                      size_t n);
+
+/* Our own mounts (/proc/self/mountinfo), read once per run; empty when
+ * they cannot be read. */
+const struct root_mounts *root_mounts_self(void);
+
+/* 1 when the mount on top of "/" in a and in b is the same folder (device
+ * and the folder within it); 0 when not, or when one has no "/" (a
+ * chroot below its mounts). */
+int root_mounts_same_root(const struct root_mounts *a,
+                          const struct root_mounts *b);
 
 #endif

@@ -260,6 +260,31 @@ int root_copy_out(int fd, int outfd, uint64_t max, int timeout_ms,
   return rc;
 }
 
+int root_take_ready(const struct root *r, int dirfd, long long uid,
+                    long long gid)
+{
+  struct root_as as;
+  struct stat sb;
+  int rc;
+
+  if (fstat(dirfd, &sb)) return -errno;
+  /* what root_unlink will need: the folder one of r's users' */
+  if ((rc = root_as_begin(r, dirfd, -1, -1, &as))) return rc;
+  root_as_end(&as);
+  /* the JVM creates the file there as its user */
+  if (uid < 0 || (uid_t)uid == 0) return 0;
+  if ((sb.st_uid == (uid_t)uid && (sb.st_mode & S_IWUSR)) ||
+      (gid >= 0 && sb.st_gid == (gid_t)gid && (sb.st_mode & S_IWGRP)) ||
+      (sb.st_mode & S_IWOTH))
+    return 0;
+  return -EACCES;
+}
+
+int root_room(int fd, uint64_t need)
+{
+  return room_for(fd, need);
+}
+
 int root_take_at(const struct root *r, int dirfd, const char *name,
                  long long uid, int *fd)
 {

@@ -4,12 +4,15 @@
  * chains, so a long stack hashes at the speed of memory; the compare goes
  * thirty-two bytes a step. Both stay within the key's bytes.
  */
+/* The hot loops of folding: built for speed in a binary otherwise built
+ * for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/strset.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h> /* part of every x86-64 */
-#endif
+#include "core/foldvec.h"
 
 static inline uint64_t mix(uint64_t a, uint64_t b)
 {
@@ -26,34 +29,15 @@ static inline uint64_t load32(const char *p)
   return w;
 }
 
-#ifdef __SSE2__
-static inline __m128i load128(const char *p)
-{
-  return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-#endif
-
 int strset_same(const char *a, const char *b, size_t n)
 {
-#ifdef __SSE2__
-  for (; n >= 32; a += 32, b += 32, n -= 32) {
-    __m128i x = _mm_cmpeq_epi8(load128(a), load128(b));
-    __m128i y = _mm_cmpeq_epi8(load128(a + 16), load128(b + 16));
-
-    if (_mm_movemask_epi8(_mm_and_si128(x, y)) != 0xffff) return 0;
-  }
-#endif
-  for (; n >= 8; a += 8, b += 8, n -= 8)
-    if (load64(a) != load64(b)) return 0;
-  while (n--)
-    if (*a++ != *b++) return 0;
-  return 1;
+  return fv_same(a, b, n);
 }
 
 /* A 64-bit hash of s[0..n) and ctx: four chains of sixteen bytes a
  * multiply (they run side by side), then one; the last sixteen bytes (or
  * fewer) are read as overlapping words, never past s. */
-static uint64_t hash(const char *s, size_t n, int64_t ctx)
+uint64_t strset_hash(const char *s, size_t n, int64_t ctx)
 {
   const uint64_t k1 = 0x13198a2e03707344ULL, k2 = 0xa4093822299f31d0ULL;
   uint64_t h = 0x243f6a8885a308d3ULL, g = 0x082efa98ec4e6c89ULL, a, b;
@@ -86,7 +70,15 @@ struct strset_entry *strset_intern(struct buf *bytes, struct strset *t,
                                    const char *key, size_t len, int64_t ctx,
                                    int64_t init)
 {
-  uint64_t h = hash(key, len, ctx), mask;
+  return strset_intern_h(bytes, t, key, len, ctx, init,
+                         strset_hash(key, len, ctx));
+}
+
+struct strset_entry *strset_intern_h(struct buf *bytes, struct strset *t,
+                                     const char *key, size_t len, int64_t ctx,
+                                     int64_t init, uint64_t h)
+{
+  uint64_t mask;
   uintptr_t k = (uintptr_t)key, b = (uintptr_t)bytes->p;
   struct strset_entry *e;
   size_t i;
@@ -110,7 +102,7 @@ struct strset_entry *strset_intern(struct buf *bytes, struct strset *t,
     /* a long stack is seldom in cache: ask for all of it at once */
     for (size_t o = 0; o < len; o += 64)
       __builtin_prefetch(bytes->p + e->off + o);
-    if (strset_same(bytes->p + e->off, key, len)) return e;
+    if (fv_same(bytes->p + e->off, key, len)) return e;
   }
   /* the bytes first: a mapped key may fault (SIGBUS) while copied */
   if (k >= b && k + len <= b + bytes->len) {

@@ -48,6 +48,14 @@ struct strset_entry *strset_intern(struct buf *bytes, struct strset *t,
                                    const char *key, size_t len, int64_t ctx,
                                    int64_t init);
 
+/* The hash strset_intern files key[0..len) and ctx under. */
+uint64_t strset_hash(const char *key, size_t len, int64_t ctx);
+
+/* strset_intern with h = strset_hash(key, len, ctx) known. */
+struct strset_entry *strset_intern_h(struct buf *bytes, struct strset *t,
+                                     const char *key, size_t len, int64_t ctx,
+                                     int64_t init, uint64_t h);
+
 void strset_free(struct strset *t);
 
 #endif

@@ -197,3 +197,37 @@ const char *tdump_native_kind(const char *comm)
     if (starts_with(comm, names[i].prefix)) return names[i].kind;
   return NULL;
 }
+
+size_t tdump_state_short(const char *state, size_t max, const char **out)
+{
+  /* java.lang.Thread.State with what the dump says it waits in: Object.wait
+   * is "on object monitor" after WAITING, monitor entry after BLOCKED */
+  static const struct {
+    const char *dump, *shown;
+  } forms[] = {
+      {"BLOCKED (on object monitor)", "BLOCKED (monitor)"},
+      {"WAITING (on object monitor)", "WAITING (wait)"},
+      {"WAITING (parking)", "WAITING (park)"},
+      {"TIMED_WAITING (sleeping)", "TIMED_WAITING (sleep)"},
+      {"TIMED_WAITING (on object monitor)", "TIMED_WAITING (wait)"},
+      {"TIMED_WAITING (parking)", "TIMED_WAITING (park)"},
+  };
+  size_t n = strlen(state), cut;
+
+  *out = state;
+  /* a form longer than tdump_thread's state field arrives cut to it */
+  size_t field = sizeof(((struct tdump_thread *)0)->state) - 1;
+
+  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+    if (!strcmp(state, forms[i].dump) ||
+        (n == field && !strncmp(state, forms[i].dump, field))) {
+      *out = forms[i].shown;
+      n = strlen(*out);
+      break;
+    }
+  if (n <= max) return n;
+  for (cut = max; cut && state[cut] != ' '; cut--) {
+  }
+  while (cut && state[cut - 1] == ' ') cut--;
+  return cut ? cut : max;
+}

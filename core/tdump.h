@@ -62,4 +62,13 @@ int tdump_nid(const char *s, size_t n);
  * among them. */
 const char *tdump_native_kind(const char *comm);
 
+/* A thread state as a column shows it, in at most max bytes: the dump's
+ * "WAITING (parking)" as "WAITING (park)", "BLOCKED (on object monitor)"
+ * as "BLOCKED (monitor)", "TIMED_WAITING (sleeping)" as "TIMED_WAITING
+ * (sleep)" (21 bytes, the longest)..., any other cut after its last whole
+ * word that fits (a word longer than max, at max).
+ * Returns how many bytes of the result to show; *out is state or a
+ * static string. */
+size_t tdump_state_short(const char *state, size_t max, const char **out);
+
 #endif

@@ -19,6 +19,7 @@
 #define VM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct vm {
@@ -35,6 +36,15 @@ struct vm {
                        user's, cannot be asked); 0: a stale file */
   int locked;   /* 1: its flock is held (a live JVM), 0: not, -1: unknown */
   size_t found; /* vm_list: the order it was found in (ties by pid) */
+  /* What vm_list's walk saw of its process (seen 1; 0 in other rows):
+   * core/jvm's jvm_open_row takes it instead of reading the process's
+   * maps again, while the process is the one seen (its start time). */
+  int seen;
+  int libjvm;        /* it maps a libjvm.so executable */
+  unsigned maj, min; /* its shared mapping of this file */
+  uint64_t ino;
+  uint64_t pidns, mntns; /* its namespaces' inodes */
+  uint64_t start;        /* its start time (ticks after boot) */
 };
 
 /* Every JVM this user can see, sorted by host pid, each pid once: a file
@@ -51,13 +61,67 @@ void vm_list_free(struct vm *v, size_t n);
  * §2.1; vm_list and clean take it): each live process whose /tmp, opened
  * inside its root, is not ours, in pid order: cb(arg, pid, r, tmpfd, sb,
  * first), first set for the first process that sees that /tmp (by device
- * and inode). r and tmpfd are closed after cb returns. Returns 0 or
+ * and inode). r and tmpfd are closed after cb returns. A /tmp is judged
+ * by what the kernel shows before it is opened (vm_tmp_of): one a
+ * process serves is never opened (vm_skipped says which). Returns 0 or
  * -errno when /proc or our own /tmp cannot be read. */
 struct root;
 struct stat;
 int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
                           const struct stat *sb, int first),
                 void *arg);
+
+/* The /tmp process pid sees, as vm_each_tmp judges it (its stat in *sb):
+ * 0, -EREMOTE when opening it could wait on a file system a process
+ * serves (a FUSE /tmp: noted in vm_skipped, never opened), or -errno. */
+int vm_tmp_of(int pid, struct stat *sb);
+
+/* 1 when a file system a process serves is mounted at our own
+ * /tmp/<name> or under it (a local user's FUSE mount on their
+ * hsperfdata_ folder): never opened; noted in vm_skipped, why (n bytes,
+ * may be NULL) says which. */
+int vm_tmp_served(const char *name, char *why, size_t n);
+
+/* What the walks of this command did not look at, each pid once: a JVM
+ * (jvm 1) or a /tmp (jvm 0; pid 0: a folder of our own /tmp) behind a
+ * file system a process serves (why:
+ * "a fuse mount in its /tmp (/tmp/x)", the process's own text: escape it).
+ * said is the caller's: set it once the user was told. */
+struct vm_skip {
+  int pid;
+  int jvm;
+  int said;
+  char why[192];
+};
+struct vm_skip *vm_skipped(size_t *n);
+
+#include "core/proc.h"
+
+/* What the kernel shows of a process as a JVM, read without asking any
+ * file system (docs/security.md §11): its maps (once), its namespaces,
+ * and its mounts when its mount namespace is not ours. */
+struct vm_seen {
+  struct proc_jvm_maps maps;
+  uint64_t pidns, mntns; /* 0: unknown */
+  int other_mnt;         /* its mount namespace is not ours */
+  int foreign;           /* our pid namespace (the host's), another mount
+                            namespace and root: a container's files, whose
+                            names that container controls, in a host
+                            process. The shape of a renamed-mapping attack:
+                            never a JVM */
+  int row;               /* taken from a listing row's facts (jvm_open_row) */
+  char hostile[192];     /* not empty: its /tmp meets a file system a
+                            process serves (core/root's root_mounts_hostile):
+                            not looked at; the why, the process's text */
+};
+
+/* Read maps (unless done: s->maps filled, maps_read set) and judge the
+ * namespaces and mounts of the process whose /proc folder is procfd.
+ * 0, or -errno when its maps cannot be read. */
+int vm_see(int procfd, int maps_read, struct vm_seen *s);
+
+/* The inode of our own mount namespace (read once per run). */
+uint64_t vm_self_mntns(void);
 
 /* The one target grammar of every command: a host pid ("4242"; jstat's
  * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
@@ -83,13 +147,24 @@ void vm_free(struct vm *v);
  * (vm_parse_target's, jstat's flags), "0" for every JVM, or a part of the
  * main class as jps -l shows it (a jar's path, "module/class"; not its
  * arguments). 0 and main-class targets name only the live JVMs that take attach
- * requests (vm_attachable), as jcmd does. A pid is named as it is, its
+ * requests (vm_attachable), as jcmd does. A main class that names JVMs of
+ * several owners (users, or mount namespaces: containers) names none:
+ * -E2BIG with vm_names' line in err; "0" (and "", a part of every main
+ * class) names every JVM of every owner. A pid is named as it is, its
  * path NULL: core/jvm's jvm_open_row opens and verifies it. Sets *out (free with
  * vm_list_free) and *n; none found is *out NULL, *n 0. Returns 0, or
  * -EINVAL with the reason in err (a PerfData path: attach needs a pid), or
  * vm_list's -errno. */
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,
             size_t errlen);
+
+/* One line naming the n JVMs v[0..n) a target names, for a command that
+ * needs one: "'x' names 2 JVMs[ of several owners]: 4242 (uid 0), 4343
+ * (uid 100000, container 0123456789ab): give one pid" (a container by its
+ * cgroup id, else by its mount namespace, "mnt:[N]"; at most 16 pids,
+ * then how many more). Into err. */
+void vm_names(const char *target, const struct vm *v, size_t n, char *err,
+              size_t errlen);
 
 /* Open v's PerfData file (pd_open's returns, pd->err set on failure): a
  * file found by pid is resolved inside its root and must be a regular file
@@ -169,6 +244,18 @@ int java_feature(const char *s, size_t n);
  * neither says (the caller assumes the newest). */
 struct perfdata;
 int vm_java_feature(const struct perfdata *pd);
+
+/* When the JVM started, in ms since the epoch, as its RuntimeMXBean's
+ * getStartTime says it (sun.rt.vmInitDoneTime: the end of its creation).
+ * 0 and *ms, or -ENOENT. */
+int vm_start_ms(const struct perfdata *pd, double *ms);
+
+/* The JVM's uptime in seconds at the wall clock's wall_ms, the one rule
+ * of ps, top --json and stat -t (specs/jstat.spec's timestamp, jstat 25's
+ * rule; every JDK has its counter, JDK 25 has no sun.os.hrt.ticks): since
+ * sun.rt.createVmBeginTime, as RuntimeMXBean's getUptime counts from its
+ * start. 0 and *secs, or -ENOENT. */
+int vm_uptime(const struct perfdata *pd, uint64_t wall_ms, double *secs);
 
 /* 1 if some process holds a flock on the file (dev, ino), per /proc/locks;
  * 0 if not; -errno if /proc/locks cannot be read. */

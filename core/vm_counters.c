@@ -131,3 +131,27 @@ int vm_java_feature(const struct perfdata *pd)
   }
   return 0;
 }
+
+static int long_counter(const struct perfdata *pd, const char *name, double *v)
+{
+  const struct pd_counter *c = pd ? pd_find(pd, name) : NULL;
+
+  if (!c || c->type != 'J') return -ENOENT;
+  *v = (double)pd_long(pd, c);
+  return 0;
+}
+
+int vm_start_ms(const struct perfdata *pd, double *ms)
+{
+  return long_counter(pd, "sun.rt.vmInitDoneTime", ms);
+}
+
+int vm_uptime(const struct perfdata *pd, uint64_t wall_ms, double *secs)
+{
+  double begin;
+
+  if (long_counter(pd, "sun.rt.createVmBeginTime", &begin) || begin <= 0)
+    return -ENOENT;
+  *secs = ((double)wall_ms - begin) / 1000;
+  return 0;
+}

@@ -11,6 +11,7 @@
 #include "core/root.h"
 #include "core/vm.h"
 #include <sys/sysmacros.h>
+#include <sys/sysmacros.h>
 
 struct list {
   struct vm *v;
@@ -42,29 +43,13 @@ int vm_flock_held(dev_t dev, ino_t ino)
   return held;
 }
 
-/* Whether the process proto names maps the file (sb): 1 yes or cannot
- * tell (another user's maps: jps lists such a file too), 0 a live process
- * that does not (a file planted under its pid, or left by a JVM whose pid
- * was reused), -1 no such process (a stale file). */
-static int owned(const struct vm *proto, const struct stat *sb)
-{
-  char path[32];
-  int fd, rc;
-
-  snprintf(path, sizeof(path), "/proc/%d", proto->pid);
-  if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
-  rc = proc_maps_file(fd, sb->st_dev, sb->st_ino, proto->file, NULL);
-  close(fd);
-  if (rc == -ENOENT || rc == -ESRCH) return -1;
-  return rc != 0;
-}
-
-static void add(struct list *l, const struct vm *proto, const struct stat *sb)
+/* Add a row for proto, whose file is sb: alive when own > 0 (its
+ * process maps it, or cannot be asked), a stale file when own < 0. */
+static void add(struct list *l, const struct vm *proto, const struct stat *sb,
+                int own)
 {
   struct vm *v;
-  int own = owned(proto, sb);
 
-  if (!own) return;
   /* a pid found twice: vm_list keeps the first one found (dedup) */
   if (l->n == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 16;
@@ -85,6 +70,7 @@ struct entry {
   char *user;
   int name;
   size_t seq; /* the order it was read in */
+  int link;   /* a link (sb is its target's) */
   struct stat sb;
 };
 
@@ -96,6 +82,8 @@ struct tmpdir {
 };
 
 /* Whether we may read a file with these owner and mode bits. */
+int vm_tmp_served(const char *name, char *why, size_t n);
+
 static int readable(const struct stat *sb)
 {
   gid_t groups[256];
@@ -145,6 +133,7 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
   }
   while ((e = readdir(d))) {
     if (!starts_with(e->d_name, "hsperfdata_") ||
+        (!r->pid && vm_tmp_served(e->d_name, NULL, 0)) ||
         root_openat(NULL, tmpfd, e->d_name, O_RDONLY | O_DIRECTORY, 0, &dfd))
       continue;
     if (!(u = fdopendir(dfd))) {
@@ -153,12 +142,14 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
     }
     while ((f = readdir(u))) {
       struct stat sb;
+      mode_t lsb_mode;
       char *file;
       int pid;
 
       if (parse_pid(f->d_name, &pid) ||
           fstatat(dfd, f->d_name, &sb, AT_SYMLINK_NOFOLLOW))
         continue;
+      lsb_mode = sb.st_mode;
       if (S_ISLNK(sb.st_mode)) {
         file = xasprintf("/tmp/%s/%s", e->d_name, f->d_name);
         if (root_stat(r, file, &sb)) sb.st_mode = 0;
@@ -166,6 +157,7 @@ static void scan_tmp(const struct root *r, int tmpfd, struct tmpdir *t)
       }
       if (!S_ISREG(sb.st_mode) || !readable(&sb)) continue;
       t->e = xrealloc(t->e, (t->n + 1) * sizeof(*t->e));
+      t->e[t->n].link = S_ISLNK(lsb_mode);
       t->e[t->n].user = xstrdup(e->d_name + 11);
       t->e[t->n].name = pid;
       t->e[t->n++].sb = sb;
@@ -183,45 +175,395 @@ static void free_tmp(struct tmpdir *t)
   free(t->e);
 }
 
-/* The first of t's candidates (sorted by name) named name or later. */
-static size_t first_named(const struct tmpdir *t, int name)
+/* Our own namespaces and mounts, read once per command. */
+static struct {
+  int done;
+  uint64_t pidns, mntns;
+} self;
+
+static void self_read(void)
 {
-  size_t lo = 0, hi = t->n;
+  if (self.done) return;
+  self.done = 1;
+  if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
+  if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
+}
+
+int vm_see(int procfd, int maps_read, struct vm_seen *s)
+{
+  struct proc_jvm_maps keep;
+  struct root_mounts theirs = {0};
+  const struct root_mounts *mi = root_mounts_self();
+  struct stat sb;
+  dev_t dev = 0;
+  int rc;
+
+  if (maps_read) keep = s->maps;
+  memset(s, 0, sizeof(*s));
+  if (maps_read)
+    s->maps = keep;
+  else if ((rc = proc_jvm_maps(procfd, "maps", &s->maps)))
+    return rc;
+  self_read();
+  if (!fstatat(procfd, "ns/pid", &sb, 0)) s->pidns = sb.st_ino;
+  if (!fstatat(procfd, "ns/mnt", &sb, 0)) s->mntns = sb.st_ino;
+  s->other_mnt = !s->mntns || s->mntns != self.mntns;
+  if (!s->maps.libjvm && !s->maps.nperf) return 0; /* nothing to judge */
+  if (s->other_mnt) {
+    if ((rc = root_mounts_read(procfd, "mountinfo", &theirs))) {
+      snprintf(s->hostile, sizeof(s->hostile), "its mounts cannot be read: %s",
+               strerror(-rc));
+      return 0;
+    }
+    mi = &theirs;
+    /* a process of the host's pid namespace whose "/" is another's: it
+     * entered a container's mount namespace (nsenter -m); a PrivateTmp
+     * service keeps our "/" */
+    s->foreign = s->pidns && s->pidns == self.pidns &&
+                 !root_mounts_same_root(&theirs, root_mounts_self());
+  }
+  if (s->maps.nperf) dev = makedev(s->maps.perf[0].maj, s->maps.perf[0].min);
+  /* its /tmp, and the folder its PerfData file lies in as the kernel
+   * names it (a /tmp that is a link: /var/tmp) */
+  if (!root_mounts_hostile(mi, "/tmp", dev, s->hostile, sizeof(s->hostile)) &&
+      s->maps.nperf && s->maps.perf[0].path[0]) {
+    char dir[sizeof(s->maps.perf[0].path)], *slash;
+
+    snprintf(dir, sizeof(dir), "%s", s->maps.perf[0].path);
+    for (int i = 0; i < 2 && (slash = strrchr(dir, '/')); i++)
+      slash[slash == dir] = 0;
+    root_mounts_hostile(mi, dir, 0, s->hostile, sizeof(s->hostile));
+  }
+  root_mounts_free(&theirs);
+  return 0;
+}
+
+uint64_t vm_self_mntns(void)
+{
+  self_read();
+  return self.mntns;
+}
+
+/* What the walk read of every process: its maps, once. */
+struct seen_pid {
+  int pid;
+  int state;                  /* SEEN_* */
+  struct proc_jvm_maps *maps; /* SEEN_HOLDER: its PerfData-shaped maps */
+  struct vm_seen *seen;       /* SEEN_HOLDER, judged: vm_see's */
+  int nspid;                  /* its innermost pid */
+  uint64_t start;             /* its start time */
+};
+enum { SEEN_GONE, SEEN_PLAIN, SEEN_UNREADABLE, SEEN_HOLDER };
+
+struct walk {
+  struct list l;
+  struct seen_pid *p;
+  size_t np;
+};
+
+static const struct seen_pid *seen_of(const struct walk *w, int pid)
+{
+  size_t lo = 0, hi = w->np;
 
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
 
-    if (t->e[mid].name < name)
+    if (w->p[mid].pid == pid) return &w->p[mid];
+    if (w->p[mid].pid < pid)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo;
+  return NULL;
 }
 
-/* Add the candidates of t named hostpid or nspid, found in root r: found
- * by binary search, so a /tmp of many files costs O(log n) per pid. */
-static void add_from(struct list *l, const struct tmpdir *t,
-                     const struct root *r, int hostpid, int nspid, int other_ns)
+/* The walk's facts of sp's process into v, for jvm_open_row. */
+static void facts(struct vm *v, const struct seen_pid *sp,
+                  const struct proc_perf_map *p)
 {
-  for (size_t i = first_named(t, hostpid < nspid ? hostpid : nspid); i < t->n;
-       i++) {
-    const struct entry *e = &t->e[i];
-    struct vm v = {0};
+  if (!sp || !sp->seen || !p) return;
+  v->seen = 1;
+  v->libjvm = sp->seen->maps.libjvm;
+  v->maj = p->maj;
+  v->min = p->min;
+  v->ino = p->ino;
+  v->pidns = sp->seen->pidns;
+  v->mntns = sp->seen->mntns;
+  v->start = sp->start;
+}
 
-    if (e->name > hostpid && e->name > nspid) break;
-    if (e->name != hostpid && e->name != nspid) continue;
-    v.pid = hostpid;
-    v.nspid = e->name;
-    v.user = e->user;
+/* Whether the process e names maps e's file under another name (our own
+ * /tmp's link to a file elsewhere, as jps lists it): its maps read again,
+ * for such a file only. */
+static int mapped_as(const struct entry *e)
+{
+  char path[32];
+
+  if (!e->link) return 0;
+  snprintf(path, sizeof(path), "%d/maps", e->name);
+  return proc_maps_has(proc_dirfd(), path, e->sb.st_dev, e->sb.st_ino) > 0;
+}
+
+/* Our own /tmp's files: each under the pid it is named by, alive when
+ * that process maps that very file (or its maps cannot be read: jps
+ * lists such a file too), stale when no such process lives. */
+static void add_host(struct walk *w, const struct tmpdir *t,
+                     const struct root *r)
+{
+  for (size_t i = 0; i < t->n; i++) {
+    const struct entry *e = &t->e[i];
+    const struct seen_pid *p = seen_of(w, e->name);
+    const struct proc_perf_map *m = NULL;
+    struct vm v = {0};
+    int own;
+
     v.file = xasprintf("/tmp/hsperfdata_%s/%d", e->user, e->name);
-    v.path = root_name(r, v.file);
-    v.root_pid = r->pid;
-    v.other_ns = other_ns;
-    add(l, &v, &e->sb);
+    if (!p || p->state == SEEN_GONE)
+      own = proc_alive(e->name) ? 0 : -1; /* born since: not its file */
+    else if (p->state == SEEN_UNREADABLE)
+      own = 1;
+    else if (p->state == SEEN_PLAIN)
+      own = mapped_as(e); /* a link's target, named otherwise */
+    else if (p->seen && p->seen->foreign)
+      own = 0; /* a container's files in a host process (core/jvm) */
+    else if ((m = proc_jvm_maps_file(p->maps, e->sb.st_dev, e->sb.st_ino,
+                                     v.file)))
+      own = 1;
+    else
+      own = mapped_as(e);
+    if (own) {
+      if (own > 0) facts(&v, p, m);
+      v.pid = v.nspid = e->name;
+      v.user = e->user;
+      v.path = root_name(r, v.file);
+      v.root_pid = r->pid;
+      add(&w->l, &v, &e->sb, own);
+      free(v.path);
+    }
     free(v.file);
-    free(v.path);
   }
+}
+
+/* The JVMs skipped by the walks of this command (vm_skipped). */
+static struct vm_skip *skips;
+static size_t nskips;
+
+static void skip(int pid, const char *why, int jvm)
+{
+  for (size_t i = 0; i < nskips; i++)
+    if (skips[i].pid == pid) return;
+  skips = xrealloc(skips, (nskips + 1) * sizeof(*skips));
+  skips[nskips].pid = pid;
+  skips[nskips].said = 0;
+  skips[nskips].jvm = jvm;
+  snprintf(skips[nskips].why, sizeof(skips[nskips].why), "%s", why);
+  nskips++;
+}
+
+int vm_tmp_served(const char *name, char *why, size_t n)
+{
+  char *dir = xasprintf("/tmp/%s", name), w[192];
+  int rc = root_mounts_below(root_mounts_self(), dir, w, sizeof(w));
+
+  if (rc) {
+    skip(0, w, 0);
+    if (why) snprintf(why, n, "%s", w);
+  }
+  free(dir);
+  return rc;
+}
+
+struct vm_skip *vm_skipped(size_t *n)
+{
+  *n = nskips;
+  return skips;
+}
+
+/* A process in another mount namespace that maps a PerfData-shaped file:
+ * judged by what the kernel shows (core/jvm's vm_see: never a container's
+ * files in a host process, never a /tmp a process serves), then its file,
+ * /tmp/hsperfdata_<user>/<its pid> inside its root, listed when it is the
+ * very file it maps. */
+static void add_other(struct walk *w, const struct seen_pid *sp)
+{
+  const struct vm_seen *s = sp->seen;
+  struct root r = {.fd = -1};
+
+  if (!s || !s->other_mnt || s->foreign) return;
+  if (s->hostile[0]) {
+    skip(sp->pid, s->hostile, 1);
+    return;
+  }
+  for (int i = 0; i < s->maps.nperf; i++) {
+    const struct proc_perf_map *p = &s->maps.perf[i], *m;
+    struct vm v = {0};
+    struct stat sb;
+    int fd;
+
+    if (p->name != sp->nspid && p->name != sp->pid) continue;
+    if (r.fd < 0 && root_open(sp->pid, &r)) break;
+    v.file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
+    if (!root_openat(&r, -1, v.file, O_PATH, 0, &fd)) {
+      if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && readable(&sb) &&
+          (m = proc_jvm_maps_file(&s->maps, sb.st_dev, sb.st_ino, v.file))) {
+        v.pid = sp->pid;
+        v.nspid = p->name;
+        v.user = (char *)p->user;
+        v.path = root_name(&r, v.file);
+        v.root_pid = sp->pid;
+        v.other_ns = 1;
+        facts(&v, sp, m);
+        add(&w->l, &v, &sb, 1);
+        free(v.path);
+      }
+      close(fd);
+    }
+    free(v.file);
+  }
+  root_close(&r);
+}
+
+/* Judge a process that maps a PerfData-shaped file (core/jvm's vm_see,
+ * on the maps already read): its namespaces, mounts, innermost pid and
+ * start time, through its own /proc folder. */
+static void judge(int procdir, struct seen_pid *sp)
+{
+  struct proc_status st;
+  struct proc_stat ps;
+  char name[16], buf[PROC_STAT_MAX];
+  size_t len;
+  int procfd;
+
+  snprintf(name, sizeof(name), "%d", sp->pid);
+  if ((procfd = openat(procdir, name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return;
+  sp->seen = xzalloc(sizeof(*sp->seen));
+  sp->seen->maps = *sp->maps;
+  if (vm_see(procfd, 1, sp->seen) || proc_status_at(procfd, &st) ||
+      proc_read_small(procfd, "stat", buf, sizeof(buf), &len) ||
+      proc_stat_parse(buf, len, &ps)) {
+    free(sp->seen);
+    sp->seen = NULL;
+  } else {
+    sp->nspid = proc_innermost(&st, sp->pid);
+    sp->start = ps.starttime;
+  }
+  close(procfd);
+}
+
+/* The /tmp of each distinct mount namespace and root, judged once. */
+struct tmp_key {
+  uint64_t mntns;
+  char root[256]; /* its root's link text ("/" for a namespace's own) */
+  int rc;         /* 0: sb is its /tmp; -EREMOTE: a served file system */
+  int given;      /* handed to a caller that opens it (vm_each_tmp) */
+  struct stat sb;
+};
+static struct tmp_key *keys;
+static size_t nkeys;
+
+/* The /tmp pid sees, judged without asking a file system first: its mount
+ * namespace and root tell which /tmp it is; its mounts whether opening it
+ * may wait on a process that serves it (then -EREMOTE, why noted). When r
+ * is not NULL and this /tmp was not handed out yet, r and *tmpfd are left
+ * open for the caller (*first set). */
+static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
+                  int *tmpfd, int *first)
+{
+  char path[64], why[192];
+  struct tmp_key k = {0}, *hit = NULL;
+  struct root_mounts mi;
+  struct stat ns;
+  ssize_t len;
+
+  *first = 0;
+  snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+  if (fstatat(procdir, path, &ns, 0)) return -errno;
+  k.mntns = ns.st_ino;
+  if ((len = root_link(procdir, pid, k.root, sizeof(k.root))) < 0)
+    return (int)len;
+  for (size_t i = 0; i < nkeys && !hit; i++)
+    if (keys[i].mntns == k.mntns && !strcmp(keys[i].root, k.root))
+      hit = &keys[i];
+  if (!hit) {
+    snprintf(path, sizeof(path), "%d/mountinfo", pid);
+    if ((k.rc = root_mounts_read(procdir, path, &mi))) return k.rc;
+    if (root_mounts_hostile(&mi, "/tmp", 0, why, sizeof(why))) {
+      k.rc = -EREMOTE;
+      skip(pid, why, 0);
+    }
+    root_mounts_free(&mi);
+    keys = xrealloc(keys, (nkeys + 1) * sizeof(*keys));
+    hit = &keys[nkeys++];
+    *hit = k;
+    if (!hit->rc) hit->rc = 1; /* judged safe, not opened yet */
+  }
+  if (hit->rc == 1 || (r && !hit->given && !hit->rc)) {
+    struct root tr;
+    int fd = -1, rc;
+
+    if (!(rc = root_open(pid, &tr))) rc = root_tmp(&tr, &fd, &hit->sb);
+    hit->rc = rc;
+    if (!rc && r) {
+      hit->given = 1;
+      *r = tr;
+      *tmpfd = fd;
+      *first = 1;
+    } else {
+      if (fd >= 0) close(fd);
+      root_close(&tr);
+    }
+  }
+  *sb = hit->sb;
+  return hit->rc;
+}
+
+int vm_tmp_of(int pid, struct stat *sb)
+{
+  int first;
+
+  if (proc_dirfd() < 0) return -ENOENT;
+  return tmp_of(proc_dirfd(), pid, sb, NULL, NULL, &first);
+}
+
+int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
+                          const struct stat *sb, int first),
+                void *arg)
+{
+  struct root ours;
+  struct stat tsb, *seen = NULL;
+  size_t nseen = 0, npids = 0;
+  int *pids = NULL, tmpfd, rc, procdir;
+
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
+    root_close(&ours);
+    return rc;
+  }
+  close(tmpfd);
+  root_close(&ours);
+  if ((procdir = proc_dirfd()) < 0) return -ENOENT;
+  if ((rc = proc_pids(&pids, &npids))) return rc;
+  for (size_t i = 0; i < npids; i++) {
+    struct root r = {.fd = -1};
+    struct stat sb;
+    int first = 0, dup = 0;
+
+    tmpfd = -1;
+    if (tmp_of(procdir, pids[i], &sb, &r, &tmpfd, &first) || !first) continue;
+    dup = sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino;
+    for (size_t k = 0; k < nseen && !dup; k++)
+      dup = seen[k].st_dev == sb.st_dev && seen[k].st_ino == sb.st_ino;
+    if (!dup) {
+      seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+      seen[nseen++] = sb;
+      cb(arg, pids[i], &r, tmpfd, &sb, 1);
+    }
+    close(tmpfd);
+    root_close(&r);
+  }
+  free(seen);
+  free(pids);
+  return 0;
 }
 
 static int by_pid(const void *a, const void *b)
@@ -249,79 +591,37 @@ static void sort_unique(struct list *l)
   l->n = k;
 }
 
-int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
-                          const struct stat *sb, int first),
-                void *arg)
+/* The one walk of /proc: every process's maps read once (a few system
+ * calls each, no file system asked), kept for those that map a
+ * PerfData-shaped file. */
+static int read_all(struct walk *w, int procdir)
 {
-  struct root ours;
-  struct stat tsb, *seen = NULL;
-  size_t nseen = 0, npids = 0;
-  int *pids = NULL, tmpfd, rc;
+  int *pids, rc;
+  size_t n;
 
-  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
-    root_close(&ours);
-    return rc;
-  }
-  close(tmpfd);
-  root_close(&ours);
-  if ((rc = proc_pids(&pids, &npids))) return rc;
-  for (size_t i = 0; i < npids; i++) {
-    struct root r;
-    struct stat sb;
-    int first = 1;
+  if ((rc = proc_pids(&pids, &n))) return rc;
+  w->p = xzalloc((n ? n : 1) * sizeof(*w->p));
+  for (size_t i = 0; i < n; i++) {
+    struct seen_pid *p = &w->p[w->np++];
+    struct proc_jvm_maps m;
+    char path[32];
 
-    if (root_open(pids[i], &r)) continue;
-    if (root_tmp(&r, &tmpfd, &sb) ||
-        (sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino)) {
-      if (tmpfd >= 0) close(tmpfd);
-      root_close(&r);
-      continue;
+    p->pid = pids[i];
+    snprintf(path, sizeof(path), "%d/maps", pids[i]);
+    rc = proc_jvm_maps(procdir, path, &m);
+    if (rc == -ENOENT || rc == -ESRCH)
+      p->state = SEEN_GONE;
+    else if (rc)
+      p->state = SEEN_UNREADABLE;
+    else if (!m.nperf)
+      p->state = SEEN_PLAIN;
+    else {
+      p->state = SEEN_HOLDER;
+      p->maps = xmalloc(sizeof(*p->maps));
+      *p->maps = m;
     }
-    for (size_t k = 0; k < nseen && first; k++)
-      first = seen[k].st_dev != sb.st_dev || seen[k].st_ino != sb.st_ino;
-    if (first) {
-      seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
-      seen[nseen++] = sb;
-    }
-    cb(arg, pids[i], &r, tmpfd, &sb, first);
-    close(tmpfd);
-    root_close(&r);
   }
-  free(seen);
   free(pids);
-  return 0;
-}
-
-/* vm_list's walk: each container /tmp read once, its files matched
- * against every pid living in it. */
-struct walk {
-  struct list l;
-  struct tmpdir *seen;
-  size_t nseen;
-};
-
-static int list_tmp(void *arg, int pid, const struct root *r, int tmpfd,
-                    const struct stat *sb, int first)
-{
-  struct walk *w = arg;
-  struct tmpdir *t = NULL;
-  int nspid;
-
-  for (size_t k = 0; k < w->nseen && !t && !first; k++)
-    if (w->seen[k].dev == sb->st_dev && w->seen[k].ino == sb->st_ino)
-      t = &w->seen[k];
-  if (!t) {
-    w->seen = xrealloc(w->seen, (w->nseen + 1) * sizeof(*w->seen));
-    t = &w->seen[w->nseen++];
-    memset(t, 0, sizeof(*t));
-    t->dev = sb->st_dev;
-    t->ino = sb->st_ino;
-    scan_tmp(r, tmpfd, t);
-  }
-  if (t->n) {
-    if ((nspid = proc_nspid(pid)) < 0) nspid = pid;
-    add_from(&w->l, t, r, pid, nspid, 1);
-  }
   return 0;
 }
 
@@ -331,7 +631,7 @@ int vm_list(struct vm **out, size_t *n)
   struct root ours;
   struct tmpdir host = {0};
   struct stat tsb;
-  int tmpfd, rc;
+  int tmpfd, rc, procdir;
 
   if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
     root_close(&ours);
@@ -339,13 +639,33 @@ int vm_list(struct vm **out, size_t *n)
   }
   scan_tmp(&ours, tmpfd, &host);
   close(tmpfd);
-  for (size_t i = 0; i < host.n; i++)
-    add_from(&w.l, &host, &ours, host.e[i].name, host.e[i].name, 0);
+  if ((procdir = proc_dirfd()) >= 0 && !read_all(&w, procdir)) {
+    for (size_t i = 0; i < w.np; i++)
+      if (w.p[i].state == SEEN_HOLDER) judge(procdir, &w.p[i]);
+    add_host(&w, &host, &ours);
+    for (size_t i = 0; i < w.np; i++)
+      if (w.p[i].state == SEEN_HOLDER) add_other(&w, &w.p[i]);
+  } else {
+    for (size_t i = 0; i < host.n; i++) /* no /proc: by name, as jps */
+      if (proc_alive(host.e[i].name)) {
+        struct vm v = {0};
+
+        v.pid = v.nspid = host.e[i].name;
+        v.user = host.e[i].user;
+        v.file = xasprintf("/tmp/hsperfdata_%s/%d", v.user, v.pid);
+        v.path = xstrdup(v.file);
+        add(&w.l, &v, &host.e[i].sb, 1);
+        free(v.file);
+        free(v.path);
+      }
+  }
   root_close(&ours);
-  vm_each_tmp(list_tmp, &w);
-  for (size_t k = 0; k < w.nseen; k++) free_tmp(&w.seen[k]);
+  for (size_t i = 0; i < w.np; i++) {
+    free(w.p[i].maps);
+    free(w.p[i].seen);
+  }
+  free(w.p);
   free_tmp(&host);
-  free(w.seen);
   sort_unique(&w.l);
   *out = w.l.v;
   *n = w.l.n;

@@ -84,6 +84,94 @@ static void bare_pid(int pid, struct vm *v)
   v->locked = -1;
 }
 
+/* Whose a listed JVM is: its process's effective user (the file's owner
+ * when the process cannot be read) and its mount namespace (a container,
+ * a PrivateTmp service); its container id for the message. */
+struct owner {
+  uid_t uid;
+  uint64_t mnt;
+  char id[65];
+};
+
+static void owner_of(const struct vm *v, struct owner *o)
+{
+  struct proc_status st;
+
+  o->uid = !proc_status(v->pid, &st) ? st.euid : v->uid;
+  if (proc_ns_ino(v->pid, "mnt", &o->mnt)) o->mnt = 0;
+  if (proc_container(v->pid, o->id, NULL)) o->id[0] = 0;
+}
+
+/* How many owners v[0..n) have (pairwise: n is a main class's matches,
+ * the count is only told apart as 1 or more). */
+static size_t owners(const struct owner *o, size_t n)
+{
+  size_t k = n ? 1 : 0;
+
+  for (size_t i = 1; i < n; i++)
+    if (o[i].uid != o[0].uid || o[i].mnt != o[0].mnt) k++;
+  return k;
+}
+
+/* At most this many candidates are named in one line (fewer when err is
+ * short). */
+enum { NAMES_MAX = 16 };
+
+void vm_names(const char *target, const struct vm *v, size_t n, char *err,
+              size_t errlen)
+{
+  struct owner *o = xmalloc((n ? n : 1) * sizeof(*o));
+  struct buf b = {0};
+  uint64_t ours = 0;
+  size_t k, shown;
+
+  proc_ns_ino(0, "mnt", &ours);
+  for (size_t i = 0; i < n; i++) owner_of(&v[i], &o[i]);
+  k = owners(o, n);
+  buf_printf(&b, "'%s' names %zu JVMs", target, n);
+  if (k > 1) buf_printf(&b, " of several owners");
+  buf_printf(&b, ":");
+  /* as many as fit in err, with room for the end */
+  for (shown = 0; shown < n && shown < NAMES_MAX; shown++) {
+    size_t at = b.len;
+
+    buf_printf(&b, "%s %d (uid %u", shown ? "," : "", v[shown].pid,
+               (unsigned)o[shown].uid);
+    if (*o[shown].id)
+      buf_printf(&b, ", container %.12s", o[shown].id);
+    else if (o[shown].mnt && o[shown].mnt != ours)
+      buf_printf(&b, ", mnt:[%" PRIu64 "]", o[shown].mnt);
+    buf_printf(&b, ")");
+    if (b.len + 40 >= errlen) {
+      b.len = at;
+      b.p[at] = 0;
+      break;
+    }
+  }
+  if (shown < n) buf_printf(&b, " and %zu more", n - shown);
+  snprintf(err, errlen, "%s: give one pid", b.p);
+  buf_free(&b);
+  free(o);
+}
+
+/* Several matches of a main class across owners: a command line that
+ * named "Kafka" meant one owner's JVMs, and which is not ours to guess. */
+static int one_owner(const char *target, const struct vm *v, size_t n,
+                     char *err, size_t errlen)
+{
+  struct owner *o;
+  size_t k;
+
+  if (n < 2) return 0;
+  o = xmalloc(n * sizeof(*o));
+  for (size_t i = 0; i < n; i++) owner_of(&v[i], &o[i]);
+  k = owners(o, n);
+  free(o);
+  if (k < 2) return 0;
+  vm_names(target, v, n, err, errlen);
+  return -E2BIG;
+}
+
 int vm_find(const char *target, struct vm **out, size_t *n, char *err,
             size_t errlen)
 {
@@ -91,7 +179,8 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
   struct buf cmd = {0};
   char *path;
   size_t nv, k = 0;
-  int pid, rc, all = *target && !target[strspn(target, "0")];
+  /* "0", and "" (a part of every main class), name every JVM */
+  int pid, rc, all = !target[strspn(target, "0")];
 
   *out = NULL;
   *n = 0;
@@ -126,6 +215,10 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
       vm_free(&vms[i]);
   }
   buf_free(&cmd);
+  if (!all && (rc = one_owner(target, vms, k, err, errlen))) {
+    vm_list_free(vms, k);
+    return rc;
+  }
   if (!k) {
     free(vms);
     vms = NULL;

@@ -3,24 +3,43 @@
 #include "core/wfile.h"
 #include <sys/fsuid.h>
 
-/* The temporary files being written now, for the signal handler: a
- * fixed table (the handler may not allocate), names copied in, with the
- * file system identity each was made as. */
-enum { LIVE_MAX = 8, LIVE_NAME = 256 };
+/* The files a stop signal removes (the temporary files being written now,
+ * and the ones wfile_note names), for the signal handler: a fixed table
+ * (the handler may not allocate), names copied in, with the file system
+ * identity each is removed as and what it must still be (a regular file
+ * of uid, that inode) for a noted file we did not make ourselves. */
+enum { LIVE_MAX = 64, LIVE_NAME = 256 };
 static struct {
   volatile sig_atomic_t on;
   int dirfd;
   uid_t fsuid;
   gid_t fsgid;
+  int check;     /* remove only a regular file of uid (ino: that inode) */
+  long long uid; /* -1: any */
+  dev_t dev;
+  ino_t ino; /* 0: any */
   char name[LIVE_NAME];
 } live[LIVE_MAX];
 static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 
-/* Remove every temporary file, then die of sig as if never caught (the
+/* Whether the handler may remove slot i's name as it is now. */
+static int live_removable(int i)
+{
+  struct stat sb;
+
+  if (!live[i].check) return 1;
+  if (fstatat(live[i].dirfd, live[i].name, &sb, AT_SYMLINK_NOFOLLOW) ||
+      !S_ISREG(sb.st_mode))
+    return 0;
+  if (live[i].uid >= 0 && sb.st_uid != (uid_t)live[i].uid) return 0;
+  return !live[i].ino || (sb.st_ino == live[i].ino && sb.st_dev == live[i].dev);
+}
+
+/* Remove every noted file, then die of sig as if never caught (the
  * shell sees 128 + sig). Only async-signal-safe calls. A signal may come
  * while root acts as a JVM's user (core/attach's become, core/root_change's
  * file system ids), who may not remove our file: the handler takes back
- * the identity the file was made as first (setfsuid, a system call of
+ * the identity the file was noted with first (setfsuid, a system call of
  * this thread's alone; the process dies next). */
 static void on_signal(int sig)
 {
@@ -30,28 +49,35 @@ static void on_signal(int sig)
     if (live[i].on) {
       setfsuid(live[i].fsuid);
       setfsgid(live[i].fsgid);
-      unlinkat(live[i].dirfd, live[i].name, 0);
+      if (live_removable(i)) unlinkat(live[i].dirfd, live[i].name, 0);
     }
   sigaction(sig, &dfl, NULL);
   raise(sig);
 }
 
-/* Note w's temporary file for on_signal; the handler goes where the
- * default action (death) stood, never over a command's own handler or an
- * ignored signal. A table full: the file is only not noted. */
-static void live_add(const struct wfile *w)
+/* Note name in dirfd for on_signal; the handler goes where the default
+ * action (death) stood, never over a command's own handler or an ignored
+ * signal. Returns the slot, or -1 (a table full, a name too long: the
+ * file is only not noted). */
+static int live_add(int dirfd, const char *name, int check, long long uid,
+                    dev_t dev, ino_t ino)
 {
   struct sigaction sa = {.sa_handler = on_signal}, old;
+  int slot = -1;
 
-  if (strlen(w->tmp) >= LIVE_NAME) return;
-  for (int i = 0; i < LIVE_MAX; i++) {
+  if (strlen(name) >= LIVE_NAME) return -1;
+  for (int i = 0; i < LIVE_MAX && slot < 0; i++) {
     if (live[i].on) continue;
-    live[i].dirfd = w->dirfd;
+    live[i].dirfd = dirfd;
     live[i].fsuid = (uid_t)setfsuid((uid_t)-1); /* -1: only asks */
     live[i].fsgid = (gid_t)setfsgid((gid_t)-1);
-    memcpy(live[i].name, w->tmp, strlen(w->tmp) + 1);
+    live[i].check = check;
+    live[i].uid = uid;
+    live[i].dev = dev;
+    live[i].ino = ino;
+    memcpy(live[i].name, name, strlen(name) + 1);
     live[i].on = 1;
-    break;
+    slot = i;
   }
   sigemptyset(&sa.sa_mask);
   for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(*stop_sigs); i++) {
@@ -61,15 +87,43 @@ static void live_add(const struct wfile *w)
     if (!sigaction(stop_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL &&
         !(old.sa_flags & SA_SIGINFO))
       sigaction(stop_sigs[i], &sa, NULL);
+  return slot;
 }
 
 /* w's file is renamed or removed: no longer the handler's. */
 static void live_drop(const struct wfile *w)
 {
   for (int i = 0; i < LIVE_MAX; i++)
-    if (live[i].on && live[i].dirfd == w->dirfd &&
+    if (live[i].on && !live[i].check && live[i].dirfd == w->dirfd &&
         !strcmp(live[i].name, w->tmp))
       live[i].on = 0;
+}
+
+int wfile_note(int dirfd, const char *name, long long uid,
+               const struct stat *sb)
+{
+  return live_add(dirfd, name, 1, uid, sb ? sb->st_dev : 0,
+                  sb ? sb->st_ino : 0);
+}
+
+void wfile_unnote(int slot)
+{
+  if (slot >= 0 && slot < LIVE_MAX) live[slot].on = 0;
+}
+
+void wfile_defer(sigset_t *old)
+{
+  sigset_t stop;
+
+  sigemptyset(&stop);
+  for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(*stop_sigs); i++)
+    sigaddset(&stop, stop_sigs[i]);
+  sigprocmask(SIG_BLOCK, &stop, old);
+}
+
+void wfile_undefer(const sigset_t *old)
+{
+  sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 /* Write through path itself (no rename at commit). */
@@ -102,7 +156,7 @@ int wfile_open_mode(struct wfile *w, const char *path, mode_t mode)
 {
   const char *slash = strrchr(path, '/');
   char *dir, hex[17];
-  sigset_t stop, mask;
+  sigset_t mask;
   struct stat sb;
   int fd = -1, err = 0;
 
@@ -132,10 +186,7 @@ int wfile_open_mode(struct wfile *w, const char *path, mode_t mode)
   }
   /* from the file's making to its noting, a stop signal waits: else one
    * between them leaves the file (seen under ASan, where that is slow) */
-  sigemptyset(&stop);
-  for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(*stop_sigs); i++)
-    sigaddset(&stop, stop_sigs[i]);
-  sigprocmask(SIG_BLOCK, &stop, &mask);
+  wfile_defer(&mask);
   for (int i = 0; i < 8 && fd < 0 && err != -EISDIR; i++) {
     random_hex(hex);
     free(w->tmp);
@@ -158,12 +209,12 @@ int wfile_open_mode(struct wfile *w, const char *path, mode_t mode)
     free(w->tmp);
     memset(w, 0, sizeof(*w));
     w->fd = w->dirfd = -1;
-    sigprocmask(SIG_SETMASK, &mask, NULL);
+    wfile_undefer(&mask);
     return err;
   }
   w->fd = fd;
-  live_add(w);
-  sigprocmask(SIG_SETMASK, &mask, NULL);
+  live_add(w->dirfd, w->tmp, 0, -1, 0, 0);
+  wfile_undefer(&mask);
   return 0;
 }
 

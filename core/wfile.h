@@ -11,12 +11,17 @@
  * A SIGINT, SIGTERM or SIGHUP while a temporary file is open removes it,
  * and the process then dies of that signal (its exit status 128 +
  * signal), unless the command handles the signal itself (then it commits
- * or aborts) or it was ignored when the file was opened.
+ * or aborts) or it was ignored when the file was opened. The same
+ * handler removes the files noted with wfile_note: ones we did not write
+ * through a wfile but must not leave behind (core/attach's trigger file,
+ * a heap dump a JVM writes under the name we gave it).
  */
 #ifndef WFILE_H
 #define WFILE_H
 
+#include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct wfile {
@@ -41,5 +46,21 @@ int wfile_commit(struct wfile *w);
 
 /* Drop the temporary file; the name keeps what it had. Idempotent. */
 void wfile_abort(struct wfile *w);
+
+/* Have a stop signal remove name in the folder dirfd too (dirfd held open
+ * until wfile_unnote), with the file system ids current now (a JVM's
+ * user's, inside a root: as root_as_begin or attach set them), and only
+ * while the name is a regular file of uid (-1: any) and, sb not NULL, the
+ * inode sb describes. Returns the slot for wfile_unnote, or -1 when it
+ * could not be noted (a table full, a name too long). */
+int wfile_note(int dirfd, const char *name, long long uid,
+               const struct stat *sb);
+/* Slot's file is gone or kept: no longer the handler's. -1: no-op. */
+void wfile_unnote(int slot);
+
+/* Hold the stop signals back (old: the mask to give back), so a file made
+ * and then noted is never left between the two. */
+void wfile_defer(sigset_t *old);
+void wfile_undefer(const sigset_t *old);
 
 #endif

@@ -84,3 +84,48 @@ ct_held() {
     held "$2/$_ns" "$_k" || return 1
   done
 }
+
+# ct_fakes DIR N JAVACOMMAND [CMD...]: a container at DIR (root, a pid and
+# mount namespace of its own) running N fake JVMs (test/fakejvm.py: a
+# PerfData file of JAVACOMMAND, Java 17, mapped shared; a libjvm.so mapped
+# as code; SIGQUIT caught, the attach listener made when triggered; every
+# attach connection held, never answered), then CMD (say a real JVM) in
+# it. Sets CPID (the container's sh), FAKES (the fakes' host pids,
+# ascending) once each has mapped its files, and CTCMD (CMD's host pid);
+# DIR/fake/log.K says "listening", then "conn BYTES" per connection held.
+ct_fakes() {
+  mkdir -p "$1/fake" "$1/tmp"
+  chmod 1777 "$1/tmp"
+  cp "$TOP/test/fakejvm.py" "$1/fake/"
+  mkperf -s 4096 "$1/fake/perf" J:6:1:sun.os.hrt.frequency=1000000000 \
+    B:5:1:java.rt.vmArgs=-Dfake=1 B:5:1:java.rt.vmFlags= \
+    "B:5:1:sun.rt.javaCommand=$3" B:5:1:java.property.java.version=17.0.15 \
+    B:5:1:sun.rt.jvmCapabilities=1000000000000000000000000000000000000000000000000000000000000000 ||
+    return 1
+  _d=$1
+  _n=$2
+  shift 3
+  ct_run "$_d" "$_d" sh -c 'for i in $(seq '"$_n"'); do
+      python3 /fake/fakejvm.py /fake/perf /fake/log.$i & done
+      while [ "$(cat /fake/log.* 2>/dev/null | grep -c "^ready$")" != '"$_n"' ]
+      do sleep 0.1; done
+      if [ $# != 0 ]; then "$@" & fi
+      wait' sh "$@" ||
+    return 1
+  for _i in $(seq 300); do
+    [ "$(cat "$_d"/fake/log.* 2>/dev/null | grep -c '^ready$')" = "$_n" ] && break
+    sleep 0.1
+  done
+  FAKES=$(pgrep -P "$CPID" -x python3 | sort -n | tr '\n' ' ')
+  CTCMD=
+  [ $# = 0 ] || for _i in $(seq 300); do
+    # the newest child, once it is not the fakes' or the wait's
+    CTCMD=$(pgrep -n -P "$CPID")
+    case $(cat "/proc/$CTCMD/comm" 2> /dev/null) in
+    python3 | sleep | cat | grep | sh | '') CTCMD= ;;
+    *) track "$CTCMD"; break ;;
+    esac
+    sleep 0.1
+  done
+  [ "$(echo $FAKES | wc -w)" = "$_n" ]
+}

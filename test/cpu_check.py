@@ -21,6 +21,10 @@
       wall-25. The profile's share of wall-25's time under [sleeping]
       must be within 10 % of the time it spent in nap75() over the same
       window, by its own clock.
+  cpu_check.py states RAW FOLDED THREAD=STATE=FRAME...
+      Each THREAD waited through the whole profile (WallStates): its
+      stacks sum to the window's length (the pprof's Duration, 1 % + 10 ms), and
+      those under [STATE] with FRAME in them to 90 % of it at least.
 """
 import datetime
 import os
@@ -173,7 +177,39 @@ def wall(clock, raw, folded):
     return 0 if good else 1
 
 
+def states(raw, folded, want):
+    """Threads that waited all along: each listed for the whole window,
+    in the state it waited in."""
+    _, duration = when(raw)
+    win = duration * 1e9 if duration else 0
+    tot, held = {}, {}
+    rules = [w.split("=", 2) for w in want]
+    with open(folded) as f:
+        for line in f:
+            key, v = line.rstrip("\n").rsplit(" ", 1)
+            fr = key.split(";")
+            for name, state, frame in rules:
+                if fr[0] != name:
+                    continue
+                tot[name] = tot.get(name, 0) + int(v)
+                if len(fr) > 1 and fr[1] == "[%s]" % state and any(
+                        x.split(":")[0] == frame for x in fr[2:]):
+                    held[name] = held.get(name, 0) + int(v)
+    ok = win > 0
+    for name, state, frame in rules:
+        t, h = tot.get(name, 0), held.get(name, 0)
+        # pprof -raw prints Duration with 3 digits: 10 ms more slack
+        good = win > 0 and abs(t - win) <= 0.01 * win + 1e7 and h >= 0.9 * win
+        ok &= good
+        print("%s: %.3f s listed, %.3f s [%s] at %s, window %.3f s %s" %
+              (name, t / 1e9, h / 1e9, state, frame, win / 1e9,
+               "ok" if good else "FAIL"))
+    return 0 if ok else 1
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "states":
+        sys.exit(states(sys.argv[2], sys.argv[3], sys.argv[4:]))
     if sys.argv[1] == "wall":
         sys.exit(wall(sys.argv[2], sys.argv[3], sys.argv[4]))
     if sys.argv[1] == "watch":

@@ -3,7 +3,7 @@
 
 Reads `jfr print --json --stack-depth 2048 --events ...` on stdin and writes
 folded stacks the way our reader names them (docs/jfr.md §5, §6): frames root
-first as dotted.Class.method (hidden classes as written), a "[truncated]"
+first as dotted.Class.method (hidden classes as Class.getName() spells them), a "[truncated]"
 root when JFR cut the stack, "[no stack]" when there is none, the allocated
 class as the leaf for allocation events, the monitor's (or the object
 parked on) for lock events (an event with none of these:
@@ -44,6 +44,10 @@ def class_name(c):
             base = base[:-1]
         if not c.get("hidden"):
             base = base.replace("/", ".")
+        else:
+            # JDK 17's hidden name "X+0x<addr>/<mirror hash>" spelled as
+            # Class.getName() and a thread dump spell it: "X/0x<addr>"
+            base = re.sub(r"\+(0x[0-9a-fA-F]+)/[0-9]+$", r"/\1", base)
     return base + "[]" * dims
 
 

@@ -99,17 +99,20 @@ def stuck(host, port, secs, budget, *pids):
 
 def series(path, *pids):
     """prometheus' /api/v1/query answer for jvm_threads_current: one series
-    per PID, its pid label that PID, no exported_* label on any series, and
-    as many series as distinct pids (no JVM stored twice)"""
+    per PID, its pid label that PID, its instance "<serve>/PID" (/sd's: one
+    instance per JVM), no exported_* label on any series, and as many
+    series as distinct pids and instances (no JVM stored twice)"""
     r = json.load(open(path, encoding='utf-8'))['data']['result']
     labels = [x['metric'] for x in r]
     bad = [m for m in labels if any(k.startswith('exported_') for k in m)]
     if bad:
         raise SystemExit('exported labels: %r' % bad[:3])
-    if len(labels) != len({m.get('pid') for m in labels}):
-        raise SystemExit('a pid twice: %r' % labels)
+    if len(labels) != len({m.get('pid') for m in labels}) or \
+            len(labels) != len({m.get('instance') for m in labels}):
+        raise SystemExit('a pid or instance twice: %r' % labels)
     for p in pids:
-        if [m.get('pid') for m in labels].count(p) != 1:
+        m = [x for x in labels if x.get('pid') == p]
+        if len(m) != 1 or not m[0].get('instance', '').endswith('/' + p):
             raise SystemExit('pid %s: %r' % (p, labels))
     print('ok')
 
@@ -140,7 +143,8 @@ def sd(path, host, *args):
     for pid, cls in w.items():
         g = seen.get(pid)
         if not g or g['targets'] != [host] or \
-                g['labels']['main_class'] != cls:
+                g['labels']['main_class'] != cls or \
+                g['labels'].get('instance') != '%s/%s' % (host, pid):
             raise SystemExit('pid %s: %r' % (pid, g))
     print('ok')
 

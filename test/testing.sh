@@ -1,7 +1,10 @@
 # testing.sh - sourced by every test/*.test file (POSIX sh)
 #
-#   testing ID "name" "command" "expected stdout"     run command via eval
-#   testcmd ID "name" "args" "expected stdout"        run "$JT" args
+#   testing ID "name" "command" "expected stdout" [STATUS]  command via eval
+#   testcmd ID "name" "args" "expected stdout" [STATUS]     "$JT" args
+#   same    ID "name" "command" "reference command" [STATUS]
+#   jt ARGS...            "$JT" ARGS, its status the case's (see Exit status)
+#   rc COMMAND...         COMMAND (a link to $JT, timeout "$JT" ...), the same
 #   check   ID "name" command...                      pass when it exits 0
 #   skip    ID "name" "why"
 #   skipnot CONDITION...                              next test skips unless true
@@ -17,6 +20,22 @@
 # IDs ("ps-1.2") make a failure greppable. Expected output is compared byte
 # for byte, including the final newline (write "$(printf ...)" for exotic
 # bytes); stderr is not captured unless the command says 2>&1.
+#
+# Exit status: a case passes when its output is the expected one AND its
+# exit status is STATUS, 0 unless given. A case that means a failure says
+# the status it expects: testcmd x-1.1 "bad flag" "--no 2>&1" "..." 2.
+# The status is the command's, so in a pipeline the LAST command's (dash
+# has no pipefail): `"$JT" ps | grep -c x` would be grep's, a crash of the
+# binary unseen. So the binary, when not last in a pipeline, runs as
+# `jt ps | grep -c x` (or `rc timeout 9 "$JT" ps | ...`, `rc "$T/jps" ...`):
+# a case that ran jt or rc has the status of the first of them that did
+# not exit 0 (0 if none), whatever the other commands returned.
+# After jt, a filter reads all its input (sed -n 1,3p, not head -3; grep
+# >/dev/null, not grep -q): one that stops early kills the binary with
+# SIGPIPE (141). testcmd's ARGS never pipe: testing ... 'jt ARGS | ...'.
+# lint-2.3 refuses "$JT" before a | in test/*.test, and a testcmd whose
+# ARGS pipe. (check: its command's status, 0 to pass.)
+#
 # Everything a test starts is stopped by the EXIT trap (jvm_start, track).
 set -u
 : "${JT:?run through ./build.sh test}"
@@ -52,23 +71,38 @@ testing() {
   _should_skip "$1" "$2" && return 0
   printf '%s\n' "$4" > "$T/expected"
   [ -n "$4" ] || : > "$T/expected"
+  _want=${5:-0}
+  rm -f "$T/.case_rc"
   eval "$3" > "$T/actual" 2>"$T/stderr"
   _rc=$?
+  [ -s "$T/.case_rc" ] && read -r _rc < "$T/.case_rc"
   if [ -n "$4" ] && [ "$(tail -c1 "$T/actual" | od -An -c | tr -d ' ')" != '\n' ]; then
     printf '\n' >> "$T/actual"   # expected strings always end in a newline
   fi
-  if cmp -s "$T/expected" "$T/actual"; then
+  if cmp -s "$T/expected" "$T/actual" && [ "$_rc" = "$_want" ]; then
     pass "$1 $2"
   else
     fail "$1 $2"
-    echo "  command: $3 (exit $_rc)"
+    echo "  command: $3 (exit $_rc, expected $_want)"
     diff -u "$T/expected" "$T/actual" | head -40 | sed 's/^/  /'
     [ -s "$T/stderr" ] && head -5 "$T/stderr" | sed 's/^/  stderr: /'
   fi
   return 0
 }
 
-testcmd() { testing "$1" "$2" "\"\$JT\" $3" "$4"; }
+testcmd() { testing "$1" "$2" "\"\$JT\" $3" "$4" "${5:-0}"; }
+
+# rc COMMAND...: run COMMAND; the case's status is the first non-zero one
+# of its rc and jt calls (0 if none), even on the left of a pipe.
+rc() {
+  "$@"
+  _rcst=$?
+  _rcwas=0
+  [ -s "$T/.case_rc" ] && read -r _rcwas < "$T/.case_rc"
+  [ "$_rcwas" = 0 ] && echo $_rcst > "$T/.case_rc"
+  return $_rcst
+}
+jt() { rc "$JT" "$@"; }
 
 # same ID NAME CMD REF: CMD's output equals REF's (both run by eval), and
 # REF printed something: two outputs that are both empty (a missing input,
@@ -83,7 +117,7 @@ same() {
     head -5 "$T/ref.err" | sed 's/^/  stderr: /'
     return 0
   fi
-  testing "$1" "$2" "$3" "$_ref"
+  testing "$1" "$2" "$3" "$_ref" "${5:-0}"
 }
 
 check() {

@@ -4,6 +4,20 @@
 #include "core/fold.h"
 #include "check.h"
 
+#include <sys/wait.h>
+
+/* The scans as the build has them (SSE2 on x86-64, NEON on aarch64), and
+ * the portable ones under other names, to compare them. */
+#include "core/foldvec.h"
+#undef FOLDVEC_H
+#undef FV_SSE2
+#undef FV_NEON
+#undef FV_PORTABLE
+#undef FV_NAME
+#define JT_PORTABLE 1
+#define FV_NAME(x) port_##x
+#include "core/foldvec.h"
+
 /* The sampler's lines of a small run: recursion to squash, a bad line, a
  * frame a filter finds. */
 static const char *const sampler[] = {
@@ -152,10 +166,207 @@ static void test_add(void)
   fold_free(f);
 }
 
+/* The vector scans and the portable ones give the same answers at every
+ * length and alignment, on the bytes they look for and their neighbours. */
+static void test_scans(void)
+{
+  static const char pick[] = "\n\0 ;a\xff\x80\x0a\x0b\x09";
+  char a[200], b[200];
+  int eq16 = 1, eol = 1, same = 1;
+  uint64_t x = 88172645463325252ULL;
+
+  for (int round = 0; round < 2000; round++) {
+    for (size_t i = 0; i < sizeof(a); i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      a[i] = pick[x % (sizeof(pick) - 1)];
+    }
+    memcpy(b, a, sizeof(b));
+    for (size_t off = 0; off < 8; off++) {
+      eq16 &= fv_eq16(a + off, '\n') == port_fv_eq16(a + off, '\n') &&
+              fv_eq16(a + off, ';') == port_fv_eq16(a + off, ';') &&
+              fv_eq16(a + off, (char)0xff) == port_fv_eq16(a + off, (char)0xff);
+      eol &= fv_eol64(a + off) == port_fv_eol64(a + off);
+    }
+    for (size_t n = 0; n < 150; n++) {
+      size_t at = (size_t)(x >> 20) % (n + 1), off = round % 7;
+
+      same &= fv_same(a + off, b + off, n) == 1 &&
+              port_fv_same(a + off, b + off, n) == 1;
+      if (at < n) {
+        b[off + at] ^= (char)(1 << (round % 8));
+        same &= fv_same(a + off, b + off, n) == 0 &&
+                port_fv_same(a + off, b + off, n) == 0;
+        b[off + at] = a[off + at];
+      }
+    }
+  }
+  CHECK(eq16, "fold-4.1 fv_eq16: the vector mask is the portable one");
+  CHECK(eol, "fold-4.2 fv_eol64: newlines and NULs, vector = portable");
+  CHECK(same, "fold-4.3 fv_same: equal and one bit apart at every length "
+              "and place, vector and portable");
+}
+
+/* Lines of every kind a sampler file may hold, at random: stacks that
+ * repeat (some long, across the 64-byte blocks the scan reads), recursion,
+ * comments, "#GC <n>", CRLF, blank, bad lines (no value, a NUL, a word),
+ * a stack that folds to nothing. */
+static void random_lines(struct buf *b, size_t size, uint64_t seed)
+{
+  static const char *const bad[] = {"novalue", "a;b x",
+                                    "a;b 1.5", "a;b  -7",
+                                    "; 3",     "x;y 99999999999999999999"};
+  uint64_t x = seed;
+
+  while (b->len < size) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    switch (x % 16) {
+    case 0:
+      buf_adds(b, bad[(x >> 8) % 6]);
+      break;
+    case 1:
+      buf_printf(b, "#GC %u", (unsigned)(x >> 9) % 5);
+      break;
+    case 2:
+      buf_add(b, "a;b\0c 4", 8);
+      break;
+    case 3:
+      buf_adds(b, "\r");
+      break;
+    default: {
+      unsigned k = (unsigned)(x >> 12) % 300, d = k % 9 == 0 ? 90 : k % 7 + 1;
+
+      buf_adds(b, "main");
+      for (unsigned j = 0; j < d; j++)
+        buf_printf(b, ";com.example.F%u.m%u", (k * 31 + j * 7) % 23, j % 3);
+      if (k % 5 == 0) buf_adds(b, ";rec;rec;rec");
+      buf_printf(b, ";%s %d", k % 2 ? "byte" : "java/lang/String",
+                 (int)((x >> 40) % 5000) - (k % 11 == 0 ? 2500 : 0));
+      if (k % 13 == 0) buf_addc(b, '\r');
+    }
+    }
+    buf_addc(b, '\n');
+  }
+}
+
+/* The result and counts of a fold as text. */
+static void describe(struct fold *f, struct buf *out)
+{
+  const struct fold_stack *st;
+  const struct fold_stats *s;
+  size_t n = fold_result(f, &st);
+
+  out->len = 0;
+  buf_add(out, "", 0);
+  for (size_t i = 0; i < n; i++)
+    buf_printf(out, "%.*s %lld\n", (int)st[i].len, st[i].key,
+               (long long)st[i].value);
+  s = fold_stats(f);
+  buf_printf(out, "lines %llu samples %llu bad %llu skipped %llu\n",
+             (unsigned long long)s->lines, (unsigned long long)s->samples,
+             (unsigned long long)s->bad, (unsigned long long)s->skipped);
+  for (int i = 0; i < s->nfirst_bad; i++)
+    buf_printf(out, "%s\n", s->first_bad[i]);
+}
+
+/* A file folded by fold_fd (batched look-ups; over 4 MiB: pieces, two
+ * threads) and through a pipe (read in blocks, one thread) gives what
+ * fold_line gives line by line: the same totals, counts and bad lines. */
+static void test_fd(void)
+{
+  const char *filters[] = {"F3.M1"};
+  struct fold_opts opts[4] = {
+      {.gc_lo = -1, .gc_hi = -1},
+      {.gc_lo = -1,
+       .gc_hi = -1,
+       .samples = 1,
+       .filters = filters,
+       .nfilters = 1},
+      {.gc_lo = -1,
+       .gc_hi = -1,
+       .no_squash = 1,
+       .type_frames = 1,
+       .normalize = 1},
+      {.gc_lo = 1, .gc_hi = 3},
+  };
+  struct buf in = {0}, want = {0}, file = {0}, pipe_out = {0};
+  char path[] = "/tmp/fold-unit-XXXXXX";
+  int fd = mkstemp(path), ok_file = 1, ok_pipe = 1;
+
+  random_lines(&in, 5 << 20, 0x9e3779b97f4a7c15ULL);
+  CHECK(fd >= 0 && write(fd, in.p, in.len) == (ssize_t)in.len,
+        "fold-5.1 a 5 MiB file of random sampler lines written");
+  for (int k = 0; k < 4; k++) {
+    struct fold *f = fold_new(&opts[k]);
+    int p[2];
+    pid_t pid;
+
+    for (size_t at = 0; at < in.len;) {
+      const char *nl = memchr(in.p + at, '\n', in.len - at);
+
+      fold_line(f, in.p + at, (size_t)(nl - in.p) - at);
+      at = (size_t)(nl - in.p) + 1;
+    }
+    describe(f, &want);
+    fold_free(f);
+
+    f = fold_new(&opts[k]);
+    lseek(fd, 0, SEEK_SET);
+    fold_fd(f, fd, "-");
+    describe(f, &file);
+    fold_free(f);
+    ok_file &= file.len == want.len && !memcmp(file.p, want.p, want.len);
+
+    f = fold_new(&opts[k]);
+    if (pipe(p)) break;
+    if (!(pid = fork())) {
+      close(p[0]);
+      for (size_t at = 0; at < in.len;) {
+        ssize_t w = write(p[1], in.p + at, in.len - at);
+
+        if (w <= 0) _exit(1);
+        at += (size_t)w;
+      }
+      _exit(0);
+    }
+    close(p[1]);
+    fold_fd(f, p[0], "-");
+    close(p[0]);
+    waitpid(pid, NULL, 0);
+    describe(f, &pipe_out);
+    fold_free(f);
+    ok_pipe &=
+        pipe_out.len == want.len && !memcmp(pipe_out.p, want.p, want.len);
+  }
+  CHECK(ok_file, "fold-5.2 a file in pieces: totals, counts, bad lines as "
+                 "line by line (4 sets of options)");
+  CHECK(ok_pipe, "fold-5.3 a pipe: the same");
+  CHECK(strstr(want.p, ":") && strstr(want.p, "bad 0") == NULL,
+        "fold-5.4 the input had bad lines to number");
+  /* a look-up waits in a batch: its report keeps its own line number */
+  if (fd >= 0 && !ftruncate(fd, 0) && !lseek(fd, 0, SEEK_SET) &&
+      write(fd, "a 1\n; 2\nb 3\nc 4\n", 16) == 16) {
+    struct fold *f = fold_new(&opts[0]);
+
+    lseek(fd, 0, SEEK_SET);
+    fold_fd(f, fd, "-");
+    describe(f, &file);
+    fold_free(f);
+    CHECK_STR(file.p,
+              "a 1\nb 3\nc 4\nlines 4 samples 3 bad 1 skipped 0\n"
+              "-:2: empty stack\n",
+              "fold-5.5 a stack that folds to nothing, reported at its line");
+  }
+  if (fd >= 0) close(fd);
+  unlink(path);
+  buf_free(&in), buf_free(&want), buf_free(&file), buf_free(&pipe_out);
+}
+
 int main(void)
 {
   test_sampler();
   test_lifetime_and_reverse();
   test_add();
+  test_scans();
+  test_fd();
   return check_failures != 0;
 }

@@ -5,6 +5,7 @@
 #include "core/jvm.h"
 #include "core/vm.h"
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include "check.h"
 #include "pdwriter.h"
 
@@ -81,40 +82,99 @@ static void test_open(const char *dir)
   free(sub);
 }
 
-/* proc_maps_file: a file we map shared is ours by inode; one we do not
- * map, or whose inode differs, is not. */
+/* proc_jvm_maps: a PerfData-shaped file we map shared is ours by inode
+ * (or, another device, by its name: an overlay); one we do not map, or
+ * whose inode differs, is not; a libjvm.so counts when executable only. */
 static void test_maps_file(const char *dir)
 {
-  char *path = xasprintf("%s/mapped", dir), *other = xasprintf("%s/other", dir);
-  int fd = open(path, O_RDWR | O_CREAT, 0600), ofd, self, libjvm = 1;
+  char *d = xasprintf("%s/hsperfdata_unit", dir),
+       *path = xasprintf("%s/4242", d), *other = xasprintf("%s/4243", d),
+       *lib = xasprintf("%s/libjvm.so", dir);
+  struct proc_jvm_maps m;
   struct stat sb, osb;
-  void *m;
+  int fd, ofd, lfd, self;
+  void *p, *l;
 
+  mkdir(d, 0700);
+  fd = open(path, O_RDWR | O_CREAT, 0600);
   (void)!ftruncate(fd, 4096);
   fstat(fd, &sb);
   ofd = open(other, O_RDWR | O_CREAT, 0600);
   fstat(ofd, &osb);
+  lfd = open(lib, O_RDWR | O_CREAT, 0700);
+  (void)!ftruncate(lfd, 4096);
   self = open("/proc/self", O_PATH | O_DIRECTORY);
-  CHECK_INT(proc_maps_file(self, sb.st_dev, sb.st_ino, path, &libjvm), 0,
-            "vm-5.1 not mapped yet: not ours");
-  CHECK_INT(libjvm, 0, "vm-5.2 no libjvm.so in a unit test");
-  m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
-  CHECK_INT(proc_maps_file(self, sb.st_dev, sb.st_ino, path, NULL), 1,
-            "vm-5.3 mapped: ours");
-  CHECK_INT(proc_maps_file(self, osb.st_dev, osb.st_ino, other, NULL), 0,
-            "vm-5.4 another file of the same folder: not ours");
-  CHECK_INT(proc_maps_file(self, sb.st_dev + 1, sb.st_ino, path, NULL), 1,
-            "vm-5.5 another device, same inode and path (an overlay): ours");
-  CHECK_INT(proc_maps_file(self, sb.st_dev + 1, sb.st_ino, other, NULL), 0,
-            "vm-5.6 another device, same inode, another path: not ours");
-  munmap(m, 4096);
+  CHECK_INT(proc_jvm_maps(self, "maps", &m), 0, "vm-5.1 our maps read");
+  CHECK(!proc_jvm_maps_file(&m, sb.st_dev, sb.st_ino, path),
+        "vm-5.2 not mapped yet: not ours");
+  CHECK_INT(m.libjvm, 0, "vm-5.3 no libjvm.so in a unit test");
+  p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+  l = mmap(NULL, 4096, PROT_READ, MAP_SHARED, lfd, 0);
+  proc_jvm_maps(self, "maps", &m);
+  CHECK_INT(m.nperf, 1, "vm-5.4 one PerfData-shaped mapping");
+  CHECK_INT(m.perf[0].name, 4242, "vm-5.5 ... named by its pid");
+  CHECK_STR(m.perf[0].user, "unit", "vm-5.6 ... and its user");
+  CHECK(proc_jvm_maps_file(&m, sb.st_dev, sb.st_ino, path) != NULL,
+        "vm-5.7 mapped: ours");
+  CHECK(!proc_jvm_maps_file(&m, osb.st_dev, osb.st_ino, other),
+        "vm-5.8 another file of the same folder: not ours");
+  CHECK(proc_jvm_maps_file(&m, sb.st_dev + 1, sb.st_ino, path) != NULL,
+        "vm-5.9 another device, same inode and path (an overlay): ours");
+  CHECK(!proc_jvm_maps_file(&m, sb.st_dev + 1, sb.st_ino, other),
+        "vm-5.10 another device, same inode, another path: not ours");
+  CHECK_INT(m.libjvm, 0,
+            "vm-5.11 a libjvm.so mapped shared, not executable: "
+            "no JVM (a renamed file)");
+  munmap(l, 4096);
+  l = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, lfd, 0);
+  proc_jvm_maps(self, "maps", &m);
+  CHECK_INT(m.libjvm, l != MAP_FAILED, "vm-5.12 mapped executable: a libjvm");
+  if (l != MAP_FAILED) munmap(l, 4096);
+  munmap(p, 4096);
   close(self);
   close(fd);
   close(ofd);
+  close(lfd);
   unlink(path);
   unlink(other);
+  unlink(lib);
+  rmdir(d);
+  free(d);
   free(path);
   free(other);
+  free(lib);
+}
+
+/* root_mounts_hostile on a mountinfo text: a served file system on the way
+ * to /tmp, below it, or holding a device, is hostile; the kernel's own
+ * are not; optional fields and escaped mount points parse. */
+static void test_mounts(void)
+{
+  static const char text[] =
+      "20 1 0:20 / / rw shared:1 master:2 - overlay overlay rw\n"
+      "21 20 0:21 / /tmp rw - tmpfs tmpfs rw\n"
+      "22 21 0:55 / /tmp/a\\040b rw shared:9 - fuse.sshfs host:/x rw\n"
+      "23 20 0:56 / /srv rw - fuse hang rw\n"
+      "24 20 8:1 /var/lib /data rw - ext4 /dev/sda1 rw\n";
+  struct root_mounts m = {(char *)text, sizeof(text) - 1}, n;
+  char why[192];
+
+  CHECK_INT(root_mounts_hostile(&m, "/tmp", 0, why, sizeof(why)), 1,
+            "vm-6.1 a fuse.sshfs mount below /tmp: hostile");
+  CHECK_STR(why, "a fuse.sshfs mount in its /tmp (/tmp/a b)",
+            "vm-6.2 ... said with its type and (unescaped) mount point");
+  CHECK_INT(root_mounts_hostile(&m, "/data/tmp", 0, why, sizeof(why)), 0,
+            "vm-6.3 ext4 and overlay: the kernel's own");
+  CHECK_INT(root_mounts_hostile(&m, "/srv/tmp", 0, why, sizeof(why)), 1,
+            "vm-6.4 a /tmp on a fuse mount: hostile");
+  CHECK_INT(root_mounts_hostile(&m, "/data", makedev(0, 56), why, sizeof(why)),
+            1, "vm-6.5 a file on the fuse mount's device: hostile");
+  CHECK_INT(root_mounts_hostile(&m, "/srvx", 0, why, sizeof(why)), 0,
+            "vm-6.6 /srvx is not under /srv");
+  n = m;
+  CHECK_INT(root_mounts_same_root(&m, &n), 1, "vm-6.7 the same / is the same");
+  n.len = 0;
+  CHECK_INT(root_mounts_same_root(&m, &n), 0, "vm-6.8 no / (a chroot): not");
 }
 
 static void test_list(void)
@@ -208,6 +268,7 @@ int main(void)
   test_flock(dir);
   test_open(dir);
   test_maps_file(dir);
+  test_mounts();
   test_list();
   test_attachable(dir);
   test_main_class();

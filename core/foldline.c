@@ -1,0 +1,213 @@
+/* foldline.c - the lines of the line formats (stacks.txt, its lifetime
+ * output, folded files): each line's value read from its end, its stack
+ * hashed where it lies, and the look-ups of a batch of lines overlapped
+ * (core/fold.c folds a stack seen for the first time; core/foldio.c
+ * reads the input).
+ */
+/* The hot loops of folding: built for speed in a binary otherwise built
+ * for size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
+#include "core/jvmtool.h"
+#include "core/fold_int.h"
+
+/* The value ending a line: the token after its last space, an integer
+ * from INT64_MIN + 1 to INT64_MAX, as strtoll would read it. Sets *k to
+ * where the frames end; returns NULL or why the line is bad. */
+static const char *value(const char *s, size_t n, size_t *k, int64_t *v)
+{
+  size_t i = n, d;
+  uint64_t x = 0, ten = 1;
+  int neg;
+
+  /* mostly " <1 to 18 digits>" after a frame: read backwards at once */
+  while (i && (unsigned char)(s[i - 1] - '0') < 10 && n - i < 18)
+    x += (uint64_t)(s[i - 1] - '0') * ten, ten *= 10, i--;
+  if (i > 1 && i < n && s[i - 1] == ' ' && s[i - 2] != ' ') {
+    *v = (int64_t)x;
+    *k = i - 1;
+    return NULL;
+  }
+  i = n, x = 0;
+
+  while (i && s[i - 1] != ' ' && n - i < 20) i--;
+  if (!i || s[i - 1] != ' ') /* no space, or a token over 20 bytes */
+    return memrchr(s, ' ', n) ? "value is not an integer"
+                              : "no value (want 'frames value')";
+  if (i == n) return "value is not an integer";
+  neg = s[i] == '-';
+  d = i + (s[i] == '-' || s[i] == '+');
+  if (d == n) return "value is not an integer";
+  for (; d < n; d++) {
+    if (s[d] < '0' || s[d] > '9' || __builtin_mul_overflow(x, 10, &x) ||
+        __builtin_add_overflow(x, (uint64_t)(s[d] - '0'), &x))
+      return "value is not an integer";
+  }
+  if (x > INT64_MAX) return "value is not an integer";
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  for (i--; i && s[i - 1] == ' ';) i--;
+  *k = i;
+  return i ? NULL : "no frames";
+}
+
+/* Stack lines read and waiting for their look-up: their hashes first,
+ * then the table slots, then the entries, then the compares, each step
+ * over the batch, so that the cache misses of one line overlap those of
+ * the next instead of following them. */
+enum { BATCH = 16 };
+
+struct batch {
+  struct pend {
+    const char *s;
+    size_t k;
+    int64_t v, ctx;
+    uint64_t h, line;
+    uint32_t cand; /* the entry number + 1 the hash points to, or 0 */
+    int has_type;
+  } p[BATCH];
+  int n;
+};
+
+/* Look the batch's stacks up and count them, in the order read. */
+static void resolve(struct fold *f, struct batch *b)
+{
+  struct strset *t = &f->stacks;
+  uint64_t line = f->lineno;
+  int n = b->n;
+
+  b->n = 0;
+  for (int i = 0; i < n; i++) {
+    struct pend *q = &b->p[i];
+    size_t mask = t->icap - 1, j;
+
+    q->cand = 0;
+    if (!t->icap) continue;
+    for (j = q->h & mask; t->index[j]; j = (j + 1) & mask)
+      if (t->index[j] >> 32 == q->h >> 32) {
+        q->cand = (uint32_t)t->index[j];
+        __builtin_prefetch(&t->e[q->cand - 1]);
+        break;
+      }
+  }
+  for (int i = 0; i < n; i++) {
+    struct pend *q = &b->p[i];
+
+    if (q->cand) {
+      const struct strset_entry *e = &t->e[q->cand - 1];
+      const char *k = f->bytes.p + e->off;
+
+      for (size_t o = 0; o < e->len && o < 1024; o += 64)
+        __builtin_prefetch(k + o);
+      if (e->n >= 0 && (size_t)e->n < f->totals.used)
+        __builtin_prefetch(&f->totals.e[e->n].n, 1);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    struct pend *q = &b->p[i];
+    struct strset_entry *e = q->cand ? &t->e[q->cand - 1] : NULL;
+
+    if (!e || e->hash != q->h || e->len != q->k || e->ctx != q->ctx ||
+        !fv_same(f->bytes.p + e->off, q->s, q->k))
+      e = strset_intern_h(&f->bytes, t, q->s, q->k, q->ctx, UNFOLDED, q->h);
+    f->lineno = q->line; /* for an "empty stack" report */
+    fold_tally(f, e, q->has_type, q->v);
+  }
+  f->lineno = line;
+}
+
+/* One line of a line format; nul: it holds a NUL byte. A stack to fold
+ * joins batch b; anything that must come after the stacks before it
+ * (a bad-line report, a "#GC <n>" section) resolves the batch first. */
+static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
+                      int nul)
+{
+  const char *why;
+  long long g;
+  char num[32];
+  struct pend *q;
+  int64_t v;
+  size_t k;
+
+  f->lineno++;
+  f->st.lines++;
+  if (n && s[n - 1] == '\r') n--;
+  if (!n) return;
+  if (s[0] == '#') {
+    /* "#GC <n>" opens a lifetime section; other comments are skipped */
+    if (n > 4 && !memcmp(s, "#GC ", 4)) {
+      resolve(f, b);
+      snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31), s + 4);
+      f->gc = parse_long(num, 0, LONG_MAX, &g) ? -1 : (long)g;
+    }
+    return;
+  }
+  if (nul || (why = value(s, n, &k, &v))) {
+    resolve(f, b);
+    fold_bad(f, nul ? "NUL byte (binary data?)" : why);
+    return;
+  }
+  if (f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi)) {
+    f->st.skipped++;
+    return;
+  }
+  q = &b->p[b->n++];
+  q->s = s, q->k = k, q->v = v, q->line = f->lineno;
+  q->has_type = f->fmt != FOLD_FOLDED;
+  q->ctx = fold_context(f, q->has_type);
+  q->h = strset_hash(s, k, q->ctx);
+  if (f->stacks.icap)
+    __builtin_prefetch(&f->stacks.index[q->h & (f->stacks.icap - 1)]);
+  if (b->n == BATCH) resolve(f, b);
+}
+
+void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
+{
+  struct batch b;
+
+  b.n = 0;
+  text_line(f, &b, s, n, nul);
+  resolve(f, &b);
+}
+
+size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
+                       size_t stop)
+{
+  size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
+  uint64_t m = whole ? fv_eol64(p) : 0; /* its line ends not yet taken */
+  struct batch b;
+  int nul;
+
+  b.n = 0;
+  while (at < n && at < stop) {
+    /* the end of the line at at, and whether a NUL came before it */
+    for (nul = 0;; m &= m - 1) {
+      while (!m && blk + 64 < whole) {
+        __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
+        m = fv_eol64(p + (blk += 64));
+      }
+      if (!m) {
+        for (e = at > whole ? at : whole; e < n && p[e] != '\n'; e++)
+          nul |= !p[e];
+        blk = whole;
+        break;
+      }
+      e = blk + (size_t)__builtin_ctzll(m);
+      if (p[e] == '\n') {
+        m &= m - 1;
+        break;
+      }
+      nul = 1;
+    }
+    if (e == n && !eof) break;
+    text_line(f, &b, p + at, e - at, nul);
+    at = e + (e < n);
+  }
+  resolve(f, &b);
+  return at;
+}
+
+void fold_line(struct fold *f, const char *s, size_t n)
+{
+  fold_text_line(f, s, n, memchr(s, 0, n) != NULL);
+}
