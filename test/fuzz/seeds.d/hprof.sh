@@ -37,7 +37,7 @@ if command -v java >/dev/null 2>&1 && command -v jcmd >/dev/null 2>&1 &&
     sleep 0.5
     hp_i=$((hp_i + 1))
   done
-  kill "$hp_pid" 2>/dev/null
-  wait "$hp_pid" 2>/dev/null
+  kill "$hp_pid" 2>/dev/null || true
+  wait "$hp_pid" 2>/dev/null || true
   rm -rf "$out/hprof/cl"
 fi
