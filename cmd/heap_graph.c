@@ -346,8 +346,7 @@ int heap_folded(const struct hprof *h, const struct hp_graph *g,
                 const char *svg)
 {
   uint32_t n = g->n, sp = 0;
-  uint32_t *coff = xzalloc(((size_t)n + 2) * sizeof(*coff));
-  uint32_t *child = xmalloc((size_t)n * sizeof(*child) + 1);
+  uint32_t *coff, *child;
   uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it));
   uint32_t *stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
   size_t *mark = xmalloc(((size_t)n + 1) * sizeof(*mark));
@@ -361,12 +360,7 @@ int heap_folded(const struct hprof *h, const struct hp_graph *g,
 
   for (uint32_t r = g->nroots; r--;)
     rootkind[g->roots[r].obj] = g->roots[r].kind;
-  for (uint32_t i = 1; i < n; i++)
-    if (g->idom[i] != HP_NONE) coff[g->idom[i] + 1]++;
-  for (uint32_t i = 0; i <= n; i++) coff[i + 1] += coff[i];
-  memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
-  for (uint32_t i = 1; i < n; i++)
-    if (g->idom[i] != HP_NONE) child[it[g->idom[i]]++] = i;
+  hprof_dom_children(g, &coff, &child);
   memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
   fo.gc_lo = fo.gc_hi = -1;
   f = fold_new(&fo);

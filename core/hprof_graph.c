@@ -401,6 +401,25 @@ void hprof_dominators(struct hp_graph *g)
   free(rootobj);
 }
 
+void hprof_dom_children(const struct hp_graph *g, uint32_t **coff,
+                        uint32_t **child)
+{
+  uint32_t n = g->n;
+  uint32_t *o = xzalloc(((size_t)n + 2) * sizeof(*o));
+  uint32_t *c = xmalloc((size_t)n * sizeof(*c) + 1);
+  uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it));
+
+  for (uint32_t i = 1; i < n; i++)
+    if (g->idom[i] != HP_NONE) o[g->idom[i] + 1]++;
+  for (uint32_t i = 0; i <= n; i++) o[i + 1] += o[i];
+  memcpy(it, o, ((size_t)n + 1) * sizeof(*it));
+  for (uint32_t i = 1; i < n; i++)
+    if (g->idom[i] != HP_NONE) c[it[g->idom[i]]++] = i;
+  free(it);
+  *coff = o;
+  *child = c;
+}
+
 void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
                           uint64_t *out)
 {
@@ -408,20 +427,14 @@ void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
    * counting per class the instances on the path: an instance adds its
    * retained size when no instance of its class dominates it. */
   uint32_t n = g->n;
-  uint32_t *coff = xzalloc(((size_t)n + 2) * sizeof(*coff));
-  uint32_t *child = xmalloc((size_t)n * sizeof(*child) + 1);
+  uint32_t *coff, *child;
   uint32_t *onpath = xzalloc(((size_t)h->ncls + 1) * sizeof(*onpath));
   uint32_t *stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
   uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it));
   uint32_t sp = 0;
 
   memset(out, 0, (size_t)h->ncls * sizeof(*out));
-  for (uint32_t i = 1; i < n; i++)
-    if (g->idom[i] != HP_NONE) coff[g->idom[i] + 1]++;
-  for (uint32_t i = 0; i <= n; i++) coff[i + 1] += coff[i];
-  memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
-  for (uint32_t i = 1; i < n; i++)
-    if (g->idom[i] != HP_NONE) child[it[g->idom[i]]++] = i;
+  hprof_dom_children(g, &coff, &child);
   memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
   stack[sp++] = 0;
   while (sp) {

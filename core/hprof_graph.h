@@ -51,6 +51,11 @@ int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo);
 /* Immediate dominators from the super-root and retained sizes. */
 void hprof_dominators(struct hp_graph *g);
+/* The dominator tree's children lists, from g->idom: object v's children
+ * are (*child)[(*coff)[v] .. (*coff)[v + 1]), in index order. Both are
+ * malloc'd (coff n + 2 entries, child n): the caller frees them. */
+void hprof_dom_children(const struct hp_graph *g, uint32_t **coff,
+                        uint32_t **child);
 /* Retained bytes per class: the instances not dominated by another of
  * their class (so nothing is counted twice). out: h->ncls entries. */
 void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
