@@ -126,6 +126,12 @@ static void on_class(void *ctx, uint32_t c)
     add_edge(b, b->h->sref[k->statics + s]);
 }
 
+/* Class at's super class, HP_NONE for none or one the dump lacks. */
+static uint32_t super_of(const struct hprof *h, uint32_t at)
+{
+  return h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super) : HP_NONE;
+}
+
 static void on_instance(void *ctx, uint64_t id, uint64_t cls,
                         const unsigned char *v, uint32_t n)
 {
@@ -143,9 +149,7 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
   if (!(i = this_object(b, id)) || c == HP_NONE) return;
   if (h->cls[c].chain_fbytes != n) b->g->bad_fields++;
   /* This class's fields first, then each super's. */
-  for (at = c; at != HP_NONE && steps++ <= h->ncls;
-       at = h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super)
-                             : HP_NONE) {
+  for (at = c; at != HP_NONE && steps++ <= h->ncls; at = super_of(h, at)) {
     const struct hp_class *k = &h->cls[at];
 
     for (uint32_t f = 0; f < k->nfields; f++) {
@@ -576,8 +580,7 @@ static void hop_instance(void *ctx, uint64_t id, uint64_t cls,
 
   if (i == HP_NONE) return;
   for (at = hp_map_get(&h->classes, cls); at != HP_NONE && steps++ <= h->ncls;
-       at = h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super)
-                             : HP_NONE) {
+       at = super_of(h, at)) {
     const struct hp_class *k = &h->cls[at];
 
     for (uint32_t f = 0; f < k->nfields; f++) {
