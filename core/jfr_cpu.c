@@ -255,8 +255,9 @@ static void state_add(struct jfr_cpu *c, struct fold *f, const char *state,
   fold_add(f, c->key.p, c->key.len, ns, 0);
 }
 
-/* The frame of a thread JFR did not sample: "[GC] G1 Conc#0". */
-static void kind_frame(struct buf *b, const char *comm)
+/* The frame of a thread JFR did not sample: "[GC] G1 Conc#0", its kind
+ * from the kernel's name (comm), shown by name. */
+static void kind_frame(struct buf *b, const char *comm, const char *name)
 {
   const char *k = "native";
 
@@ -266,7 +267,15 @@ static void kind_frame(struct buf *b, const char *comm)
       break;
     }
   buf_printf(b, "[%s] ", k);
-  name_frame(b, comm);
+  name_frame(b, name);
+}
+
+/* A thread's name: the JVM's whole one from the thread dump at the stop,
+ * else the kernel's (cut to 15 bytes). */
+static const char *thread_name(const struct tdump_thread *d,
+                               const struct proc_cpu *t)
+{
+  return d && d->name && d->name[0] ? d->name : t->comm;
 }
 
 static int64_t share(uint64_t count, uint64_t of, int64_t ns)
@@ -302,13 +311,17 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
       fold_add(counts, c->arena.p + x->off, x->len, (int64_t)x->count, 0);
   }
   for (size_t i = 0; i < c->nt; i++) {
+    const struct tdump_thread *d =
+        c->have_dump ? tdump_find(&c->dump, c->t[i].nstid) : NULL;
+    const char *name = thread_name(d, &c->t[i]);
+
     if (c->samples[i] || !c->t[i].ns) continue;
     c->key.len = 0;
     if (thread_frames) { /* the thread's name as the root, then its kind */
-      name_frame(&c->key, c->t[i].comm);
+      name_frame(&c->key, name);
       buf_addc(&c->key, ';');
     }
-    kind_frame(&c->key, c->t[i].comm);
+    kind_frame(&c->key, c->t[i].comm, name);
     fold_add(f, c->key.p, c->key.len, c->t[i].ns, 0);
     st->unsampled_ns += c->t[i].ns;
     st->total_ns += c->t[i].ns;
@@ -319,8 +332,7 @@ void jfr_cpu_flush(struct jfr_cpu *c, struct fold *f, struct fold *counts,
     const struct proc_cpu *t = &c->t[i];
     const struct tdump_thread *d =
         c->have_dump ? tdump_find(&c->dump, t->nstid) : NULL;
-    const char *state = d ? dump_state(d) : NULL,
-               *name = d && d->java ? d->name : t->comm;
+    const char *state = d ? dump_state(d) : NULL, *name = thread_name(d, t);
     int64_t wait = t->wait_ns, left = c->span_ns - t->ns - c->blocked[i], rest,
             held = 0;
 

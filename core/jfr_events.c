@@ -201,9 +201,10 @@ static int bind_chunk(struct jfr_fold *jf, char *err, size_t errlen)
     jf->want[t] = 1;
     if (s->scale) bind_scale(jf, i);
   }
-  /* wall: the thread dump at the window's end (not folded, kept) */
+  /* cpu and wall: the thread dump at the window's end (not folded, kept):
+   * whole thread names, and for wall the waits still going on */
   jf->dump_type = -1;
-  if (jf->wall) {
+  if (jf->cpu) {
     int t = jfr_type(j, "jdk.ThreadDump");
 
     if (t >= 0 && !jf->want[t] &&
@@ -298,8 +299,8 @@ static void wall_comment(struct jfr_fold *jf)
   buf_adds(c, "; the rest [unrecorded]");
 }
 
-/* wall: keep the earliest thread dump (the one at the start) and the
- * latest (at the stop). */
+/* Keep the earliest thread dump (wall's at the start) and the latest
+ * (at the stop). */
 static void on_dump(struct jfr_fold *jf, const uint64_t *v)
 {
   int64_t at = jfr_time_ns(jf->j, v[jf->dump_time]);
@@ -492,7 +493,7 @@ int jfr_fold_fd(struct jfr_fold *jf, int fd, const char *name, char *err,
 
     /* the dump JFR took as our recording stopped: after the window's
      * end (the stop is asked once it ended), not an earlier chunk's */
-    if (jf->wall && jf->dump_ns && jf->o.win_ns &&
+    if (jf->dump_ns && jf->o.win_ns &&
         jf->dump_ns >= jf->o.win_ns + jf->o.span_ns - DUMP_SLACK_NS)
       jfr_cpu_dump(jf->cpu,
                    jf->first_ns && jf->first_ns <= jf->o.win_ns + DUMP_SLACK_NS
@@ -586,7 +587,9 @@ void jfr_fold_pprof(const struct jfr_fold *jf, struct pprof_opts *o)
   if (o->accounted)
     o->comment = "cpu/nanoseconds: each thread's CPU from /proc "
                  "(utime+stime over the recording) shared among its JFR "
-                 "samples; threads JFR does not sample as frames by kind";
+                 "samples; threads JFR does not sample as frames by kind, "
+                 "named as JFR's thread dump at the stop names them "
+                 "(jdk.ThreadDump)";
   if (o->accounted && jf->wall && jf->comment.len) o->comment = jf->comment.p;
   if (jf->estimated)
     o->comment = "alloc_space: JFR's sampled allocations, not every one: "
