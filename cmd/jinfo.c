@@ -75,41 +75,33 @@ static const struct jinfo_flag {
   "Exception in thread \"main\" "                                              \
   "com.sun.tools.attach.AttachOperationFailedException: "
 
-/* How long an answer is waited for once connected: the links' hour for
- * one JVM; for a main class of several, JDK_FAN_REPLY_MS each (they are
- * asked one after another, so a JVM that never answers costs the others
- * that, not an hour). */
-static int reply_ms = JDK_REPLY_MS;
+/* One request of jinfo's: what it sends and the heading it prints. */
+struct jinfo_req {
+  const char *cmd, *args[3], *heading;
+};
 
-/* One request to v; its body on stdout under heading (NULL: none).
+/* Print v's answer a to a request: its body under heading on stdout.
  * Returns 0, or 1 after jinfo's line on stderr. */
-static int ask(const struct jvm *v, const char *cmd, const char *const args[3],
-               const char *heading)
+static int show(int pid, const struct attach_answer *a, const char *heading)
 {
-  char *reply, err[512];
   const char *body;
   size_t n;
-  int why;
 
-  if ((why = attach_ask_long(v, cmd, args, JDK_TIMEOUT_MS, reply_ms, &reply,
-                             err, sizeof(err)))) {
-    jdk_refusal(v->pid, why, err);
+  if (a->rc) {
+    jdk_refusal(pid, a->rc, a->err);
     return 1;
   }
-  n = strlen(body = "");
-  if (attach_status(reply, &body)) {
+  if (attach_status(a->reply, &body)) {
     n = strlen(body);
     while (n && body[n - 1] == '\n') n--;
     fflush(stdout);
     fputs(REFUSED, stderr);
     term_write(stderr, body, n, 1);
     fputc('\n', stderr);
-    free(reply);
     return 1;
   }
   if (heading) fputs(heading, stdout);
   term_write(stdout, body, strlen(body), 1);
-  free(reply);
   return 0;
 }
 
@@ -130,47 +122,89 @@ static const struct jinfo_flag *flag_row(const char *arg)
   return &jinfo_flags[i];
 }
 
-/* -flag's argument arg: its row's request with the name and value.
- * Returns 0, 1 after jinfo's line, or -1 after the line jinfo dies with. */
-static int flag(const struct jvm *v, const char *arg)
+/* Mode m's requests into r (-flag's: its NAME's row, the name in *held,
+ * freed by the caller). Returns how many, or -1 when jinfo dies there:
+ * -flag "". */
+static int requests(enum jinfo_mode m, const char *name, struct jinfo_req *r,
+                    size_t max, char **held)
 {
-  const struct jinfo_flag *f = flag_row(arg);
-  const char *args[3] = {NULL, f->value, NULL};
-  char *name = NULL;
-  int rc;
+  size_t k = 0;
 
-  if (f->form == FORM_EMPTY) {
-    fflush(stdout);
-    fputs("Exception in thread \"main\" java.lang."
-          "StringIndexOutOfBoundsException: String index out of range: 0\n",
-          stderr);
-    return -1;
-  }
-  if (f->form == FORM_EQ) {
-    const char *eq = strchr(arg, '=');
+  if (m == MODE_FLAG) {
+    const struct jinfo_flag *f = flag_row(name);
 
-    args[0] = name = xstrndup(arg, (size_t)(eq - arg));
-    args[1] = eq + 1;
-  } else {
-    args[0] = arg + (f->form == FORM_PLUS || f->form == FORM_MINUS);
+    if (f->form == FORM_EMPTY) return -1;
+    r[0] = (struct jinfo_req){f->request, {NULL, f->value, NULL}, NULL};
+    if (f->form == FORM_EQ) {
+      const char *eq = strchr(name, '=');
+
+      r[0].args[0] = *held = xstrndup(name, (size_t)(eq - name));
+      r[0].args[1] = eq + 1;
+    } else {
+      r[0].args[0] = name + (f->form == FORM_PLUS || f->form == FORM_MINUS);
+    }
+    return 1;
   }
-  rc = ask(v, f->request, args, NULL);
-  free(name);
-  return rc;
+  for (size_t i = 0; i < sizeof(jinfo_asks) / sizeof(*jinfo_asks); i++)
+    if (jinfo_asks[i].mode == m && k < max)
+      r[k++] = (struct jinfo_req){
+          "jcmd", {jinfo_asks[i].line, NULL, NULL}, jinfo_asks[i].heading};
+  return (int)k;
 }
 
-/* Mode m's requests to v (-flag's: its NAME's row). Returns 0, 1, or -1
- * when jinfo would die there. */
-static int one(const struct jvm *v, enum jinfo_mode m, const char *name)
+/* Ask the n JVMs v the nr requests r, each request to all of them at once
+ * (attach_ask_all: a JVM that never answers delays no other), then print
+ * each JVM's answers in order ("Pid:<pid>" before each of several), up to
+ * its first failure, as jinfo does one JVM after another. One JVM waits
+ * the links' hour for an answer, several JDK_FAN_REPLY_MS each. */
+static int ask_all(const struct vm *v, size_t n, const struct jinfo_req *r,
+                   size_t nr)
 {
-  if (m == MODE_FLAG) return flag(v, name);
-  for (size_t i = 0; i < sizeof(jinfo_asks) / sizeof(*jinfo_asks); i++) {
-    const char *args[3] = {jinfo_asks[i].line, NULL, NULL};
+  struct attach_answer *ans = xzalloc(nr * n * sizeof(*ans));
+  struct jvm *j = xmalloc(n * sizeof(*j));
+  const struct jvm **js = xmalloc(n * sizeof(*js));
+  int *open = xmalloc(n * sizeof(*open)), rc = 0;
+  char(*err)[256] = xmalloc(n * sizeof(*err));
 
-    if (jinfo_asks[i].mode == m && ask(v, "jcmd", args, jinfo_asks[i].heading))
-      return 1;
+  for (size_t k = 0; k < n; k++)
+    open[k] = jvm_open_row(&j[k], &v[k], err[k], sizeof(err[k]));
+  for (size_t q = 0; q < nr; q++) {
+    const char *body;
+
+    for (size_t k = 0; k < n; k++) /* the JVMs that answered all before */
+      js[k] = !open[k] && (q == 0 ||
+                           (!ans[(q - 1) * n + k].rc &&
+                            !attach_status(ans[(q - 1) * n + k].reply, &body)))
+                  ? &j[k]
+                  : NULL;
+    attach_ask_all(js, n, r[q].cmd, r[q].args, JDK_TIMEOUT_MS,
+                   n > 1 ? JDK_FAN_REPLY_MS : JDK_REPLY_MS, &ans[q * n]);
+    for (size_t k = 0; k < n; k++)
+      if (!js[k]) ans[q * n + k].rc = -1; /* not asked */
   }
-  return 0;
+  for (size_t k = 0; k < n; k++) {
+    if (n > 1) printf("Pid:%d\n", v[k].pid);
+    if (open[k]) {
+      fflush(stdout);
+      jdk_refusal(v[k].pid, open[k] == -ESRCH ? ATTACH_NOPROC : ATTACH_PERM,
+                  err[k]);
+      rc = 1;
+      continue;
+    }
+    for (size_t q = 0; q < nr; q++)
+      if (show(v[k].pid, &ans[q * n + k], r[q].heading)) {
+        rc = 1;
+        break;
+      }
+    jvm_close(&j[k]);
+  }
+  for (size_t i = 0; i < nr * n; i++) free(ans[i].reply);
+  free(ans);
+  free(j);
+  free(js);
+  free(open);
+  free(err);
+  return rc;
 }
 
 static int usage(int rc)
@@ -187,9 +221,11 @@ int jinfo_link_main(int argc, char **argv)
 {
   const char *name = NULL, *target;
   enum jinfo_mode m = MODE_ALL;
+  struct jinfo_req r[sizeof(jinfo_asks) / sizeof(*jinfo_asks)];
   struct vm *v;
+  char *held = NULL;
   size_t n;
-  int i, words = 0, most = 1, rc = 0;
+  int i, nr, words = 0, most = 1, rc = 0;
 
   if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
   for (i = 1; i < argc; i++) {
@@ -217,21 +253,18 @@ int jinfo_link_main(int argc, char **argv)
   if (argc - i != 1) return usage(1);
   target = argv[i];
   if (jdk_find(target, &v, &n)) return 1;
-  if (n > 1) reply_ms = JDK_FAN_REPLY_MS;
-  for (size_t k = 0; k < n; k++) {
-    struct jvm j;
-    int e;
-
-    if (n > 1) printf("Pid:%d\n", v[k].pid);
-    if (jdk_open(&j, &v[k])) {
-      rc = 1;
-      continue;
-    }
-    e = one(&j, m, name);
-    jvm_close(&j);
-    rc |= e != 0;
-    if (e < 0) break;
+  nr = requests(m, name, r, sizeof(r) / sizeof(*r), &held);
+  if (nr < 0) { /* jinfo dies there, after the first JVM's "Pid:" */
+    if (n > 1) printf("Pid:%d\n", v[0].pid);
+    fflush(stdout);
+    fputs("Exception in thread \"main\" java.lang."
+          "StringIndexOutOfBoundsException: String index out of range: 0\n",
+          stderr);
+    rc = 1;
+  } else {
+    rc = ask_all(v, n, r, (size_t)nr);
   }
+  free(held);
   vm_list_free(v, n);
   return rc;
 }
