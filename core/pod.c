@@ -7,7 +7,10 @@
  * What it can do is make a cgroup below its own named after another
  * container's id: so the id is the one nearest the cgroup root
  * (proc_container's), and the runtime's pid file must name a process in
- * the JVM's pid namespace whose own cgroup names the same id.
+ * the JVM's pid namespace whose cgroup holding that id is the JVM's: the
+ * same path up to the id's component, not a cgroup of the same name made
+ * elsewhere (by a host user given a cgroup subtree of their own, beside a
+ * hostPID pod whose pid namespace is the host's).
  *
  * The JSON scanner reads the config's top-level "annotations" object and
  * nothing else: linear in the file, recursion bounded, strings decoded
@@ -267,12 +270,51 @@ static int state_file(const char *path, size_t max, char **data, size_t *len)
   return rc;
 }
 
-/* The pid file at path names a process in pid namespace pidns whose
- * cgroup names container id: 0, -ENOENT (no such file), -ESRCH (another
- * process), or -errno. */
-static int verify(const char *path, uint64_t pidns, const char *id)
+static int is_hex(char c)
 {
-  char *d, cid[65];
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* The cgroup of pid that names container id, as "<line's hierarchy>:<path
+ * up to the end of the component holding id>" in b (n bytes): where the
+ * runtime made the container's cgroup. The id must be proc_container's
+ * (the first 64-hex-digit name of the file). 0, -ESRCH when it is not, or
+ * -errno. */
+static int cg_home(int pid, const char *id, char *b, size_t n)
+{
+  char path[64], cid[65], *cg, *at, *line, *end;
+  size_t len;
+  int rc;
+
+  if ((rc = proc_container(pid, cid, NULL))) return rc;
+  if (strcmp(cid, id)) return -ESRCH;
+  snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+  if ((rc = read_file(AT_FDCWD, path, 0, 65536, &cg, &len))) return rc;
+  rc = -ESRCH;
+  /* the id as a whole name, as proc_container found it */
+  for (at = strstr(cg, id); at; at = strstr(at + 1, id))
+    if ((at == cg || !is_hex(at[-1])) && !is_hex(at[64])) break;
+  if (at) {
+    for (line = at; line > cg && line[-1] != '\n'; line--) continue;
+    end = at + strcspn(at, "/\n");
+    if ((size_t)(end - line) < n) {
+      memcpy(b, line, (size_t)(end - line));
+      b[end - line] = 0;
+      rc = 0;
+    }
+  }
+  free(cg);
+  return rc;
+}
+
+/* The pid file at path names a process in pid namespace pidns whose
+ * cgroup holding container id is the one pid's is in (not a cgroup of the
+ * same name elsewhere: a process with a cgroup of its own to write, a
+ * host process in a hostPID pod's pid namespace): 0, -ENOENT (no such
+ * file), -ESRCH (another process), or -errno. */
+static int verify(const char *path, int pid, uint64_t pidns, const char *id)
+{
+  char *d, home[1024], init_home[1024];
   size_t n;
   uint64_t ino;
   int init, rc;
@@ -283,22 +325,25 @@ static int verify(const char *path, uint64_t pidns, const char *id)
   free(d);
   if (rc) return rc;
   if (proc_ns_ino(init, "pid", &ino) || ino != pidns) return -ESRCH;
-  if (proc_container(init, cid, NULL) || strcmp(cid, id)) return -ESRCH;
+  if (cg_home(pid, id, home, sizeof(home)) ||
+      cg_home(init, id, init_home, sizeof(init_home)) ||
+      strcmp(home, init_home))
+    return -ESRCH;
   return 0;
 }
 
 /* The state in folder dir (its pid file named pidfile, its config.json
  * there or else at alt), verified and parsed for rt. As pod_names. */
 static int from_state(const char *dir, const char *pidfile, const char *alt,
-                      enum pod_runtime rt, uint64_t pidns, const char *id,
-                      struct pod_names *out)
+                      enum pod_runtime rt, int pid, uint64_t pidns,
+                      const char *id, struct pod_names *out)
 {
   char path[PATH_MAX], *d;
   size_t n;
   int rc;
 
   snprintf(path, sizeof(path), "%s/%s", dir, pidfile);
-  if ((rc = verify(path, pidns, id))) return rc == -ENOTDIR ? -ENOENT : rc;
+  if ((rc = verify(path, pid, pidns, id))) return rc == -ENOTDIR ? -ENOENT : rc;
   snprintf(path, sizeof(path), "%s/config.json", dir);
   rc = state_file(path, POD_CONFIG_MAX, &d, &n);
   if (rc == -ENOENT && alt) rc = state_file(alt, POD_CONFIG_MAX, &d, &n);
@@ -323,14 +368,14 @@ int pod_names(int pid, uint64_t pidns, const char *id, struct pod_names *out)
    * for CRI-O, under the graph root for podman) */
   snprintf(dir, sizeof(dir), "%s/%s/userdata", crio_run, id);
   snprintf(alt, sizeof(alt), "%s/%s/userdata/config.json", crio_lib, id);
-  rc = from_state(dir, "pidfile", alt, POD_CRIO, pidns, id, out);
+  rc = from_state(dir, "pidfile", alt, POD_CRIO, pid, pidns, id, out);
   if (rc != -ENOENT) return rc;
   /* containerd: the task's bundle in one of its namespaces (k8s.io) */
   if (!(tasks = opendir(ctrd_tasks))) return -ENOENT;
   while (rc == -ENOENT && (e = readdir(tasks)) && seen++ < CTRD_MAX_NS) {
     if (e->d_name[0] == '.') continue;
     snprintf(dir, sizeof(dir), "%s/%s/%s", ctrd_tasks, e->d_name, id);
-    rc = from_state(dir, "init.pid", NULL, POD_CONTAINERD, pidns, id, out);
+    rc = from_state(dir, "init.pid", NULL, POD_CONTAINERD, pid, pidns, id, out);
   }
   closedir(tasks);
   if (rc) memset(out, 0, sizeof(*out));

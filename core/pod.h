@@ -6,8 +6,9 @@
  * the containers/storage folder CRI-O and podman use, never from what the
  * container says of itself (its hostname, environment or files). The
  * state counts only when the runtime's own pid file names a process in
- * the JVM's pid namespace and cgroup: a container that makes a nested
- * cgroup named after another container's id gets no names.
+ * the JVM's pid namespace whose cgroup holding that id is the JVM's (the
+ * same path up to the id): a process in a cgroup named after another
+ * container's id, made below its own or elsewhere, gets no names.
  */
 #ifndef POD_H
 #define POD_H
@@ -51,7 +52,8 @@ int pod_parse_config(const char *json, size_t n, enum pod_runtime rt,
  * cgroup names container id (core/proc's proc_container, 64 hex digits):
  * 0 with *out, -ENOENT when no runtime keeps state for id (or it names
  * no pod), -ESRCH when the state's pid file names a process outside pid's
- * pid namespace or cgroup (not this process's container), -EINVAL when
+ * pid namespace or another cgroup of that id (not this process's
+ * container), -EINVAL when
  * the config is refused (pod_parse_config), or -errno (-EACCES: not root).
  * Reads only the host's runtime folders, each file opened without
  * following links, a regular file owned by root, at most POD_CONFIG_MAX. */
