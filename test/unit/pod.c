@@ -59,15 +59,18 @@ static void hostile(void)
   struct buf b = {0};
   size_t n = strlen(crio);
 
-  /* every truncation of a valid config is refused, never read past */
-  for (size_t k = 0; k < n - 2; k++) {
-    char *cut = xstrndup(crio, k);
-    int rc = pod_parse_config(cut, k, POD_CRIO, &o);
+  /* every truncation of a valid config is refused, never read past (a
+   * copy of exactly k bytes: ASan sees a read past it) */
+  size_t refused = 0;
 
-    if (rc != -EINVAL) CHECK_INT(rc, -EINVAL, "truncated at %zu", k);
+  for (size_t k = 0; k < n - 2; k++) {
+    char *cut = xmalloc(k ? k : 1);
+
+    memcpy(cut, crio, k);
+    refused += pod_parse_config(cut, k, POD_CRIO, &o) == -EINVAL;
     free(cut);
   }
-  CHECK(1, "every truncation refused");
+  CHECK_INT(refused, n - 2, "every truncation refused");
   CHECK_INT(parse("{\"annotations\":{}} x", POD_CRIO, &o), -EINVAL,
             "trailing garbage");
   CHECK_INT(parse("[1]", POD_CRIO, &o), -EINVAL, "not an object");
