@@ -19,18 +19,19 @@ struct tdump;
  * interval's rates. */
 struct top_vm {
   int pid, nspid, other_ns;
-  char *user;             /* from its hsperfdata_<user> folder */
-  char container[65];     /* its cgroup's container id, "" for none */
-  struct pod_names names; /* its pod's (core/pod), ns "" for none */
-  char *main_class;       /* core/vm's vm_main_class (jps -l's), "" unknown */
-  char *main;             /* the MAIN column: its short form (vm_main), or
+  char *user;         /* from its hsperfdata_<user> folder */
+  char container[65]; /* its cgroup's container id, "" for none */
+  /* its pod's names (core/pod), ns "" for none */
+  struct pod_names names;
+  char *main_class;   /* core/vm's vm_main_class (jps -l's), "" unknown */
+  char *main;         /* the MAIN column: its short form (vm_main), or
                          why it is unknown ("" when PerfData says none) */
-  int attach;             /* takes attach: 1, 0 (disabled), -1 unknown */
-  int pd_ok;              /* its PerfData was read this time */
-  uint64_t starttime;     /* /proc: ticks after boot (tells a reused pid) */
-  uint64_t ticks;         /* utime + stime */
-  double cpu;             /* % of one core over the interval; -1 unknown */
-  double rss;             /* bytes */
+  int attach;         /* takes attach: 1, 0 (disabled), -1 unknown */
+  int pd_ok;          /* its PerfData was read this time */
+  uint64_t starttime; /* /proc: ticks after boot (tells a reused pid) */
+  uint64_t ticks;     /* utime + stime */
+  double cpu;         /* % of one core over the interval; -1 unknown */
+  double rss;         /* bytes */
   long threads;
   double uptime;       /* seconds */
   double heap[3];      /* used, committed, max; -1 unknown */
