@@ -7,7 +7,10 @@
  * their host pid for every user who can read them, not only root. The jps
  * link (jps_link_main, a row of specs/dropins.def) takes jps's command line:
  * -q and clusters of -lmvV, -J options ignored, the help words alone on the
- * line (after -J's are dropped), only the local host.
+ * line (after -J's are dropped), only the local host. Where a JVM runs in
+ * a Kubernetes pod (core/pod: its runtime's state says so), ps adds a
+ * column after the pid, NAMESPACE/POD/CONTAINER ("-" for a JVM in none);
+ * the jps link never does.
  */
 #include "core/jvmtool.h"
 #include "core/out.h"
@@ -15,6 +18,7 @@
 #include "cmd/cmd.h"
 #include "core/format.h"
 #include "core/perfdata.h"
+#include "core/pod.h"
 #include "core/jvm.h"
 #include "core/vm.h"
 #include "cmd/jdk.h"
@@ -112,16 +116,24 @@ static int attach(const struct vm *v, struct perfdata *pd)
   return pd_accessible(pd) ? 0 : 1;
 }
 
-static void line(const struct vm *v, const int *flags)
+/* A JVM's line; pod (not NULL: some JVM listed has pod names) its pod's
+ * names after the pid, "-" for none. */
+static void line(const struct vm *v, const int *flags,
+                 const struct pod_names *pod)
 {
   struct buf out = {0}, cmd = {0}, s = {0};
   struct perfdata pd;
   const char *args;
   size_t len, at = 0;
   int rc;
+  char names[POD_NS_MAX + POD_NAME_MAX + POD_CTR_MAX + 3];
 
   buf_printf(&out, "%d", v->pid);
   if (flags[OPT_quiet]) goto done;
+  if (pod) {
+    pod_text(pod, names, sizeof(names));
+    buf_printf(&out, " %s", *names ? names : "-");
+  }
   if ((rc = attach(v, &pd)) < 0) {
     buf_adds(&out, " -- process information unavailable");
     goto done;
@@ -166,7 +178,7 @@ done:
  * args and the JVM's strings as its PerfData has them. The one rule for
  * empty values: null what its PerfData cannot say (no file, no such
  * counter), "" what it says is empty (no arguments). */
-static void json_vm(const struct vm *v, int first)
+static void json_vm(const struct vm *v, const struct pod_names *pod, int first)
 {
   struct perfdata pd;
   struct buf out = {0}, cmd = {0}, s = {0};
@@ -193,6 +205,9 @@ static void json_vm(const struct vm *v, int first)
   json_bool(&o, "other_namespace", v->other_ns);
   json_bool(&o, "alive", v->alive);
   json_bool(&o, "locked", v->locked < 0 ? -1 : v->locked > 0);
+  json_strz(&o, "namespace", *pod->ns ? pod->ns : NULL);
+  json_strz(&o, "pod", *pod->ns ? pod->pod : NULL);
+  json_strz(&o, "container", *pod->container ? pod->container : NULL);
   if (ok) command(&pd, &cmd);
   known = ok && !vm_command(&pd, &cs, &cn);
   json_str(&o, "main_class", ok ? cmd.p : NULL,
@@ -280,12 +295,14 @@ static int jps_args(int argc, char **argv, int *flags)
   return -1;
 }
 
-/* The JVMs, one line each as flags (rows of specs/ps.opts) ask, or JSON. */
-static int list(const int *flags, int json)
+/* The JVMs, one line each as flags (rows of specs/ps.opts) ask, or JSON;
+ * pods: a column of pod names when any JVM has them (not the jps link). */
+static int list(const int *flags, int json, int pods)
 {
   struct vm *vms;
+  struct pod_names *pod;
   size_t n, shown = 0;
-  int rc;
+  int rc, any = 0;
 
   until = now_ms() + PD_READY_WAIT_MS;
   rc = vm_list(&vms, &n);
@@ -294,6 +311,11 @@ static int list(const int *flags, int json)
     errno_msg(rc, "cannot read '/tmp'");
     return 1;
   }
+  pod = xzalloc((n ? n : 1) * sizeof(*pod));
+  for (size_t i = 0; pods && i < n; i++)
+    if (vms[i].alive && vms[i].pid &&
+        !pod_of(vms[i].pid, vms[i].seen ? vms[i].pidns : 0, &pod[i]))
+      any = 1;
   if (json) fputs("[", stdout);
   for (size_t i = 0; i < n; i++) {
     /* a file whose process is gone: jps (a JVM) removes those of its own
@@ -303,12 +325,13 @@ static int list(const int *flags, int json)
         vms[i].uid == geteuid())
       continue;
     if (json)
-      json_vm(&vms[i], !shown++);
+      json_vm(&vms[i], &pod[i], !shown++);
     else
-      line(&vms[i], flags);
+      line(&vms[i], flags, any ? &pod[i] : NULL);
   }
   if (json) fputs(shown ? "\n]\n" : "]\n", stdout);
   vm_list_free(vms, n);
+  free(pod);
   return 0;
 }
 
@@ -320,7 +343,7 @@ int ps_main(int argc, char **argv)
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
   for (int i = 0; i < OPTS_NROWS; i++) flags[i] = a.count[i] > 0;
-  return list(flags, flags[OPT_json]);
+  return list(flags, flags[OPT_json], 1);
 }
 
 int jps_link_main(int argc, char **argv)
@@ -329,5 +352,5 @@ int jps_link_main(int argc, char **argv)
 
   if ((argc = jdk_args(argc, argv, NULL)) < 0) return 1;
   if ((rc = jps_args(argc, argv, flags)) >= 0) return rc;
-  return list(flags, 0);
+  return list(flags, 0, 0);
 }

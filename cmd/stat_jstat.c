@@ -217,8 +217,9 @@ static int add_pid_or_file(struct run *r, const char *s, int flags, char *why,
                            size_t whylen)
 {
   struct stat_jvm t = {0};
+  int rc = vm_parse_target(s, flags, &t.pid, &t.path, why, whylen);
 
-  if (vm_parse_target(s, flags, &t.pid, &t.path, why, whylen)) return -1;
+  if (rc) return rc;
   t.name = t.path ? xstrdup(t.path) : xasprintf("%d", t.pid);
   add_target(r, &t);
   return 0;
@@ -293,10 +294,18 @@ static int take_targets(struct run *r, const char *list)
   int rc = 0;
 
   for (char *tok = copy, *end; tok && !rc; tok = end) {
+    int bad;
+
     end = access(list, F_OK) ? strchr(tok, ',') : NULL;
     if (end) *end++ = 0;
-    if (add_pid_or_file(r, tok, 0, why, sizeof(why)))
+    bad = add_pid_or_file(r, tok, 0, why, sizeof(why));
+    /* a pod that names no JVM, or several: no usage error */
+    if (bad == -ESRCH || bad == -E2BIG) {
+      error_msg("%s", why);
+      rc = 1;
+    } else if (bad) {
       rc = usage_error("bad target '%s': %s", tok, why);
+    }
   }
   free(copy);
   r->pid_column = r->ntg > 1;
@@ -356,7 +365,10 @@ int stat_args(struct run *r, int argc, char **argv)
     free(why);
     return rc;
   }
-  if (strcmp(a.argv[0], "all")) return take_targets(r, a.argv[0]) ? 2 : -1;
+  if (strcmp(a.argv[0], "all")) {
+    rc = take_targets(r, a.argv[0]);
+    return rc ? rc : -1;
+  }
   r->pid_column = 1;
   return add_all(r) ? 1 : -1;
 }

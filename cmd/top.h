@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/heap.h"
+#include "core/pod.h"
 #include "core/proc.h"
 
 struct buf;
@@ -20,6 +21,8 @@ struct top_vm {
   int pid, nspid, other_ns;
   char *user;         /* from its hsperfdata_<user> folder */
   char container[65]; /* its cgroup's container id, "" for none */
+  /* its pod's names (core/pod), ns "" for none */
+  struct pod_names names;
   char *main_class;   /* core/vm's vm_main_class (jps -l's), "" unknown */
   char *main;         /* the MAIN column: its short form (vm_main), or
                          why it is unknown ("" when PerfData says none) */

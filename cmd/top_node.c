@@ -138,8 +138,10 @@ static int read_one(struct top_vm *t, const struct top_vm *id,
   t->user = xstrdup(id->user ? id->user : "?");
   if (was) {
     memcpy(t->container, was->container, sizeof(t->container));
+    t->names = was->names;
   } else {
     proc_container(id->pid, t->container, NULL);
+    pod_names(id->pid, 0, t->container, &t->names);
   }
   t->starttime = st.starttime;
   t->ticks = st.utime + st.stime;
@@ -274,6 +276,7 @@ enum {
   C_PID,
   C_USER,
   C_CONT,
+  C_POD,
   C_CPU,
   C_RSS,
   C_HEAP,
@@ -287,11 +290,12 @@ enum {
 };
 static const struct top_col cols[C_N] = {
     [C_PID] = {"PID", 7, 0, 0},         [C_USER] = {"USER", 11, 1, 3},
-    [C_CONT] = {"CONTAINER", 13, 1, 7}, [C_CPU] = {"%CPU", 7, 0, 0},
-    [C_RSS] = {"RSS", 8, 0, 9},         [C_HEAP] = {"HEAP", 8, 0, 8},
-    [C_COMMIT] = {"COMMIT", 8, 0, 2},   [C_MAX] = {"MAX", 8, 0, 1},
-    [C_GC] = {"%GC", 6, 0, 6},          [C_ALLOC] = {"ALLOC/s", 8, 0, 10},
-    [C_THR] = {"THR", 5, 0, 5},         [C_UP] = {"UPTIME", 8, 0, 4},
+    [C_CONT] = {"CONTAINER", 13, 1, 7}, [C_POD] = {"POD", 25, 1, 7},
+    [C_CPU] = {"%CPU", 7, 0, 0},        [C_RSS] = {"RSS", 8, 0, 9},
+    [C_HEAP] = {"HEAP", 8, 0, 8},       [C_COMMIT] = {"COMMIT", 8, 0, 2},
+    [C_MAX] = {"MAX", 8, 0, 1},         [C_GC] = {"%GC", 6, 0, 6},
+    [C_ALLOC] = {"ALLOC/s", 8, 0, 10},  [C_THR] = {"THR", 5, 0, 5},
+    [C_UP] = {"UPTIME", 8, 0, 4},
 };
 enum { MAIN_MIN = 20 };
 
@@ -312,6 +316,14 @@ static void vm_line(const struct top_vm *t, unsigned mask, struct buf *b,
                *t->container ? t->container
                : t->other_ns ? "(pidns)"
                              : "-");
+  if (mask & 1u << C_POD) {
+    char pod[POD_NS_MAX + POD_NAME_MAX + POD_CTR_MAX + 3];
+
+    pod_text(&t->names, pod, sizeof(pod));
+    u.len = 0;
+    top_add_text(&u, *pod ? pod : "-", *pod ? strlen(pod) : 1, esc);
+    buf_printf(b, " %-24.24s", u.p);
+  }
   pct(b, t->cpu, 7);
   if (mask & 1u << C_RSS) sized(b, t->rss, 8);
   if (mask & 1u << C_HEAP) sized(b, t->heap[0], 8);
@@ -341,7 +353,13 @@ void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
                    int width, int esc, int sel)
 {
   size_t at = b->len;
-  unsigned mask = top_fit(cols, C_N, (1u << C_N) - 1, width, MAIN_MIN);
+  unsigned have = (1u << C_N) - 1, mask;
+
+  /* a POD column only on a node where some JVM is in a pod */
+  have &= ~(1u << C_POD);
+  for (size_t i = 0; i < node->n; i++)
+    if (*node->vm[i].names.ns) have |= 1u << C_POD;
+  mask = top_fit(cols, C_N, have, width, MAIN_MIN);
 
   totals(node, b);
   b->len--; /* its '\n': the line is cut first */
@@ -371,6 +389,9 @@ static void vm_json(const struct top_vm *t, struct buf *b)
   json_int(&o, "nspid", t->nspid);
   json_strz(&o, "user", t->user);
   json_strz(&o, "container_id", t->container);
+  json_strz(&o, "namespace", *t->names.ns ? t->names.ns : NULL);
+  json_strz(&o, "pod", *t->names.ns ? t->names.pod : NULL);
+  json_strz(&o, "container", *t->names.container ? t->names.container : NULL);
   json_bool(&o, "other_namespace", t->other_ns);
   json_strz(&o, "main_class", t->main_class);
   json_strz(&o, "main", t->main);

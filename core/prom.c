@@ -3,6 +3,7 @@
 #include "core/out.h"
 #include "core/heap.h"
 #include "core/perfdata.h"
+#include "core/pod.h"
 #include "core/prom.h"
 #include "core/vm.h"
 #include <math.h>
@@ -66,6 +67,12 @@ void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
   if (!j->pid || proc_container(j->pid, out->id, out->pod)) return;
   if (*out->id) put_label(out, "container_id", out->id, strlen(out->id));
   if (*out->pod) put_label(out, "pod_uid", out->pod, strlen(out->pod));
+  if (pod_names(j->pid, 0, out->id, &out->names)) return;
+  put_label(out, "namespace", out->names.ns, strlen(out->names.ns));
+  put_label(out, "pod", out->names.pod, strlen(out->names.pod));
+  if (*out->names.container)
+    put_label(out, "container", out->names.container,
+              strlen(out->names.container));
 }
 
 void prom_jvm_label_text(const struct prom_jvm *j, struct buf *b)

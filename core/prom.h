@@ -6,8 +6,9 @@
  * did: each name is a row of specs/prom_names.def. Values come from
  * PerfData counters and /proc/<pid>; pool and collector labels carry the
  * JVM's own MXBean names (specs/prom_map.def). Every
- * series has pid and main_class, and container_id / pod_uid when the
- * process's cgroup names them. Samples of one family stay together, each
+ * series has pid and main_class, container_id / pod_uid when the
+ * process's cgroup names them, and namespace / pod / container when its
+ * runtime's state does (core/pod). Samples of one family stay together, each
  * family with # HELP and # TYPE, so promtool check metrics is clean.
  *
  * Nothing in a file can break the exposition (docs/security.md §serve):
@@ -26,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 /* struct buf: core/lib.h, through core/jvmtool.h */
+#include "core/pod.h"
 #include "core/strset.h"
 
 struct perfdata;
@@ -77,10 +79,12 @@ static inline int prom_names_flag(int word)
  * for a file: j->pid 0), main_class (core/vm's vm_main_class of the
  * command line; "" when pd is NULL or says none), then container_id and
  * pod_uid when the process's cgroup path names them (a 64-hex-digit id;
- * "pod" and a uid, '_' standing for '-' under the systemd driver). Values
+ * "pod" and a uid, '_' standing for '-' under the systemd driver), then
+ * namespace, pod and container when the container runtime's own state
+ * for that id names them (core/pod's pod_names, verified). Values
  * are raw bytes (main_class points into j->pd's buffer): the caller
  * escapes them for its format. */
-enum { PROM_MAX_LABELS = 4 };
+enum { PROM_MAX_LABELS = 7 };
 struct prom_labels {
   size_t n;
   struct {
@@ -88,6 +92,7 @@ struct prom_labels {
     size_t len;
   } l[PROM_MAX_LABELS];
   char pid[16], id[65], pod[37];
+  struct pod_names names;
 };
 void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out);
 /* prom_jvm_labels as the inside of a series' braces, escaped, appended

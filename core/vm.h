@@ -125,9 +125,12 @@ uint64_t vm_self_mntns(void);
 
 /* The one target grammar of every command: a host pid ("4242"; jstat's
  * "//4242" and "local://4242" too), a file: URI ("file:///tmp/a%20b/pd",
- * "file:/x": absolute, no authority, query or fragment, %XX decoded), or a
- * path. Sets *pid (0 for a file) and *path (malloc'd; NULL for a pid).
- * Returns 0, or -EINVAL with "<reason>: <target>" in err. VM_TARGET_JSTAT
+ * "file:/x": absolute, no authority, query or fragment, %XX decoded), a
+ * pod's NAMESPACE/POD[/CONTAINER] when no file has that name (the one
+ * live JVM there, core/pod's pod_find: -ESRCH for none, -E2BIG for
+ * several, err saying which), or a path. Sets *pid (0 for a file) and
+ * *path (malloc'd; NULL for a pid). Returns 0, or -EINVAL with
+ * "<reason>: <target>" in err. VM_TARGET_JSTAT
  * is jstat's grammar: no plain paths, no space in a URI. */
 enum { VM_TARGET_JSTAT = 1 };
 int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,

@@ -1,10 +1,12 @@
 /* vm_target.c - what a target on the command line names: the one target
- * grammar (a pid, a file: URI, a path), the JVMs an attaching command's
+ * grammar (a pid, a file: URI, a pod's NAMESPACE/POD[/CONTAINER], a
+ * path), the JVMs an attaching command's
  * target names (jcmd's: a pid, 0, part of a main class), and the process
  * whose PerfData file a path is.
  */
 #include "core/jvmtool.h"
 #include "core/perfdata.h"
+#include "core/pod.h"
 #include "core/root.h"
 #include "core/vm.h"
 
@@ -62,6 +64,8 @@ int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
   else if (starts_with(p, "//"))
     p += 2;
   if (!parse_pid(p, pid)) return 0;
+  /* NAMESPACE/POD[/CONTAINER], unless a file of that name is there */
+  if (pod_is_target(s) && access(s, F_OK)) return pod_find(s, pid, err, errlen);
   if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
     snprintf(err, errlen, "remote vmids are not supported: %s", s);
     return -EINVAL;
@@ -184,8 +188,10 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
 
   *out = NULL;
   *n = 0;
-  if (!all &&
-      !vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err, errlen)) {
+  rc = all ? -EINVAL
+           : vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err, errlen);
+  if (rc && !all && pod_is_target(target) && access(target, F_OK)) return rc;
+  if (!rc) {
     if (path) {
       free(path);
       snprintf(err, errlen, "'%s' is a PerfData file: attach needs a pid",
