@@ -23,4 +23,12 @@
  * it after it walks. */
 void say_skipped(void);
 
+/* One counter of dump --json ("name": {value, units, variability}), after
+ * ",\n  " (or "\n  " when first) into b: dump's and serve's JVM page's. */
+struct buf;
+struct perfdata;
+struct pd_counter;
+void dump_json_counter(struct buf *b, const struct perfdata *pd,
+                       const struct pd_counter *c, int first);
+
 #endif

@@ -52,6 +52,8 @@ static int params(struct conn *c, const struct route *r, const char *t,
       a->interval = x;
     else if ((*p)->kind == OPTS_INT)
       a->secs = (long)x;
+    else if ((*p)->kind == OPTS_WORD)
+      a->svg = x == 1;
   }
   return 0;
 bad:

@@ -106,6 +106,8 @@ struct top_jvm {
   int opened;
   int stacks;              /* --stacks N (or the s key) */
   int alloc;               /* --alloc: a Thread.print -e every refresh */
+  int no_dump;             /* top_jvm_read takes no dump: its owner does,
+                              without blocking (serve's JVM page) */
   uint64_t dump_every_ns;  /* --dump-every: the least time between dumps */
   struct proc_task *prev;  /* the last walk of its threads */
   struct top_known *known; /* parallel to prev */
@@ -130,6 +132,15 @@ int top_jvm_read(struct top_jvm *j);
  * from it. Returns 0, or -1 with the reason in j->why. */
 int top_jvm_dump(struct top_jvm *j);
 void top_jvm_free(struct top_jvm *j);
+/* For an owner that takes the dumps itself (no_dump set): whether one is
+ * due at now (ns, top_now_ns), whether the JVM may be asked (else the
+ * reason is in j->why), the jcmd line to send, and what to do with its
+ * reply (taken over, freed): names, states and stacks from it. 0, or -1
+ * with the reason in j->why. */
+int top_jvm_dump_due(const struct top_jvm *j, uint64_t now);
+int top_jvm_can_dump(struct top_jvm *j);
+const char *top_jvm_dump_line(const struct top_jvm *j);
+int top_jvm_take(struct top_jvm *j, char *reply);
 /* The JVM's view as text. rows 0: every thread, then the hot stacks
  * (batch); else at most rows lines in all, the hot stacks (when
  * j->stacks) sharing them, rows numbered and row sel (>= 0) marked. Lines
