@@ -93,22 +93,6 @@ struct scrape {
   struct prom_scrape s;
 };
 
-size_t serve_shown(int all_users, int pid, struct vm **v)
-{
-  size_t n, k = 0;
-
-  if (vm_list(v, &n)) n = 0;
-  say_skipped();
-  for (size_t i = 0; i < n; i++) {
-    if (!(*v)[i].alive || (!all_users && (*v)[i].uid != geteuid()) ||
-        (pid > 0 && (*v)[i].pid != pid))
-      vm_free(&(*v)[i]);
-    else
-      (*v)[k++] = (*v)[i];
-  }
-  return k;
-}
-
 /* Every JVM a scrape shows (only pid when pid > 0) into *v: how many. */
 static size_t shown(const struct scrape *s, int pid, struct vm **v)
 {

@@ -166,7 +166,7 @@ struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
                        const struct http_req *r, int head);
 
 /* The JVMs serve shows (alive, ours unless all_users; only pid when pid
- * > 0; serve.c) into *v (vm_list_free it): how many. */
+ * > 0; serve_query.c) into *v (vm_list_free it): how many. */
 struct vm;
 size_t serve_shown(int all_users, int pid, struct vm **v);
 

@@ -23,7 +23,6 @@
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "cmd/serve.h"
-#include "cmd/top.h"
 #include "core/attach.h"
 #include "core/flame.h"
 #include "core/perfdata.h"
@@ -46,14 +45,14 @@ enum {
 
 struct view {
   int on, pid;
-  struct top_jvm j;
+  struct top_jvm *j;
   struct attach_xchg x;
   int asking; /* x is under way */
   uint64_t used;
 };
 
 static struct page_conf conf;
-static struct top_node node;
+static struct top_node *node;
 static uint64_t node_ms;
 static int *node_only;
 static struct view views[VIEWS];
@@ -112,9 +111,9 @@ static void node_refresh(void)
 {
   uint64_t now = now_ms();
 
+  if (!node) node = top_node_new();
   if (node_ms && now - node_ms < NODE_EVERY_MS) return;
-  if (!conf.all_users &&
-      (!node.listed_ns || top_now_ns() - node.listed_ns >= TOP_RELIST_NS)) {
+  if (!conf.all_users && top_node_lists_next(node)) {
     struct vm *v;
     size_t n = serve_shown(0, 0, &v);
 
@@ -122,10 +121,9 @@ static void node_refresh(void)
     node_only = xmalloc((n + 1) * sizeof(*node_only));
     for (size_t i = 0; i < n; i++) node_only[i] = v[i].pid;
     vm_list_free(v, n);
-    node.only = node_only;
-    node.nonly = n;
+    top_node_only(node, node_only, n);
   }
-  top_node_read(&node);
+  top_node_read(node);
   node_ms = now_ms();
 }
 
@@ -135,7 +133,7 @@ struct resp *page_node(int head, int close_after)
   struct resp *r;
 
   node_refresh();
-  top_node_json(&node, "node", &b);
+  top_node_json(node, "node", &b);
   r = resp_new(200, "application/json", b.p, b.len, head, close_after);
   buf_free(&b);
   return r;
@@ -144,21 +142,20 @@ struct resp *page_node(int head, int close_after)
 static void view_drop(struct view *v)
 {
   if (v->asking) attach_end(&v->x);
-  top_jvm_free(&v->j);
+  top_jvm_delete(v->j);
   memset(v, 0, sizeof(*v));
 }
 
 /* The view's answer: {"top": top's thread view, "counters": dump's}. */
 static struct resp *view_resp(struct view *v, int head, int close_after)
 {
-  const struct perfdata *pd =
-      v->j.one.n && v->j.one.vm[0].pd_ok ? v->j.one.vm[0].pd : NULL;
+  const struct perfdata *pd = top_jvm_perfdata(v->j);
   struct buf b = {0};
   struct resp *r;
   size_t n = pd ? pd->n : 0;
 
   buf_adds(&b, "{\"top\": ");
-  top_jvm_json(&v->j, &b);
+  top_jvm_json(v->j, &b);
   buf_adds(&b, ", \"counters\": {");
   for (size_t i = 0; i < n; i++)
     dump_json_counter(&b, pd, pd->counters[i], i == 0);
@@ -175,17 +172,15 @@ static void view_ask(struct view *v)
   const char *args[3] = {NULL, NULL, NULL};
   char err[256], *reply = NULL;
 
-  if (v->asking || !top_jvm_dump_due(&v->j, top_now_ns()) ||
-      !top_jvm_can_dump(&v->j))
-    return;
-  args[0] = top_jvm_dump_line(&v->j);
-  if (!attach_begin(&v->x, &v->j.vm, "jcmd", args, DUMP_MS)) {
+  if (v->asking || !top_jvm_dump_now(v->j) || !top_jvm_can_dump(v->j)) return;
+  args[0] = top_jvm_dump_line(v->j);
+  if (!attach_begin(&v->x, top_jvm_target(v->j), "jcmd", args, DUMP_MS)) {
     v->asking = 1;
     return;
   }
   attach_result(&v->x, &reply, err, sizeof(err));
   free(reply);
-  snprintf(v->j.why, sizeof(v->j.why), "no thread dump: %s", err);
+  top_jvm_no_dump(v->j, err);
 }
 
 /* The view of pid: kept, or made for a JVM serve shows; NULL with the
@@ -224,10 +219,7 @@ static struct view *view_of(struct conn *c, int pid, int head)
   }
   v->on = 1;
   v->pid = pid;
-  v->j.pid = pid;
-  v->j.stacks = STACKS;
-  v->j.no_dump = 1;
-  v->j.dump_every_ns = (uint64_t)DUMP_EVERY_S * 1000000000u;
+  v->j = top_jvm_new(pid, STACKS, DUMP_EVERY_S);
   return v;
 }
 
@@ -249,7 +241,7 @@ void page_jvm(struct conn *c, const struct route *r, const char *t, size_t len,
   }
   if (!(v = view_of(c, (int)pid, head))) return;
   v->used = now_ms();
-  if (!v->asking && top_jvm_read(&v->j)) {
+  if (!v->asking && (top_jvm_read(v->j) || !top_jvm_found(v->j))) {
     view_drop(v);
     snprintf(line, sizeof(line), "pid %lld exited", pid);
     c->out = resp_line(410, line, NULL, head);
@@ -291,9 +283,9 @@ void page_step(struct conn *conns)
     v->asking = 0;
     if (attach_result(&v->x, &reply, err, sizeof(err))) {
       free(reply);
-      snprintf(v->j.why, sizeof(v->j.why), "no thread dump: %s", err);
+      top_jvm_no_dump(v->j, err);
     } else {
-      top_jvm_take(&v->j, reply);
+      top_jvm_take(v->j, reply);
     }
     for (int k = 0; k < MAX_CONN; k++) {
       struct conn *c = &conns[k];
@@ -310,7 +302,8 @@ void page_end(void)
 {
   for (int i = 0; i < VIEWS; i++)
     if (views[i].on) view_drop(&views[i]);
-  top_node_free(&node);
+  top_node_delete(node);
+  node = NULL;
   free(node_only);
   node_only = NULL;
 }

@@ -36,7 +36,7 @@ class Chrome:
              '--disable-quic', '--no-first-run', '--disable-sync',
              '--disable-background-networking', '--disable-component-update',
              '--remote-debugging-pipe', '--user-data-dir=' + profile,
-             '--window-size=1200,800', 'about:blank'],
+             '--window-size=1100,640', 'about:blank'],
             preexec_fn=fds, close_fds=False,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(r_in)
@@ -184,7 +184,7 @@ def main():
         for d in ('Page', 'Runtime', 'Log'):
             c.call(d + '.enable')
         c.call('Emulation.setDeviceMetricsOverride',
-               {'width': 1200, 'height': 800, 'deviceScaleFactor': 1,
+               {'width': 1100, 'height': 640, 'deviceScaleFactor': 1,
                 'mobile': False})
         c.call('Page.navigate', {'url': url})
         want = '!!(' + ' && '.join(

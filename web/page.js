@@ -132,8 +132,9 @@
   function drawJvm(d) {
     var top = d.top, line = (top.jvms || [])[0] || {}, st = $('stacks'), tb, f;
     $('jvm-title').textContent = 'pid ' + top.pid + ': ' + (line.main_class || line.main || '?') +
-      '  (' + owner(line) + ', CPU ' + pct(line.cpu_pct) + '%, heap ' +
-      size(line.heap_used_bytes) + '/' + size(line.heap_max_bytes) + ')';
+      (line.container_id ? ' in container ' + owner(line) : '') +
+      ' \u2014 CPU ' + pct(line.cpu_pct) + '%, heap ' +
+      size(line.heap_used_bytes) + ' of ' + size(line.heap_max_bytes);
     $('jvm-note').textContent = top.note || '';
     last.threads = top.threads || [];
     drawThreads();
@@ -189,7 +190,12 @@
         'no profile: ' + (doc && doc.body ? doc.body.textContent.trim() : '?');
       $('prof-status').className = ok ? '' : 'bad';
       if (ok) {
-        fr.style.height = (+doc.documentElement.getAttribute('height') + 4) + 'px';
+        // drawn to the frame's width (the script works in the viewBox's units)
+        var svg = doc.documentElement, w = +svg.getAttribute('width'),
+          h = +svg.getAttribute('height');
+        svg.setAttribute('width', '100%');
+        svg.setAttribute('height', '100%');
+        fr.style.height = Math.ceil(fr.clientWidth * h / w) + 4 + 'px';
         a.href = '/debug/pprof/' + kind + q;
         a.setAttribute('download', kind + '-' + pid + '.pb.gz');
         a.hidden = false;
