@@ -4,7 +4,8 @@
  * routes and their query parameters as rows; serve_http.c makes responses;
  * serve_pull.c answers profile pulls (/debug/pprof/...), serve_query.c
  * reads what one asks; serve_sd.c the
- * Prometheus HTTP service discovery (/sd).
+ * Prometheus HTTP service discovery (/sd); serve_page.c the page for a
+ * browser, its files and its JSON (/api/).
  */
 #ifndef SERVE_H
 #define SERVE_H
