@@ -23,4 +23,53 @@
  * it after it walks. */
 void say_skipped(void);
 
+/* One counter of dump --json ("name": {value, units, variability}), after
+ * ",\n  " (or "\n  " when first) into b: dump's and serve's JVM page's. */
+struct buf;
+struct perfdata;
+struct pd_counter;
+void dump_json_counter(struct buf *b, const struct perfdata *pd,
+                       const struct pd_counter *c, int first);
+
+/* top's views for another command (serve's page: cmd/top_view.c), each
+ * kept from one reading to the next for its rates, written as top --json
+ * writes them (one writer). The node view: top_node_only keeps only the
+ * pids listed (only stays the caller's), top_node_lists_next says whether
+ * the next reading walks the processes again (else it reads again the
+ * JVMs it knows). */
+#include <stdint.h>
+struct top_node;
+struct top_jvm;
+struct jvm;
+struct top_node *top_node_new(void);
+void top_node_only(struct top_node *node, const int *only, size_t n);
+int top_node_lists_next(const struct top_node *node);
+void top_node_read(struct top_node *node);
+/* One JSON object of the node (view "node") or a JVM's line ("jvm"). */
+void top_node_json(const struct top_node *node, const char *view,
+                   struct buf *b);
+void top_node_delete(struct top_node *node);
+/* A JVM's view of its threads, the hot stacks of the stacks busiest,
+ * whose thread dumps its owner takes without blocking (at most every
+ * dump_every_s): when top_jvm_dump_now says one is due and
+ * top_jvm_can_dump that the JVM may be asked (top_jvm_target: the JVM
+ * opened once, verified), it sends top_jvm_dump_line and gives the reply
+ * to top_jvm_take (taken over), or says why there is none
+ * (top_jvm_no_dump). top_jvm_read: 0, or -ESRCH when it is gone. */
+struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s);
+int top_jvm_read(struct top_jvm *j);
+int top_jvm_dump_now(const struct top_jvm *j);
+int top_jvm_can_dump(struct top_jvm *j);
+const struct jvm *top_jvm_target(const struct top_jvm *j);
+const char *top_jvm_dump_line(const struct top_jvm *j);
+int top_jvm_take(struct top_jvm *j, char *reply);
+void top_jvm_no_dump(struct top_jvm *j, const char *why);
+/* 1 when the last reading found the JVM (its pid and start time: not a
+ * process that took its pid since); its PerfData as the last reading left
+ * it open, or NULL. */
+int top_jvm_found(const struct top_jvm *j);
+const struct perfdata *top_jvm_perfdata(const struct top_jvm *j);
+void top_jvm_json(const struct top_jvm *j, struct buf *b);
+void top_jvm_delete(struct top_jvm *j);
+
 #endif

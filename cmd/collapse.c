@@ -87,7 +87,8 @@ static int write_svg(const char *path, const struct fold_stack *st, size_t n,
                           0.1,
                           a->count[OPT_reverse],
                           a->count[OPT_inverted],
-                          before};
+                          before,
+                          NULL};
   struct wfile w;
   int rc;
 

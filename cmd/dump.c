@@ -32,18 +32,17 @@ static int selected(const char *name, char **pats, int npats)
   return 0;
 }
 
-static void json(const struct perfdata *pd, const struct pd_counter *c,
-                 int first)
+void dump_json_counter(struct buf *b, const struct perfdata *pd,
+                       const struct pd_counter *c, int first)
 {
   const char *s;
   size_t n;
-  struct buf b = {0};
   struct json_obj o;
 
-  buf_adds(&b, first ? "\n  " : ",\n  ");
-  json_buf(&b, c->name, strlen(c->name));
-  buf_adds(&b, ": ");
-  json_open(&o, &b, 1);
+  buf_adds(b, first ? "\n  " : ",\n  ");
+  json_buf(b, c->name, strlen(c->name));
+  buf_adds(b, ": ");
+  json_open(&o, b, 1);
   if (c->type == 'J') {
     json_int(&o, "value", pd_long(pd, c));
   } else {
@@ -53,6 +52,14 @@ static void json(const struct perfdata *pd, const struct pd_counter *c,
   json_strz(&o, "units", pd_units_name(c->units));
   json_strz(&o, "variability", pd_var_name(c->var));
   json_close(&o);
+}
+
+static void json(const struct perfdata *pd, const struct pd_counter *c,
+                 int first)
+{
+  struct buf b = {0};
+
+  dump_json_counter(&b, pd, c, first);
   fwrite(b.p, 1, b.len, stdout);
   buf_free(&b);
 }

@@ -414,7 +414,7 @@ int heap_folded(const struct hprof *h, const struct hp_graph *g,
     buf_free(&b);
   } else {
     struct flame_opts o = {
-        "Heap: retained bytes", "bytes", 1200, 0.1, 0, 0, NULL};
+        "Heap: retained bytes", "bytes", 1200, 0.1, 0, 0, NULL, NULL};
     struct wfile w;
 
     if ((rc = wfile_open(&w, svg))) {

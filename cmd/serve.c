@@ -93,22 +93,10 @@ struct scrape {
   struct prom_scrape s;
 };
 
-/* Every JVM a scrape shows (alive, and ours unless all_users; only pid
- * when pid > 0) into *v: how many. */
+/* Every JVM a scrape shows (only pid when pid > 0) into *v: how many. */
 static size_t shown(const struct scrape *s, int pid, struct vm **v)
 {
-  size_t n, k = 0;
-
-  if (vm_list(v, &n)) n = 0;
-  say_skipped();
-  for (size_t i = 0; i < n; i++) {
-    if (!(*v)[i].alive || (!s->all_users && (*v)[i].uid != geteuid()) ||
-        (pid > 0 && (*v)[i].pid != pid))
-      vm_free(&(*v)[i]);
-    else
-      (*v)[k++] = (*v)[i];
-  }
-  return k;
+  return serve_shown(s->all_users, pid, v);
 }
 
 static void scrape_start(struct scrape *s, int raw)
@@ -272,6 +260,14 @@ static void answer(struct conn *conns, struct conn *c, int raw)
     pull_request(c, rt, r.target, qlen, head);
   } else if (rt->fn == ROUTE_SD) {
     c->out = sd_answer(&sdc, c->fd, c->in, &r, head);
+  } else if (rt->fn == ROUTE_FILE) {
+    c->out = page_file(rt->event, head, c->close_after);
+  } else if (rt->fn == ROUTE_API_NODE) {
+    c->out = page_node(head, c->close_after);
+  } else if (rt->fn == ROUTE_API_JVM) {
+    page_jvm(c, rt, r.target, qlen, head);
+  } else if (page_wants_html(c->in, &r)) { /* GET /: a browser's page */
+    c->out = page_file("index.html", head, c->close_after);
   } else {
     route_index(&index);
     c->out = resp_new(200, "text/plain; charset=utf-8", index.p, index.len,
@@ -402,8 +398,9 @@ int serve_main(int argc, char **argv)
 {
   struct args a;
   struct pull_conf pc;
+  struct page_conf gc;
   static struct conn conns[MAX_CONN];
-  static struct pollfd pfd[MAX_CONN + 1 + PULLS_MAX];
+  static struct pollfd pfd[MAX_CONN + 1 + PULLS_MAX + PAGE_VIEWS];
   static int who[MAX_CONN + 1]; /* pfd index -> conns index */
   struct sigaction sa = {0};
   struct sockaddr_storage ss;
@@ -420,6 +417,8 @@ int serve_main(int argc, char **argv)
   pc.all_users = scr.all_users;
   pc.max = (int)a.num[OPT_max_pulls];
   pull_setup(&pc);
+  gc.all_users = scr.all_users;
+  page_setup(&gc);
   sdc.advertise = a.val[OPT_advertise];
   sdc.listen = a.val[OPT_listen] ? a.val[OPT_listen] : SERVE_LISTEN;
   sdc.all_users = scr.all_users;
@@ -473,6 +472,7 @@ int serve_main(int argc, char **argv)
     }
     nc = np;
     np += pull_poll(pfd + np, &next);
+    np += page_poll(pfd + np, &next);
     if (next < now) next = now;
     if (scr.on) next = now; /* a JVM a step, requests in between */
     ts.tv_sec = (time_t)((next - now) / 1000);
@@ -491,6 +491,7 @@ int serve_main(int argc, char **argv)
     }
     if (scr.on && scrape_step(&scr)) scrape_done(conns);
     pull_step();
+    page_step(conns);
     if (pfd[0].revents & POLLIN) {
       for (int tries = 0; tries < 64; tries++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -515,6 +516,7 @@ int serve_main(int argc, char **argv)
   for (int i = 0; i < MAX_CONN; i++)
     if (conns[i].fd >= 0) conn_close(&conns[i]);
   pull_drain(DRAIN_MS);
+  page_end();
   if (scr.on) scrape_done(conns);
   close(lfd);
   return 0;

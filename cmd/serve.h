@@ -4,7 +4,8 @@
  * routes and their query parameters as rows; serve_http.c makes responses;
  * serve_pull.c answers profile pulls (/debug/pprof/...), serve_query.c
  * reads what one asks; serve_sd.c the
- * Prometheus HTTP service discovery (/sd).
+ * Prometheus HTTP service discovery (/sd); serve_page.c the page for a
+ * browser, its files and its JSON (/api/).
  */
 #ifndef SERVE_H
 #define SERVE_H
@@ -21,6 +22,7 @@ enum {
   WRITE_MS = 30000, /* a response must be taken within this */
   LINGER_MS = 2000, /* answered and shut: read to EOF at most this long */
   PULLS_MAX = 64,   /* --max-pulls' ceiling */
+  PAGE_VIEWS = 8,   /* JVM views of the page kept (serve_page.c) */
 };
 
 /* --listen's default (specs/serve.opts says it in the help) */
@@ -35,7 +37,7 @@ struct resp {
 };
 
 /* What a connection waits for (conn.waiting). */
-enum { WAIT_NONE, WAIT_GET, WAIT_HEAD, WAIT_PULL };
+enum { WAIT_NONE, WAIT_GET, WAIT_HEAD, WAIT_PULL, WAIT_VIEW };
 
 struct conn {
   int fd; /* -1: free slot */
@@ -46,8 +48,10 @@ struct conn {
   int close_after;
   int draining; /* answered and shut for writing: reading to EOF
                    so the client sees the answer, not a reset */
-  int waiting;  /* for the scrape under way (WAIT_GET, WAIT_HEAD) or
-                   for its profile pull (WAIT_PULL) */
+  int waiting;  /* for the scrape under way (WAIT_GET, WAIT_HEAD),
+                   for its profile pull (WAIT_PULL) or for the thread
+                   dump of a JVM view (WAIT_VIEW: serve_page.c's view) */
+  int view;
   uint64_t deadline, last;
 };
 
@@ -63,16 +67,25 @@ void resp_put(struct resp *r);
 /* serve's routes (serve_route.c), a row each: a path (a prefix when it
  * ends in '/'), the methods it takes, what answers it, and its query
  * parameters (core/opt rows: name, kind, range and default as written). */
-enum route_fn { ROUTE_INDEX, ROUTE_METRICS, ROUTE_SD, ROUTE_PULL };
+enum route_fn {
+  ROUTE_INDEX,
+  ROUTE_METRICS,
+  ROUTE_SD,
+  ROUTE_PULL,
+  ROUTE_FILE,     /* one of the page's files (event: its name) */
+  ROUTE_API_NODE, /* the node's JVMs, top --json's node view */
+  ROUTE_API_JVM,  /* one JVM's threads and counters */
+};
 enum { ROUTE_GET = 1, ROUTE_HEAD = 2 };
 struct opt;
 struct route {
   const char *path;
   int methods; /* ROUTE_GET | ROUTE_HEAD */
   enum route_fn fn;
-  const char *event;           /* ROUTE_PULL: profile's --event word */
-  const char *what;            /* one line for the index, or NULL: not listed */
-  const struct opt *params[4]; /* NULL-ended */
+  const char *event; /* ROUTE_PULL: profile's --event word; ROUTE_FILE:
+                        the file of web/ it answers */
+  const char *what;  /* one line for the index, or NULL: not listed */
+  const struct opt *params[5]; /* NULL-ended */
 };
 extern const struct route routes[]; /* ended by a NULL path */
 /* The route of path (n bytes, no query): its own row, else the longest
@@ -107,6 +120,7 @@ void pull_setup(const struct pull_conf *pc);
 #include "core/jvm.h"
 struct pull_ask {
   const char *event;
+  int svg; /* format=svg: core/flame's SVG, not pprof */
   long secs;
   int64_t interval;
   struct jvm j;
@@ -151,5 +165,31 @@ struct sd_conf {
 int sd_bad_addr(const char *s, size_t n);
 struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,
                        const struct http_req *r, int head);
+
+/* The JVMs serve shows (alive, ours unless all_users; only pid when pid
+ * > 0; serve_query.c) into *v (vm_list_free it): how many. */
+struct vm;
+size_t serve_shown(int all_users, int pid, struct vm **v);
+
+/* The page (serve_page.c): its files, its JSON, the JVM views' thread
+ * dumps moved on in the loop as the pulls are. */
+/* where the flame graphs' script is (a ROUTE_FILE row) */
+#define PAGE_FLAME_JS "/flame.js"
+struct page_conf {
+  int all_users;
+};
+void page_setup(const struct page_conf *pc);
+/* 1 when the request (its head in buf) accepts text/html: a browser. */
+int page_wants_html(const char *buf, const struct http_req *r);
+/* web/'s file name (index.html, page.js, page.css) or flame.js. */
+struct resp *page_file(const char *name, int head, int close_after);
+/* GET /api/jvms */
+struct resp *page_node(int head, int close_after);
+/* GET /api/jvm?pid=P: c->out is set, or c waits (WAIT_VIEW). */
+void page_jvm(struct conn *c, const struct route *r, const char *t, size_t len,
+              int head);
+int page_poll(struct pollfd *pfd, uint64_t *next);
+void page_step(struct conn *conns);
+void page_end(void);
 
 #endif

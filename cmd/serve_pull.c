@@ -51,6 +51,7 @@ struct pull {
   struct jfr_rec r;
   struct attach_xchg x; /* the exchange, but in P_REC */
   const char *event;
+  int svg; /* answered as core/flame's SVG (format=svg) */
   int64_t interval;
   long secs;
   uint64_t due;      /* now_ms() when the recording is stopped */
@@ -197,7 +198,7 @@ static int start(struct pull *p, char *err, size_t n)
 void pull_request(struct conn *c, const struct route *r, const char *t,
                   size_t len, int head)
 {
-  struct pull_ask a;
+  struct pull_ask a = {0};
   struct jvm_owner o;
   char err[512];
   struct pull *p;
@@ -222,6 +223,7 @@ void pull_request(struct conn *c, const struct route *r, const char *t,
   p->x.state = ATTACH_DONE;
   p->r.timeout_ms = BUDGET_MS; /* duration= is seconds + this */
   p->event = a.event;
+  p->svg = a.svg;
   p->interval = a.interval;
   p->secs = a.secs;
   p->due = now_ms() + (uint64_t)a.secs * 1000; /* again once started */
@@ -280,13 +282,18 @@ static void answer(struct pull *p)
   if (!(mem = open_memstream(&data, &size))) {
     pull_fail(c, 500, "out of memory", 0, 0);
   } else {
-    rc = jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err, sizeof(err));
+    rc = p->svg ? jfr_rec_svg(&p->r, fd, p->event, PAGE_FLAME_JS, mem, err,
+                              sizeof(err))
+                : jfr_rec_pprof(&p->r, fd, p->event, p->interval, mem, err,
+                                sizeof(err));
     fclose(mem);
     if (rc)
       pull_fail(c, 502, err, 0, 0);
     else
-      c->out = resp_new(200, "application/octet-stream", data, size, 0,
-                        c->close_after);
+      c->out = resp_new(200,
+                        p->svg ? "image/svg+xml; charset=utf-8"
+                               : "application/octet-stream",
+                        data, size, 0, c->close_after);
   }
   free(data);
   close(fd);

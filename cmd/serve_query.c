@@ -1,5 +1,5 @@
 /* serve_query.c - what a profile pull asks: its route, its parameters,
- * its JVM
+ * its JVM; and the JVMs serve shows (serve_shown: every route's)
  *
  * GET /debug/pprof/<route>?pid=...&seconds=... and the route's one time
  * parameter, read through the route's rows (serve_route.c: the path,
@@ -9,7 +9,9 @@
  */
 #include "core/jvmtool.h"
 #include "cmd/serve.h"
+#include "cmd/cmd.h"
 #include "core/jvm.h"
+#include "core/vm.h"
 
 void pull_fail(struct conn *c, int status, const char *line, int retry,
                int head)
@@ -52,6 +54,8 @@ static int params(struct conn *c, const struct route *r, const char *t,
       a->interval = x;
     else if ((*p)->kind == OPTS_INT)
       a->secs = (long)x;
+    else if ((*p)->kind == OPTS_WORD)
+      a->svg = x == 1;
   }
   return 0;
 bad:
@@ -114,4 +118,20 @@ int pull_ask(struct conn *c, const struct route *r, const char *t, size_t len,
                  which(c, name, head, &a->j)
              ? -1
              : 0;
+}
+
+size_t serve_shown(int all_users, int pid, struct vm **v)
+{
+  size_t n, k = 0;
+
+  if (vm_list(v, &n)) n = 0;
+  say_skipped();
+  for (size_t i = 0; i < n; i++) {
+    if (!(*v)[i].alive || (!all_users && (*v)[i].uid != geteuid()) ||
+        (pid > 0 && (*v)[i].pid != pid))
+      vm_free(&(*v)[i]);
+    else
+      (*v)[k++] = (*v)[i];
+  }
+  return k;
 }

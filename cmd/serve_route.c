@@ -17,6 +17,10 @@
   {                                                                            \
     .lname = name, .kind = k, .lo = l, .hi = h, .def = d, .help = what         \
   }
+#define PARAM_WORDS(name, w, d, what)                                          \
+  {                                                                            \
+    .lname = name, .kind = OPTS_WORD, .words = w, .def = d, .help = what       \
+  }
 /* /metrics?pid=: a number only (the node's scrape names JVMs by pid) */
 static const struct opt jvm_pid = PARAM("pid", OPTS_INT, "1", "2147483647", "-",
                                         "the pid of one JVM (see /sd)");
@@ -35,8 +39,18 @@ static const struct opt threshold =
     PARAM("threshold", OPTS_TIME, "0", "1s", "1ms",
           "a shorter lock wait is not recorded");
 
+/* what a pull answers: pprof, or core/flame's SVG of the same profile
+ * (the page's flame graphs) */
+static const struct opt format =
+    PARAM_WORDS("format", "pprof|svg", "pprof", "what to answer");
+
 const struct route routes[] = {
-    {"/", ROUTE_GET | ROUTE_HEAD, ROUTE_INDEX, NULL, "this list", {NULL}},
+    {"/",
+     ROUTE_GET | ROUTE_HEAD,
+     ROUTE_INDEX,
+     NULL,
+     "this list; a browser (Accept: text/html) gets the page",
+     {NULL}},
     {"/metrics",
      ROUTE_GET | ROUTE_HEAD,
      ROUTE_METRICS,
@@ -54,25 +68,40 @@ const struct route routes[] = {
      ROUTE_PULL,
      "cpu",
      "cpu (pprof)",
-     {&seconds, &interval, &pull_jvm, NULL}},
+     {&seconds, &interval, &pull_jvm, &format, NULL}},
     {"/debug/pprof/allocs",
      ROUTE_GET,
      ROUTE_PULL,
      "alloc",
      "allocations, JFR's sampler (pprof)",
-     {&seconds, &interval, &pull_jvm, NULL}},
+     {&seconds, &interval, &pull_jvm, &format, NULL}},
     {"/debug/pprof/mutex",
      ROUTE_GET,
      ROUTE_PULL,
      "lock",
      "monitor enters and parks (pprof)",
-     {&seconds, &threshold, &pull_jvm, NULL}},
+     {&seconds, &threshold, &pull_jvm, &format, NULL}},
     {"/debug/pprof/wall",
      ROUTE_GET,
      ROUTE_PULL,
      "wall",
      "wall-clock time (pprof)",
-     {&seconds, &interval, &pull_jvm, NULL}},
+     {&seconds, &interval, &pull_jvm, &format, NULL}},
+    {"/api/jvms",
+     ROUTE_GET | ROUTE_HEAD,
+     ROUTE_API_NODE,
+     NULL,
+     "every JVM, as top --json's node view (JSON; the page's table)",
+     {NULL}},
+    {"/api/jvm",
+     ROUTE_GET,
+     ROUTE_API_JVM,
+     NULL,
+     "one JVM: top --json's thread view and dump --json's counters (JSON)",
+     {&jvm_pid, NULL}},
+    {"/page.js", ROUTE_GET | ROUTE_HEAD, ROUTE_FILE, "page.js", NULL, {NULL}},
+    {"/page.css", ROUTE_GET | ROUTE_HEAD, ROUTE_FILE, "page.css", NULL, {NULL}},
+    {"/flame.js", ROUTE_GET | ROUTE_HEAD, ROUTE_FILE, "flame.js", NULL, {NULL}},
     /* any other path under it: the pulls' 404 (or 403 when they are off) */
     {"/debug/pprof/", ROUTE_GET | ROUTE_HEAD, ROUTE_PULL, NULL, NULL, {NULL}},
     {NULL, 0, 0, NULL, NULL, {NULL}},
@@ -97,6 +126,8 @@ static void want(struct buf *b, const struct opt *p)
 {
   if (!strcmp(p->def, "-"))
     buf_printf(b, "%s", p->help);
+  else if (p->kind == OPTS_WORD)
+    buf_printf(b, "%s (default %s)", p->words, p->def);
   else
     buf_printf(b, "%s to %s (default %s)", p->lo, p->hi, p->def);
 }

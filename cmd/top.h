@@ -4,6 +4,7 @@
 #define TOP_H
 
 #include "core/jvm.h"
+#include "cmd/cmd.h" /* the views' functions other commands call */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,13 +54,13 @@ struct top_node {
 
 enum top_sort { TOP_CPU, TOP_RSS, TOP_GC, TOP_ALLOC };
 
-/* Read every JVM, with rates against the previous reading kept in node;
- * JVMs gone are dropped, new ones get rates from their second reading.
- * JVMs are found (vm_list) at most every TOP_RELIST_NS; in between, the
- * known ones are read again (a new JVM shows within that time). */
+/* top_node_read (cmd/cmd.h): read every JVM, with rates against the
+ * previous reading kept in node; JVMs gone are dropped, new ones get rates
+ * from their second reading. JVMs are found (vm_list) at most every
+ * TOP_RELIST_NS; in between, the known ones are read again (a new JVM
+ * shows within that time). */
 enum { TOP_RELIST_S = 5 };
 #define TOP_RELIST_NS ((uint64_t)TOP_RELIST_S * 1000000000u)
-void top_node_read(struct top_node *node);
 void top_node_sort(struct top_node *node, enum top_sort by);
 void top_node_free(struct top_node *node);
 /* The node view as text: header, column titles, one line per JVM (at most
@@ -71,9 +72,6 @@ void top_node_text(const struct top_node *node, struct buf *b, size_t rows,
 /* Batch output's columns are chosen to fit 80, and its lines are never
  * cut (a pipe is no terminal): the views take it as width -80. */
 enum { TOP_BATCH_WIDTH = 80 };
-/* One JSON object of the node (view "node") or a JVM's line ("jvm"). */
-void top_node_json(const struct top_node *node, const char *view,
-                   struct buf *b);
 /* The fields of that object, added to o (top_jvm_json adds its own). */
 struct json_obj;
 void top_node_fields(const struct top_node *node, const char *view,
@@ -109,6 +107,8 @@ struct top_jvm {
   int opened;
   int stacks;              /* --stacks N (or the s key) */
   int alloc;               /* --alloc: a Thread.print -e every refresh */
+  int no_dump;             /* top_jvm_read takes no dump: its owner does,
+                              without blocking (serve's JVM page) */
   uint64_t dump_every_ns;  /* --dump-every: the least time between dumps */
   struct proc_task *prev;  /* the last walk of its threads */
   struct top_known *known; /* parallel to prev */
@@ -123,16 +123,20 @@ struct top_jvm {
   uint64_t at_ns;
 };
 
-/* Read the JVM's threads and line, and take a thread dump when one is
- * due: the first (names), with --alloc each refresh, else at most every
- * dump_every_ns: for stacks, or for a thread no dump was taken while it
- * lived (GC, JIT and VM threads by their native names, and the launcher,
- * never count). Returns 0, or -ESRCH when the process is gone. */
-int top_jvm_read(struct top_jvm *j);
+/* top_jvm_read (cmd/cmd.h): read the JVM's threads and line, and take a
+ * thread dump when one is due: the first (names), with --alloc each
+ * refresh, else at most every dump_every_ns: for stacks, or for a thread
+ * no dump was taken while it lived (GC, JIT and VM threads by their native
+ * names, and the launcher, never count). Returns 0, or -ESRCH when the
+ * process is gone. */
 /* Take a dump now (a key asked for a stack): names, states and stacks
  * from it. Returns 0, or -1 with the reason in j->why. */
 int top_jvm_dump(struct top_jvm *j);
 void top_jvm_free(struct top_jvm *j);
+/* For an owner that takes the dumps itself (no_dump set; cmd/cmd.h's
+ * top_jvm_can_dump, top_jvm_dump_line, top_jvm_take): whether one is due
+ * at now (ns, top_now_ns). */
+int top_jvm_dump_due(const struct top_jvm *j, uint64_t now);
 /* The JVM's view as text. rows 0: every thread, then the hot stacks
  * (batch); else at most rows lines in all, the hot stacks (when
  * j->stacks) sharing them, rows numbered and row sel (>= 0) marked. Lines
@@ -144,7 +148,6 @@ void top_jvm_text(const struct top_jvm *j, struct buf *b, size_t rows,
  * skip on, in at most rows lines of width. */
 void top_jvm_stack_text(const struct top_jvm *j, size_t i, struct buf *b,
                         size_t rows, int width, size_t skip);
-void top_jvm_json(const struct top_jvm *j, struct buf *b);
 
 /* Columns of a view, dropped by priority to fit a width. */
 struct top_col {

@@ -73,19 +73,36 @@ static void learn(struct top_jvm *j, uint64_t at)
   }
 }
 
+int top_jvm_can_dump(struct top_jvm *j)
+{
+  return attach_ok(j);
+}
+
+const char *top_jvm_dump_line(const struct top_jvm *j)
+{
+  return j->alloc ? "Thread.print -e" : "Thread.print";
+}
+
 static int take_dump(struct top_jvm *j)
 {
-  const char *args[3] = {NULL, NULL, NULL}, *body;
+  const char *args[3] = {NULL, NULL, NULL};
   char err[256], *reply = NULL;
 
   if (!attach_ok(j)) return -1;
-  args[0] = j->alloc ? "Thread.print -e" : "Thread.print";
+  args[0] = top_jvm_dump_line(j);
   if (attach_send(&j->vm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
                   sizeof(err))) {
     free(reply);
     snprintf(j->why, sizeof(j->why), "no thread dump: %s", err);
     return -1;
   }
+  return top_jvm_take(j, reply);
+}
+
+int top_jvm_take(struct top_jvm *j, char *reply)
+{
+  const char *body;
+
   if (attach_status(reply, &body)) {
     snprintf(j->why, sizeof(j->why), "no thread dump: the JVM refused");
     free(reply);
@@ -111,6 +128,12 @@ int top_jvm_dump(struct top_jvm *j)
 
 /* Whether a dump is due (see top_jvm_read). */
 static int need_dump(const struct top_jvm *j, uint64_t now)
+{
+  if (j->no_dump) return 0; /* its owner takes them (top_jvm_dump_due) */
+  return top_jvm_dump_due(j, now);
+}
+
+int top_jvm_dump_due(const struct top_jvm *j, uint64_t now)
 {
   if (j->alloc || !j->td) return 1;
   if (now - j->dump_ns < j->dump_every_ns) return 0;

@@ -198,8 +198,7 @@ static void label(struct buf *o, const char *s, size_t n, double w)
   buf_adds(o, "..");
 }
 
-static const char script[] =
-    "<script type=\"text/ecmascript\"><![CDATA[\n"
+const char flame_js[] =
     "'use strict';\n"
     "var W, XP, frames = [], details, matched, total, fontw = 7;\n"
     "function init(evt) {\n"
@@ -275,8 +274,7 @@ static const char script[] =
     "});\n"
     "  matched.textContent = term === '' ? ' ' :\n"
     "    'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
-    "}\n"
-    "]]></script>\n";
+    "}\n";
 
 int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
               const struct flame_opts *o)
@@ -297,13 +295,22 @@ int flame_svg(FILE *out, const struct fold_stack *st, size_t n,
   fprintf(out,
           "<?xml version=\"1.0\" standalone=\"no\"?>\n"
           "<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
-          "viewBox=\"0 0 %d %d\" data-xpad=\"%d\" onload=\"init(evt)\" "
+          "viewBox=\"0 0 %d %d\" data-xpad=\"%d\"%s "
           "xmlns=\"http://www.w3.org/2000/svg\">\n"
           "<style>text { font: 12px Verdana, sans-serif; fill: #000 } "
           ".f:hover rect { stroke: #000; stroke-width: 0.5 } "
           ".b { cursor: pointer } #title { font-size: 17px }</style>\n",
-          width, height, width, height, XPAD);
-  fputs(script, out);
+          width, height, width, height, XPAD,
+          o->script_href ? "" : " onload=\"init(evt)\"");
+  if (o->script_href) { /* the script's own file, which calls init */
+    fputs("<script href=\"", out);
+    xml_string(out, o->script_href, strlen(o->script_href));
+    fputs("\"/>\n", out);
+  } else {
+    fputs("<script type=\"text/ecmascript\"><![CDATA[\n", out);
+    fputs(flame_js, out);
+    fputs("]]></script>\n", out);
+  }
   fprintf(out,
           "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
           "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",

@@ -17,14 +17,23 @@
 
 struct flame_opts {
   const char *title;
-  const char *unit;      /* "bytes" or "samples" */
-  int width;             /* pixels */
-  double minwidth;       /* frames narrower than this (pixels) are pruned */
-  int reverse;           /* leaf first: who allocates byte[]? */
-  int inverted;          /* icicle: root at the top */
-  const int64_t *before; /* a differential graph: each stack's value
+  const char *unit;        /* "bytes" or "samples" */
+  int width;               /* pixels */
+  double minwidth;         /* frames narrower than this (pixels) are pruned */
+  int reverse;             /* leaf first: who allocates byte[]? */
+  int inverted;            /* icicle: root at the top */
+  const int64_t *before;   /* a differential graph: each stack's value
                             before (fold_union); NULL: a plain one */
+  const char *script_href; /* the script as a file of its own at this
+                              address (flame_js, then a call of init on
+                              load), for a page whose Content-Security-
+                              Policy forbids inline script: serve's; NULL:
+                              inline, the SVG self-contained */
 };
+
+/* The SVG's script (no markup around it): its init(evt) finds the frames
+ * and sets up hover, zoom and search. */
+extern const char flame_js[];
 
 /* The default title of a graph of kind: an event word (cpu, cputime,
  * native, alloc, lock, wall), "jstack" (thread dumps), "diff"; anything

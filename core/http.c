@@ -140,6 +140,10 @@ void http_head_x(struct buf *b, int status, const char *type, size_t length,
   if (type) buf_printf(b, "Content-Type: %s\r\n", type);
   buf_printf(b, "Content-Length: %zu\r\n", length);
   if (close_after) buf_adds(b, "Connection: close\r\n");
+  /* every answer, whatever its type: a browser loads only serve's own
+   * files and runs no inline script or handler of any (docs/serve.md) */
+  buf_adds(b, "Content-Security-Policy: " HTTP_CSP "\r\n"
+              "X-Content-Type-Options: nosniff\r\n");
   if (extra) buf_adds(b, extra);
   buf_adds(b, "\r\n");
 }

@@ -33,9 +33,19 @@ int http_parse(const char *buf, size_t len, struct http_req *r);
  * "Error" for any other. */
 const char *http_reason(int status);
 
+/* What every response says a browser may do with it: load nothing but
+ * the server's own files (no remote loads), run no inline script and no
+ * inline event handler (styles may be inline: the flame graph's), be
+ * framed only by the server's own pages. */
+#define HTTP_CSP                                                               \
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "  \
+  "img-src 'self' data:; object-src 'none'; base-uri 'none'; "                 \
+  "form-action 'none'; frame-ancestors 'self'"
+
 /* Append a whole response head to b: status line, Content-Type (none when
- * type is NULL), Content-Length, Connection: close when close_after, and
- * the empty line that ends the head. */
+ * type is NULL), Content-Length, Connection: close when close_after, the
+ * Content-Security-Policy (HTTP_CSP) and X-Content-Type-Options: nosniff
+ * headers, and the empty line that ends the head. */
 struct buf;
 void http_head(struct buf *b, int status, const char *type, size_t length,
                int close_after);

@@ -1,6 +1,7 @@
 /* jfr_rec.c - one JFR recording of a running JVM (jfr_rec.h) */
 #include "core/jvmtool.h"
 #include "core/agent.h"
+#include "core/flame.h"
 #include "core/fold.h"
 #include "core/jfr.h"
 #include "core/jfr_rec.h"
@@ -392,5 +393,37 @@ int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
   jfr_fold_free(jf);
   fold_free(f);
   fold_free(counts);
+  return rc;
+}
+
+int jfr_rec_svg(const struct jfr_rec *r, int fd, const char *event,
+                const char *script_href, FILE *out, char *err, size_t n)
+{
+  struct jfr_fold_opts jo = jfr_rec_fold_opts(r, event);
+  struct fold_opts fo = {.gc_lo = -1, .gc_hi = -1};
+  struct fold *f = fold_new(&fo);
+  struct jfr_fold *jf = jfr_fold_new(f, &jo);
+  const struct fold_stack *st;
+  struct flame_opts fl = {.width = 1200, .minwidth = 0.1};
+  struct buf title = {0};
+  const char *unit;
+  size_t k;
+  int rc = jfr_fold_fd(jf, fd, r->file, err, n) ? -1 : 0;
+
+  if (!rc) {
+    jfr_fold_finish(jf, &unit); /* none: an empty graph is an answer */
+    k = fold_result(f, &st);
+    buf_printf(&title, "%s, pid %d", flame_title(event), r->j->pid);
+    fl.title = title.p;
+    fl.unit = unit ? unit : "samples";
+    fl.script_href = script_href;
+    if (flame_svg(out, st, k, &fl)) {
+      snprintf(err, n, "cannot write the flame graph");
+      rc = -1;
+    }
+  }
+  buf_free(&title);
+  jfr_fold_free(jf);
+  fold_free(f);
   return rc;
 }

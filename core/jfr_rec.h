@@ -131,5 +131,10 @@ struct jfr_fold_opts jfr_rec_fold_opts(const struct jfr_rec *r,
 #include <stdio.h>
 int jfr_rec_pprof(const struct jfr_rec *r, int fd, const char *event,
                   int64_t interval, FILE *out, char *err, size_t n);
+/* The same recording folded the same way (jfr_rec_fold_opts) drawn as
+ * core/flame's SVG (its script at script_href, or inline when NULL). 0, or
+ * -1 with err. */
+int jfr_rec_svg(const struct jfr_rec *r, int fd, const char *event,
+                const char *script_href, FILE *out, char *err, size_t n);
 
 #endif

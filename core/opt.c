@@ -102,6 +102,21 @@ int opt_value(const struct opt *o, const char *v, long long *num)
                    parse_span(v, num) || *num < lo || *num > hi
                ? -1
                : 0;
+  if (o->kind == OPTS_WORD) { /* the index of v in "a|b|c" */
+    size_t n = strlen(v);
+    long long i = 0;
+
+    for (const char *w = o->words; w && *w; i++) {
+      size_t k = strcspn(w, "|");
+
+      if (k == n && !memcmp(w, v, n)) {
+        *num = i;
+        return 0;
+      }
+      w += k + (w[k] == '|');
+    }
+    return -1;
+  }
   return o->kind == OPTS_TEXT ? 0 : -1;
 }
 

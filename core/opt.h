@@ -78,7 +78,8 @@ int opt_parse(const struct opt *rows, const char *usage, int flags, int argc,
               char **argv, struct args *out);
 /* Check a value v against row o, as opt_parse does (the rows of other
  * tables too: serve's query parameters): INT its number and TIME its
- * nanoseconds into *num; TEXT takes anything. 0, or -1 when o does not
+ * nanoseconds into *num, WORD the index of the word into *num; TEXT
+ * takes anything. 0, or -1 when o does not
  * take v (or o is of another kind). */
 int opt_value(const struct opt *o, const char *v, long long *num);
 /* Print "usage: ..." and one line per option to f. */

@@ -9,12 +9,33 @@
 # HotSpot's 2 MiB: refused), 60 sparse 64 MiB (refused), 60 of 50 000
 # entries within 2 MiB (parsed whole). Figures: the scrape with and without
 # --raw, the JVMs skipped, serve's peak RSS.
+#
+# The page's JSON (/api/jvms, top --json's node view) against /metrics for
+# the same JVMs: serve's own CPU per request (utime + stime of
+# /proc/<serve>/stat over 6 requests) and the median wall time of curl,
+# each request 1.2 s after the last, so every one reads every JVM again
+# (/api/jvms keeps a reading for 1 s). SERVE_NS="1 10" sets the counts of
+# JVMs (default 1 10 50); SERVE_FILES=0 leaves out the 200 files.
+serve_cost() {
+  sc_t0=$(awk '{ print $14 + $15 }' /proc/$SERVE_PID/stat)
+  sc_walls=
+  for sc_i in 1 2 3 4 5 6; do
+    sleep 1.2
+    sc_s=$(date +%s%N)
+    curl -sf -o /dev/null "http://127.0.0.1:$SERVE_PORT$1"
+    sc_walls="$sc_walls $((($(date +%s%N) - sc_s) / 1000))"
+  done
+  sc_t1=$(awk '{ print $14 + $15 }' /proc/$SERVE_PID/stat)
+  printf '%-28s serve CPU %6.1f ms a request, wall median %7.2f ms\n' "$2" \
+    "$(echo "$sc_t0 $sc_t1 $(getconf CLK_TCK)" | awk '{ print ($2 - $1) * 1000 / $3 / 6 }')" \
+    "$(echo $sc_walls | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] / 1000 }')"
+}
 SERVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 $JT serve --listen "127.0.0.1:$SERVE_PORT" --all-users >/dev/null 2>&1 &
 SERVE_PID=$!
 echo $SERVE_PID >> "$JT_TMP/pids"
 SERVE_JVMS=
-for n in 1 10 50; do
+for n in ${SERVE_NS:-1 10 50}; do
   while [ "$(echo $SERVE_JVMS | wc -w)" -lt $n ]; do
     bench_jvm -Xmx16m -XX:TieredStopAtLevel=1 -Xshare:auto Busy 900
     SERVE_JVMS="$SERVE_JVMS $BENCH_PID"
@@ -23,12 +44,15 @@ for n in 1 10 50; do
     "curl -sf -o /dev/null http://127.0.0.1:$SERVE_PORT/metrics" ""
   bench_pair "dump --prometheus x$n" \
     "for p in $SERVE_JVMS; do $JT dump --prometheus \$p; done" ""
+  serve_cost /metrics "serve /metrics, $n JVMs"
+  serve_cost /api/jvms "serve /api/jvms, $n JVMs"
   echo "serve peak RSS (VmHWM) after $n JVMs: $(sed -n 's/^VmHWM: *//p' /proc/$SERVE_PID/status)"
 done
 kill $SERVE_PID
 for p in $SERVE_JVMS; do kill $p 2>/dev/null; done
 
 # 200 files: 20 real JVMs, 180 planted
+[ "${SERVE_FILES:-1}" = 0 ] || {
 SERVE_JVMS=
 while [ "$(echo $SERVE_JVMS | wc -w)" -lt 20 ]; do
   bench_jvm -Xmx16m -XX:TieredStopAtLevel=1 -Xshare:auto Busy 900
@@ -65,3 +89,4 @@ for p in $SERVE_PLANTED; do
   rm -f "$SERVE_DIR/$p"
 done
 for p in $SERVE_JVMS; do kill $p 2>/dev/null; done
+}
