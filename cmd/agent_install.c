@@ -305,7 +305,9 @@ static int sample_for(struct jvm *t, struct config *c, long long ms,
   char agents[AGENT_MAX_LOADED][AGENT_PATH_MAX], lib[AGENT_PATH_MAX];
   char opts[CONFIG_PATH_MAX + 512], why[512];
   int n = agent_mapped(t, agents, NULL, AGENT_MAX_LOADED), rc;
-  int reused;
+  int reused = 0;
+  const unsigned char *image;
+  size_t image_len;
 
   if (running_agent(t, agents, n, timeout) >= 0) {
     error_msg("pid %d: a sampler is already running; not restarted, so its "
@@ -317,8 +319,9 @@ static int sample_for(struct jvm *t, struct config *c, long long ms,
   agent_samples_name(t, c->output, sizeof(c->output));
   if ((rc = option_string(c, opts, sizeof(opts)))) return rc;
   /* the copy the JVM maps, or a fresh one (removed when refused) */
-  if (agent_start(t, jt_agent_so, (size_t)jt_agent_so_size, opts, timeout, lib,
-                  sizeof(lib), &reused, &rc, why, sizeof(why))) {
+  if (agent_image(&image, &image_len, why, sizeof(why)) ||
+      agent_start(t, image, image_len, opts, timeout, lib, sizeof(lib), &reused,
+                  &rc, why, sizeof(why))) {
     verbose_msg("pid %d: load %s failed%s", t->pid, lib,
                 reused ? "" : ": the file is removed");
     error_msg("%s", why);
@@ -381,8 +384,10 @@ static void shell_word(struct buf *b, const char *s)
 /* --extract: the agent as a file, and the java option that loads it. */
 static int extract(const char *path, struct args *a)
 {
-  char opts[CONFIG_PATH_MAX + 512], *abs, cwd[PATH_MAX];
+  char opts[CONFIG_PATH_MAX + 512], *abs, cwd[PATH_MAX], why[256];
   struct buf line = {0}, q = {0};
+  const unsigned char *image;
+  size_t image_len;
   struct config c;
   struct wfile w;
   int rc, err;
@@ -399,9 +404,12 @@ static int extract(const char *path, struct args *a)
     if (rc) return rc;
   }
   if ((rc = option_string(&c, opts, sizeof(opts)))) return rc;
+  if (agent_image(&image, &image_len, why, sizeof(why))) {
+    error_msg("%s", why);
+    return 1;
+  }
   if ((err = wfile_open(&w, path)) ||
-      (fwrite(jt_agent_so, 1, (size_t)jt_agent_so_size, w.f),
-       (err = wfile_commit(&w))) ||
+      (fwrite(image, 1, image_len, w.f), (err = wfile_commit(&w))) ||
       !(abs = realpath(path, NULL))) {
     errno_msg(err ? err : -errno, "cannot write '%s'", path);
     return 1;

@@ -13,6 +13,9 @@
 #include "agent/protocol.h"
 #include "cmd/agent_install.h"
 #include "core/attach.h"
+#include "core/agent.h"
+#include "core/hprof_in.h"
+#include "cmd/cmd.h"
 
 int target_open(struct jvm *t, const char *arg)
 {
@@ -244,4 +247,29 @@ int target_load_other(struct jvm *t, const char *path, const char *args,
   free(abs);
   free(opts);
   return rc ? -1 : 0;
+}
+
+/* The binary carries the agent gzip'd (build.d/agent.sh): inflated on the
+ * first use, kept for the run. A .so is far below AGENT_IMAGE_MAX. */
+enum { AGENT_IMAGE_MAX = 16 << 20 };
+
+int agent_image(const unsigned char **p, size_t *n, char *why, size_t whylen)
+{
+  static unsigned char *image;
+  static size_t len;
+  const char *bad = NULL;
+  int rc;
+
+  if (!image && (rc = hin_gunzip(jt_agent_gz, (size_t)jt_agent_gz_size,
+                                 AGENT_IMAGE_MAX, &image, &len, &bad))) {
+    snprintf(why, whylen, "the agent this binary carries does not inflate (%s)",
+             bad            ? bad
+             : rc == -EFBIG ? "too big"
+                            : "cut short");
+    image = NULL;
+    return -1;
+  }
+  *p = image;
+  *n = len;
+  return 0;
 }

@@ -23,6 +23,10 @@
  * it after it walks. */
 void say_skipped(void);
 
+/* The agent's .so (agent-install's and profile's jvmti sampler's), from
+ * the gzip'd copy the binary carries: 0, or -1 with why. */
+int agent_image(const unsigned char **p, size_t *n, char *why, size_t whylen);
+
 /* One counter of dump --json ("name": {value, units, variability}), after
  * ",\n  " (or "\n  " when first) into b: dump's and serve's JVM page's. */
 struct buf;

@@ -14,6 +14,7 @@
 #include "agent/config.h"
 #include "agent/protocol.h"
 #include "cmd/profile.h"
+#include "cmd/cmd.h"
 #include "core/jvm.h"
 
 int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
@@ -22,6 +23,8 @@ int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
   char opts[CONFIG_PATH_MAX + 512], err[256];
   struct config c;
   const char *v = lines ? "stack.trace.verbosity=methodClassLineNumber" : "";
+  const unsigned char *image;
+  size_t image_len;
   int reused, rc;
 
   memset(pa, 0, sizeof(*pa));
@@ -35,8 +38,9 @@ int palloc_start(struct palloc *pa, const struct jvm *j, int lines,
     snprintf(why, n, "agent options: %s", err);
     return -1;
   }
-  if (agent_start(pa->t, jt_agent_so, (size_t)jt_agent_so_size, opts,
-                  timeout_ms, pa->lib, sizeof(pa->lib), &reused, &rc, why, n)) {
+  if (agent_image(&image, &image_len, why, n) ||
+      agent_start(pa->t, image, image_len, opts, timeout_ms, pa->lib,
+                  sizeof(pa->lib), &reused, &rc, why, n)) {
     return -1;
   }
   if (rc) {

@@ -15,9 +15,10 @@
 #include "core/proc.h"
 #include "core/root.h"
 
-/* The agent's bytes, put into the binary by build.d/agent.sh. */
-extern const unsigned char jt_agent_so[];
-extern const uint64_t jt_agent_so_size;
+/* The agent's bytes gzip'd, put into the binary by build.d/agent.sh
+ * (cmd/'s agent_image inflates them). */
+extern const unsigned char jt_agent_gz[];
+extern const uint64_t jt_agent_gz_size;
 
 enum { AGENT_PATH_MAX = 96, AGENT_MAX_LOADED = 16 };
 
