@@ -103,31 +103,50 @@ static inline FV_INLINE uint64_t FV_NAME(fv_eol64)(const char *p)
 #endif
 }
 
-/* memcmp(a, b, n) == 0, thirty-two bytes a step. */
+/* memcmp(a, b, n) == 0, thirty-two bytes a step, the last ones as
+ * overlapping loads. */
 static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
                                              size_t n)
 {
   uint64_t x, y;
 
 #if defined(FV_SSE2)
-  for (; n >= 32; a += 32, b += 32, n -= 32) {
-    __m128i p =
-        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
-                       _mm_loadu_si128((const __m128i *)(const void *)b));
-    __m128i q = _mm_cmpeq_epi8(
-        _mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
-        _mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
+  if (n >= 16) { /* the rest (1 to 32 bytes) as two sixteens that may
+                    overlap each other and the bytes already compared */
+    __m128i p, q;
 
-    if (_mm_movemask_epi8(_mm_and_si128(p, q)) != 0xffff) return 0;
+    for (; n > 32; a += 32, b += 32, n -= 32) {
+      p = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                         _mm_loadu_si128((const __m128i *)(const void *)b));
+      q = _mm_cmpeq_epi8(
+          _mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
+          _mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
+      if (_mm_movemask_epi8(_mm_and_si128(p, q)) != 0xffff) return 0;
+    }
+    if (n < 16) a -= 16 - n, b -= 16 - n, n = 16; /* back, in the key */
+    p = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                       _mm_loadu_si128((const __m128i *)(const void *)b));
+    q = _mm_cmpeq_epi8(
+        _mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+        _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16)));
+    return _mm_movemask_epi8(_mm_and_si128(p, q)) == 0xffff;
   }
 #elif defined(FV_NEON)
-  for (; n >= 32; a += 32, b += 32, n -= 32) {
-    uint8x16_t p =
-        vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b));
-    uint8x16_t q = vceqq_u8(vld1q_u8((const uint8_t *)a + 16),
-                            vld1q_u8((const uint8_t *)b + 16));
+  if (n >= 16) { /* the rest (1 to 32 bytes) as two sixteens that may
+                    overlap each other and the bytes already compared */
+    uint8x16_t p, q;
 
-    if (vminvq_u8(vandq_u8(p, q)) != 0xff) return 0;
+    for (; n > 32; a += 32, b += 32, n -= 32) {
+      p = vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b));
+      q = vceqq_u8(vld1q_u8((const uint8_t *)a + 16),
+                   vld1q_u8((const uint8_t *)b + 16));
+      if (vminvq_u8(vandq_u8(p, q)) != 0xff) return 0;
+    }
+    if (n < 16) a -= 16 - n, b -= 16 - n, n = 16; /* back, in the key */
+    p = vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b));
+    q = vceqq_u8(vld1q_u8((const uint8_t *)a + n - 16),
+                 vld1q_u8((const uint8_t *)b + n - 16));
+    return vminvq_u8(vandq_u8(p, q)) == 0xff;
   }
 #endif
   for (; n >= 8; a += 8, b += 8, n -= 8) {

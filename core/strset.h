@@ -38,6 +38,65 @@ static inline uint64_t load64(const char *p)
   return w;
 }
 
+/* Four bytes at p, unaligned. */
+static inline uint64_t load32(const char *p)
+{
+  uint32_t w;
+
+  memcpy(&w, p, 4);
+  return w;
+}
+
+static inline uint64_t strset_mix(uint64_t a, uint64_t b)
+{
+  __uint128_t m = (__uint128_t)a * b;
+
+  return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* The hash strset_intern files key s[0..n) and ctx under, inline for
+ * the fold's hot loop: four chains of sixteen bytes a multiply (they run
+ * side by side), then one; the last sixteen bytes (or fewer) are read as
+ * overlapping words, never past s. */
+static inline __attribute__((always_inline)) uint64_t
+strset_hash_in(const char *s, size_t n, int64_t ctx)
+{
+  const uint64_t k1 = 0x13198a2e03707344ULL, k2 = 0xa4093822299f31d0ULL;
+  uint64_t h = 0x243f6a8885a308d3ULL, a, b;
+  size_t i = 0;
+
+  if (n > 64) {
+    uint64_t g = 0x082efa98ec4e6c89ULL, u = 0x452821e638d01377ULL;
+    uint64_t w = 0xbe5466cf34e90c6cULL;
+
+    for (; i + 64 < n; i += 64) {
+      h = strset_mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
+      g = strset_mix(load64(s + i + 16) ^ k2, load64(s + i + 24) ^ g);
+      u = strset_mix(load64(s + i + 32) ^ k1, load64(s + i + 40) ^ u);
+      w = strset_mix(load64(s + i + 48) ^ k2, load64(s + i + 56) ^ w);
+    }
+    h ^= g ^ strset_mix(u, w);
+  } else {
+    /* what the four chains give when they never ran */
+    h ^= 0x082efa98ec4e6c89ULL ^
+         strset_mix(0x452821e638d01377ULL, 0xbe5466cf34e90c6cULL);
+  }
+  for (; i + 16 < n; i += 16)
+    h = strset_mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
+  if (n >= 8) {
+    a = load64(s + (n >= 16 ? n - 16 : 0)), b = load64(s + n - 8);
+  } else if (n >= 4) {
+    a = load32(s), b = load32(s + n - 4);
+  } else {
+    a = n ? (uint64_t)(unsigned char)s[0] << 16 |
+                (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1]
+          : 0;
+    b = 0;
+  }
+  h = strset_mix(a ^ k1, b ^ h);
+  return strset_mix(h ^ n, k2 ^ (uint64_t)ctx);
+}
+
 /* memcmp(a, b, n) == 0, thirty-two bytes a step (musl's goes by bytes). */
 int strset_same(const char *a, const char *b, size_t n);
 
