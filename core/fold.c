@@ -292,6 +292,7 @@ struct fold *fold_new(const struct fold_opts *o)
   f->o.filters = (const char *const *)f->filter_lc;
   f->fmt = o->format;
   f->name = "-";
+  f->stacks.sparse = 1; /* looked up for every line */
   return f;
 }
 

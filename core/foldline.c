@@ -224,36 +224,49 @@ static inline FV_INLINE void direct(struct fold *f, const char *s, size_t k,
   fold_tally(f, e, has_type, v);
 }
 
+/* What the lines of a stretch without comments or bad lines share:
+ * taken again after each such line ("#GC <n>" changes them). */
+struct common {
+  int64_t ctx;  /* fold_context */
+  int has_type; /* the leaf is the allocated type */
+  int out;      /* outside the --gc sections asked for */
+};
+
+static void common(const struct fold *f, struct common *c)
+{
+  c->has_type = f->fmt != FOLD_FOLDED;
+  c->ctx = fold_context(f, c->has_type);
+  c->out = f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi);
+}
+
 /* A line of a line format the common way: n >= 9, no NUL, not a
  * comment, its value of 1 to 7 digits after a space. Returns 0 for any
  * other, which text_line takes. In batch b unless now. */
 static inline FV_INLINE int fast_line(struct fold *f, struct batch *b,
-                                      const char *s, size_t n, int now)
+                                      const struct common *c, const char *s,
+                                      size_t n, int now)
 {
   struct pend *q;
-  int64_t v, ctx;
+  int64_t v;
   uint64_t h;
   size_t k;
-  int has_type;
 
   if (n < 9 || s[0] == '#' || !value8(s, n, &k, &v)) return 0;
   f->lineno++;
   f->st.lines++;
-  if (f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi)) {
+  if (c->out) {
     f->st.skipped++;
     return 1;
   }
-  has_type = f->fmt != FOLD_FOLDED;
-  ctx = fold_context(f, has_type);
-  h = strset_hash_in(s, k, ctx);
+  h = strset_hash_in(s, k, c->ctx);
   if (now) {
-    direct(f, s, k, ctx, h, has_type, v);
+    direct(f, s, k, c->ctx, h, c->has_type, v);
     return 1;
   }
   q = &b->p[b->n++];
   q->s = s, q->k = k, q->v = v, q->line = f->lineno;
-  q->has_type = has_type;
-  q->ctx = ctx;
+  q->has_type = c->has_type;
+  q->ctx = c->ctx;
   q->h = h;
   if (f->stacks.icap)
     __builtin_prefetch(&f->stacks.index[h & (f->stacks.icap - 1)]);
@@ -280,9 +293,11 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
   size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
   uint64_t m = whole ? fv_eol64(p) : 0; /* its line ends not yet taken */
   struct batch b;
+  struct common c;
   int nul, now = f->bytes.len < DIRECT_MAX;
 
   b.n = 0;
+  common(f, &c);
   while (at < n && at < stop) {
     /* the end of the line at at, and whether a NUL came before it */
     for (nul = 0;; m &= m - 1) {
@@ -304,9 +319,10 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
       nul = 1;
     }
     if (e == n && !eof) break;
-    if (nul || !fast_line(f, &b, p + at, e - at, now)) {
+    if (nul || !fast_line(f, &b, &c, p + at, e - at, now)) {
       text_line(f, &b, p + at, e - at, nul);
       if (now) resolve(f, &b); /* before the lines after it */
+      common(f, &c);
     }
     at = e + (e < n);
   }

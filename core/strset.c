@@ -42,7 +42,7 @@ struct strset_entry *strset_intern_h(struct buf *bytes, struct strset *t,
   struct strset_entry *e;
   size_t i;
 
-  if (t->used * 2 >= t->icap) { /* grow the index, keep it half empty */
+  if (t->used << (1 + !!t->sparse) >= t->icap) { /* grow the index */
     t->icap = t->icap ? t->icap * 2 : 1024;
     free(t->index);
     t->index = xzalloc(t->icap * sizeof(*t->index));
