@@ -135,7 +135,10 @@ static int jfr_setup(const struct args *a, struct jfr_fold_opts *jo)
   return 0;
 }
 
-/* Fold a recording; say what was cut short. */
+/* Fold a recording; say what was cut short. A recording still being
+ * written (a live repository file, a running JVM's dump in progress) is
+ * what the user asked to see now: its finished chunks and what the last
+ * one has published are folded, one line says so, and the run succeeds. */
 static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
 {
   const struct jfr_fold_stats *s = jfr_fold_stats(jf);
@@ -145,9 +148,10 @@ static void jfr_file(struct jfr_fold *jf, int fd, const char *path)
     error_msg("'%s': %s%s", path, err,
               s->truncated ? "; the complete chunks before it are read" : "");
   else if (s->live)
-    error_msg("'%s': the last chunk is still being written: read what it "
-              "has published",
-              path);
+    warn_msg("'%s': the last chunk is still being written (a live "
+             "recording): folded the finished chunks and what it has "
+             "published so far",
+             path);
 }
 
 /* What was folded; alloc: how many threads' bytes came from their

@@ -176,30 +176,29 @@ void fold_add(struct fold *f, const char *s, size_t n, int64_t v, int has_type)
 /* jstack: "name" header, State line, "\tat frame(...)" lines, blank line. */
 void fold_jstack_end(struct fold *f)
 {
-  struct buf s = {0};
+  struct buf *s = &f->jkey; /* kept from thread to thread: no allocation */
+  const size_t *at = (const size_t *)(void *)f->fstart.p;
 
   if (f->in_thread && f->nframes &&
       (!f->o.state || !strcmp(f->state, f->o.state))) {
-    if (f->o.thread_frames) buf_printf(&s, "%s;", f->thread.p);
-    /* frames were collected leaf first */
-    for (size_t end = f->frames.len; end;) {
-      size_t st = end - 1;
-
-      while (st && f->frames.p[st - 1] != '\n') st--;
-      buf_add(&s, f->frames.p + st, end - 1 - st);
-      buf_addc(&s, ';');
-      end = st;
+    s->len = 0;
+    if (f->o.thread_frames) buf_printf(s, "%s;", f->thread.p);
+    /* frames were collected leaf first, each ended by '\n' */
+    for (size_t i = f->fstart.len / sizeof(*at), end = f->frames.len; i--;) {
+      buf_add(s, f->frames.p + at[i], end - 1 - at[i]);
+      buf_addc(s, ';');
+      end = at[i];
     }
-    s.len--;
-    fold_stack(f, s.p, s.len, 1, 0);
+    s->len--;
+    fold_stack(f, s->p, s->len, 1, 0);
   }
-  buf_free(&s);
   f->in_thread = 0;
   f->nframes = 0;
   f->frames.len = 0;
+  f->fstart.len = 0;
 }
 
-void fold_jstack_line(struct fold *f, const char *line, size_t n)
+void fold_jstack_line(struct fold *f, const char *line, size_t n, int nul)
 {
   const char *p;
 
@@ -225,10 +224,11 @@ void fold_jstack_line(struct fold *f, const char *line, size_t n)
 
     if (l > n - 24) l = n - 24;
     snprintf(f->state, sizeof(f->state), "%.*s", (int)l, line + 24);
-  } else if (f->in_thread && n > 3 && !memcmp(line, "at ", 3) &&
-             !memchr(line, 0, n)) {
-    p = memchr(line, '(', n);
-    buf_add(&f->frames, line + 3, (p ? (size_t)(p - line) : n) - 3);
+  } else if (f->in_thread && n > 3 && !memcmp(line, "at ", 3) && !nul) {
+    size_t start = f->frames.len;
+
+    buf_add(&f->fstart, &start, sizeof(start));
+    buf_add(&f->frames, line + 3, find16(line + 3, n - 3, '('));
     buf_addc(&f->frames, '\n');
     f->nframes++;
   }
@@ -292,6 +292,7 @@ struct fold *fold_new(const struct fold_opts *o)
   f->o.filters = (const char *const *)f->filter_lc;
   f->fmt = o->format;
   f->name = "-";
+  f->stacks.sparse = 1; /* looked up for every line */
   return f;
 }
 
@@ -377,6 +378,8 @@ void fold_free(struct fold *f)
   buf_free(&f->bad);
   buf_free(&f->thread);
   buf_free(&f->frames);
+  buf_free(&f->fstart);
+  buf_free(&f->jkey);
   free(f->fr);
   free(f->sorted);
   for (int i = 0; i < f->o.nfilters; i++) free(f->filter_lc[i]);

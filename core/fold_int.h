@@ -33,6 +33,7 @@ struct fold {
   long gc; /* the current "#GC <n>" section, or -1 */
   /* jstack: the thread being read */
   struct buf thread, frames;
+  struct buf fstart, jkey; /* where each frame starts (size_t); the stack */
   int in_thread, nframes;
   char state[32];
   enum fold_format fmt;
@@ -98,9 +99,10 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
 
 /* ---- core/fold.c ---- */
 
-/* One line of a jstack dump; fold_jstack_end folds the thread being read
- * (at a blank line, the next header, or the end of input). */
-void fold_jstack_line(struct fold *f, const char *line, size_t n);
+/* One line of a jstack dump (nul: it holds a NUL byte); fold_jstack_end
+ * folds the thread being read (at a blank line, the next header, or the
+ * end of input). */
+void fold_jstack_line(struct fold *f, const char *line, size_t n, int nul);
 void fold_jstack_end(struct fold *f);
 
 /* Add the totals g folded to f's. */

@@ -59,7 +59,7 @@ static size_t lines(struct fold *f, const char *p, size_t n, int eof,
   while (at < n && at < stop) {
     e = at + line_end(p + at, n - at, &nul);
     if (e == n && !eof) break;
-    fold_jstack_line(f, p + at, e - at);
+    fold_jstack_line(f, p + at, e - at, nul);
     at = e + (e < n);
   }
   return at;

@@ -51,6 +51,38 @@ static const char *value(const char *s, size_t n, size_t *k, int64_t *v)
   return i ? NULL : "no frames";
 }
 
+/* value() for the common line, in one look at its last eight bytes
+ * (n >= 9): " <1 to 7 digits>" after a frame. Returns 0 when the line
+ * is not that (value() decides then). */
+static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
+                                   int64_t *v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* a byte's bit 7 in nd: it is no digit (x > 9; x < 0x80 add without
+   * carry, x >= 0x80 has it already) */
+  uint64_t x = load64(s + n - 8) ^ 0x3030303030303030ULL, d;
+  uint64_t nd = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7676767676767676ULL) | x) &
+                0x8080808080808080ULL;
+  unsigned at; /* the last byte that is no digit, 0 to 7 */
+
+  if (!nd) return 0;
+  at = (unsigned)(63 - __builtin_clzll(nd)) / 8;
+  if (at == 7 || s[n - 8 + at] != ' ' || s[n - 9 + at] == ' ') return 0;
+  /* the digits in the high bytes, zeros below: eight digits, the first
+   * in the lowest byte; pairs, then fours, then all eight */
+  d = x & ~0ULL << (8 * (at + 1));
+  d = d * 10 + (d >> 8);
+  d = ((d & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
+       ((d >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >>
+      32;
+  *v = (int64_t)d;
+  *k = n - 8 + at;
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 /* Stack lines read and waiting for their look-up: their hashes first,
  * then the table slots, then the entries, then the compares, each step
  * over the batch, so that the cache misses of one line overlap those of
@@ -155,10 +187,91 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
   q->s = s, q->k = k, q->v = v, q->line = f->lineno;
   q->has_type = f->fmt != FOLD_FOLDED;
   q->ctx = fold_context(f, q->has_type);
-  q->h = strset_hash(s, k, q->ctx);
+  q->h = strset_hash_in(s, k, q->ctx);
   if (f->stacks.icap)
     __builtin_prefetch(&f->stacks.index[q->h & (f->stacks.icap - 1)]);
   if (b->n == BATCH) resolve(f, b);
+}
+
+/* Look stack s[0..k) up and count it at once, with no batch: when the
+ * stacks known so far fit in the cache, a batch only costs. */
+static inline FV_INLINE void direct(struct fold *f, const char *s, size_t k,
+                                    int64_t ctx, uint64_t h, int has_type,
+                                    int64_t v)
+{
+  struct strset *t = &f->stacks;
+  struct strset_entry *e;
+  size_t mask = t->icap - 1, j;
+  uint64_t x;
+
+  if (t->icap)
+    for (j = h & mask; (x = t->index[j]); j = (j + 1) & mask)
+      if (x >> 32 == h >> 32) {
+        e = &t->e[(uint32_t)x - 1];
+        if (e->hash == h && e->len == k && e->ctx == ctx &&
+            fv_same(f->bytes.p + e->off, s, k)) {
+          if (e->n >= 0) { /* a stack known and kept: the common case */
+            f->st.samples++;
+            fold_add_sat(&f->totals.e[e->n].n, f->o.samples ? 1 : v);
+            return;
+          }
+          fold_tally(f, e, has_type, v);
+          return;
+        }
+        break; /* strset_intern_h looks further */
+      }
+  e = strset_intern_h(&f->bytes, t, s, k, ctx, UNFOLDED, h);
+  fold_tally(f, e, has_type, v);
+}
+
+/* What the lines of a stretch without comments or bad lines share:
+ * taken again after each such line ("#GC <n>" changes them). */
+struct common {
+  int64_t ctx;  /* fold_context */
+  int has_type; /* the leaf is the allocated type */
+  int out;      /* outside the --gc sections asked for */
+};
+
+static void common(const struct fold *f, struct common *c)
+{
+  c->has_type = f->fmt != FOLD_FOLDED;
+  c->ctx = fold_context(f, c->has_type);
+  c->out = f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi);
+}
+
+/* A line of a line format the common way: n >= 9, no NUL, not a
+ * comment, its value of 1 to 7 digits after a space. Returns 0 for any
+ * other, which text_line takes. In batch b unless now. */
+static inline FV_INLINE int fast_line(struct fold *f, struct batch *b,
+                                      const struct common *c, const char *s,
+                                      size_t n, int now)
+{
+  struct pend *q;
+  int64_t v;
+  uint64_t h;
+  size_t k;
+
+  if (n < 9 || s[0] == '#' || !value8(s, n, &k, &v)) return 0;
+  f->lineno++;
+  f->st.lines++;
+  if (c->out) {
+    f->st.skipped++;
+    return 1;
+  }
+  h = strset_hash_in(s, k, c->ctx);
+  if (now) {
+    direct(f, s, k, c->ctx, h, c->has_type, v);
+    return 1;
+  }
+  q = &b->p[b->n++];
+  q->s = s, q->k = k, q->v = v, q->line = f->lineno;
+  q->has_type = c->has_type;
+  q->ctx = c->ctx;
+  q->h = h;
+  if (f->stacks.icap)
+    __builtin_prefetch(&f->stacks.index[h & (f->stacks.icap - 1)]);
+  if (b->n == BATCH) resolve(f, b);
+  return 1;
 }
 
 void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
@@ -170,15 +283,21 @@ void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
   resolve(f, &b);
 }
 
+/* Below this many bytes of stacks known, a line is looked up at once;
+ * above, the look-ups of a batch overlap their cache misses. */
+enum { DIRECT_MAX = 1 << 20 };
+
 size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop)
 {
   size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
   uint64_t m = whole ? fv_eol64(p) : 0; /* its line ends not yet taken */
   struct batch b;
-  int nul;
+  struct common c;
+  int nul, now = f->bytes.len < DIRECT_MAX;
 
   b.n = 0;
+  common(f, &c);
   while (at < n && at < stop) {
     /* the end of the line at at, and whether a NUL came before it */
     for (nul = 0;; m &= m - 1) {
@@ -200,7 +319,11 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
       nul = 1;
     }
     if (e == n && !eof) break;
-    text_line(f, &b, p + at, e - at, nul);
+    if (nul || !fast_line(f, &b, &c, p + at, e - at, now)) {
+      text_line(f, &b, p + at, e - at, nul);
+      if (now) resolve(f, &b); /* before the lines after it */
+      common(f, &c);
+    }
     at = e + (e < n);
   }
   resolve(f, &b);

@@ -75,16 +75,20 @@ static inline FV_INLINE uint64_t FV_NAME(fv_eol64)(const char *p)
 {
 #if defined(FV_SSE2)
   const __m128i nl = _mm_set1_epi8('\n'), z = _mm_setzero_si128();
-  uint64_t m = 0;
+  __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+  __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+  __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+  __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
 
-  for (int i = 0; i < 4; i++) {
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-
-    m |= (uint64_t)(unsigned)_mm_movemask_epi8(
-             _mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, z)))
-         << (16 * i);
-  }
-  return m;
+  /* written out: a loop of four is not unrolled at -O2 */
+  a = _mm_or_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(a, z));
+  b = _mm_or_si128(_mm_cmpeq_epi8(b, nl), _mm_cmpeq_epi8(b, z));
+  c = _mm_or_si128(_mm_cmpeq_epi8(c, nl), _mm_cmpeq_epi8(c, z));
+  d = _mm_or_si128(_mm_cmpeq_epi8(d, nl), _mm_cmpeq_epi8(d, z));
+  return (uint64_t)(unsigned)_mm_movemask_epi8(a) |
+         (uint64_t)(unsigned)_mm_movemask_epi8(b) << 16 |
+         (uint64_t)(unsigned)_mm_movemask_epi8(c) << 32 |
+         (uint64_t)(unsigned)_mm_movemask_epi8(d) << 48;
 #elif defined(FV_NEON)
   const uint8_t *u = (const uint8_t *)p;
   uint8x16_t nl = vdupq_n_u8('\n'), x[4];
@@ -103,32 +107,44 @@ static inline FV_INLINE uint64_t FV_NAME(fv_eol64)(const char *p)
 #endif
 }
 
-/* memcmp(a, b, n) == 0, thirty-two bytes a step. */
+/* memcmp(a, b, n) == 0, sixteen bytes a load. */
 static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
                                              size_t n)
 {
   uint64_t x, y;
 
+#if defined(FV_SSE2) || defined(FV_NEON)
 #if defined(FV_SSE2)
-  for (; n >= 32; a += 32, b += 32, n -= 32) {
-    __m128i p =
-        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
-                       _mm_loadu_si128((const __m128i *)(const void *)b));
-    __m128i q = _mm_cmpeq_epi8(
-        _mm_loadu_si128((const __m128i *)(const void *)(a + 16)),
-        _mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
+#define FV_EQ(o)                                                               \
+  _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + (o))),    \
+                 _mm_loadu_si128((const __m128i *)(const void *)(b + (o))))
+#define FV_AND(x, y) _mm_and_si128(x, y)
+#define FV_ALL(x) (_mm_movemask_epi8(x) == 0xffff)
+#else
+#define FV_EQ(o)                                                               \
+  vceqq_u8(vld1q_u8((const uint8_t *)a + (o)),                                 \
+           vld1q_u8((const uint8_t *)b + (o)))
+#define FV_AND(x, y) vandq_u8(x, y)
+#define FV_ALL(x) (vminvq_u8(x) == 0xff)
+#endif
+  if (n >= 16 && n <= 64) { /* no branch on n: four sixteens at 16 * j or
+                               as far as n lets them (overlapping then) */
+    size_t o2 = n - 16 < 16 ? n - 16 : 16, o3 = n > 32 ? n - 32 : 0;
 
-    if (_mm_movemask_epi8(_mm_and_si128(p, q)) != 0xffff) return 0;
+    return FV_ALL(
+        FV_AND(FV_AND(FV_EQ(0), FV_EQ(o2)), FV_AND(FV_EQ(o3), FV_EQ(n - 16))));
   }
-#elif defined(FV_NEON)
-  for (; n >= 32; a += 32, b += 32, n -= 32) {
-    uint8x16_t p =
-        vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b));
-    uint8x16_t q = vceqq_u8(vld1q_u8((const uint8_t *)a + 16),
-                            vld1q_u8((const uint8_t *)b + 16));
-
-    if (vminvq_u8(vandq_u8(p, q)) != 0xff) return 0;
+  if (n >= 16) { /* thirty-two a step, then the rest (1 to 32 bytes) as
+                    two sixteens that may overlap each other and the bytes
+                    already compared */
+    for (; n > 32; a += 32, b += 32, n -= 32)
+      if (!FV_ALL(FV_AND(FV_EQ(0), FV_EQ(16)))) return 0;
+    if (n < 16) a -= 16 - n, b -= 16 - n, n = 16; /* back, in the key */
+    return FV_ALL(FV_AND(FV_EQ(0), FV_EQ(n - 16)));
   }
+#undef FV_EQ
+#undef FV_AND
+#undef FV_ALL
 #endif
   for (; n >= 8; a += 8, b += 8, n -= 8) {
     memcpy(&x, a, 8), memcpy(&y, b, 8);

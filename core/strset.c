@@ -1,8 +1,9 @@
 /* strset.c - a set of byte strings, numbered as they come (strset.h)
  *
- * The hash reads the key eight bytes at a time in four independent
- * chains, so a long stack hashes at the speed of memory; the compare goes
- * thirty-two bytes a step. Both stay within the key's bytes.
+ * The hash (strset_hash_in, strset.h) reads the key eight bytes at a
+ * time in four independent chains, so a long stack hashes at the speed of
+ * memory; the compare goes thirty-two bytes a step. Both stay within the
+ * key's bytes.
  */
 /* The hot loops of folding: built for speed in a binary otherwise built
  * for size. */
@@ -14,56 +15,14 @@
 
 #include "core/foldvec.h"
 
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-  __uint128_t m = (__uint128_t)a * b;
-
-  return (uint64_t)m ^ (uint64_t)(m >> 64);
-}
-
-static inline uint64_t load32(const char *p)
-{
-  uint32_t w;
-
-  memcpy(&w, p, 4);
-  return w;
-}
-
 int strset_same(const char *a, const char *b, size_t n)
 {
   return fv_same(a, b, n);
 }
 
-/* A 64-bit hash of s[0..n) and ctx: four chains of sixteen bytes a
- * multiply (they run side by side), then one; the last sixteen bytes (or
- * fewer) are read as overlapping words, never past s. */
 uint64_t strset_hash(const char *s, size_t n, int64_t ctx)
 {
-  const uint64_t k1 = 0x13198a2e03707344ULL, k2 = 0xa4093822299f31d0ULL;
-  uint64_t h = 0x243f6a8885a308d3ULL, g = 0x082efa98ec4e6c89ULL, a, b;
-  uint64_t u = 0x452821e638d01377ULL, w = 0xbe5466cf34e90c6cULL;
-  size_t i = 0;
-
-  for (; i + 64 < n; i += 64) {
-    h = mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
-    g = mix(load64(s + i + 16) ^ k2, load64(s + i + 24) ^ g);
-    u = mix(load64(s + i + 32) ^ k1, load64(s + i + 40) ^ u);
-    w = mix(load64(s + i + 48) ^ k2, load64(s + i + 56) ^ w);
-  }
-  for (h ^= g ^ mix(u, w); i + 16 < n; i += 16)
-    h = mix(load64(s + i) ^ k1, load64(s + i + 8) ^ h);
-  if (n >= 8) {
-    a = load64(s + (n >= 16 ? n - 16 : 0)), b = load64(s + n - 8);
-  } else if (n >= 4) {
-    a = load32(s), b = load32(s + n - 4);
-  } else {
-    a = n ? (uint64_t)(unsigned char)s[0] << 16 |
-                (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1]
-          : 0;
-    b = 0;
-  }
-  h = mix(a ^ k1, b ^ h);
-  return mix(h ^ n, k2 ^ (uint64_t)ctx);
+  return strset_hash_in(s, n, ctx);
 }
 
 struct strset_entry *strset_intern(struct buf *bytes, struct strset *t,
@@ -83,7 +42,7 @@ struct strset_entry *strset_intern_h(struct buf *bytes, struct strset *t,
   struct strset_entry *e;
   size_t i;
 
-  if (t->used * 2 >= t->icap) { /* grow the index, keep it half empty */
+  if (t->used << (1 + !!t->sparse) >= t->icap) { /* grow the index */
     t->icap = t->icap ? t->icap * 2 : 1024;
     free(t->index);
     t->index = xzalloc(t->icap * sizeof(*t->index));

@@ -209,19 +209,23 @@ static void test_scans(void)
 /* Lines of every kind a sampler file may hold, at random: stacks that
  * repeat (some long, across the 64-byte blocks the scan reads), recursion,
  * comments, "#GC <n>", CRLF, blank, bad lines (no value, a NUL, a word),
- * a stack that folds to nothing. */
+ * a stack that folds to nothing; stacks of every length up to 70 bytes
+ * (the hash and the compare take 16-byte blocks); values of 1 to 20
+ * digits, signed or with leading zeros (a line's last eight bytes are
+ * read at once). */
 static void random_lines(struct buf *b, size_t size, uint64_t seed)
 {
   static const char *const bad[] = {"novalue", "a;b x",
                                     "a;b 1.5", "a;b  -7",
-                                    "; 3",     "x;y 99999999999999999999"};
+                                    "; 3",     "x;y 99999999999999999999",
+                                    "x;y  12", "com.example.Fx.m1;byte   7"};
   uint64_t x = seed;
 
   while (b->len < size) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     switch (x % 16) {
     case 0:
-      buf_adds(b, bad[(x >> 8) % 6]);
+      buf_adds(b, bad[(x >> 8) % 8]);
       break;
     case 1:
       buf_printf(b, "#GC %u", (unsigned)(x >> 9) % 5);
@@ -236,11 +240,20 @@ static void random_lines(struct buf *b, size_t size, uint64_t seed)
       unsigned k = (unsigned)(x >> 12) % 300, d = k % 9 == 0 ? 90 : k % 7 + 1;
 
       buf_adds(b, "main");
-      for (unsigned j = 0; j < d; j++)
-        buf_printf(b, ";com.example.F%u.m%u", (k * 31 + j * 7) % 23, j % 3);
+      if (k % 4 == 1) /* short stacks: 5 to 70 bytes, every length */
+        for (unsigned j = 0; j < k % 67; j++) buf_addc(b, "ab;"[j % 3]);
+      else
+        for (unsigned j = 0; j < d; j++)
+          buf_printf(b, ";com.example.F%u.m%u", (k * 31 + j * 7) % 23, j % 3);
       if (k % 5 == 0) buf_adds(b, ";rec;rec;rec");
-      buf_printf(b, ";%s %d", k % 2 ? "byte" : "java/lang/String",
-                 (int)((x >> 40) % 5000) - (k % 11 == 0 ? 2500 : 0));
+      buf_printf(b, ";%s ", k % 2 ? "byte" : "java/lang/String");
+      if (k % 6 == 3) { /* 1 to 20 digits, a sign, leading zeros */
+        buf_adds(b, (x >> 50) % 4 == 0 ? "+" : (x >> 50) % 4 == 1 ? "00" : "");
+        for (unsigned j = 0; j <= (x >> 20) % 20; j++)
+          buf_addc(b, (char)('0' + (x >> (j % 60)) % 10));
+      } else {
+        buf_printf(b, "%d", (int)((x >> 40) % 5000) - (k % 11 == 0 ? 2500 : 0));
+      }
       if (k % 13 == 0) buf_addc(b, '\r');
     }
     }
