@@ -26,6 +26,7 @@ struct dump {
   struct hprof h;
   struct hp_histo x;
   int dump_sizes; /* --dump-sizes */
+  int taken;      /* fd is a dump heap_take took: read from its start */
 };
 
 /* "'path': what" on stderr, the path escaped (what is ours). */
@@ -51,7 +52,14 @@ static int load(struct dump *d, int compressed)
   d->x.h = &d->h;
   d->h.compressed = compressed != 0;
   d->h.dump_sizes = d->dump_sizes;
-  d->fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (d->taken) {
+    if (lseek(d->fd, 0, SEEK_SET) < 0) {
+      perror_msg("cannot read %s", d->path);
+      return 1;
+    }
+  } else {
+    d->fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  }
   if (d->fd < 0) {
     perror_msg("cannot open '%s'", d->path);
     return 1;
@@ -328,6 +336,7 @@ int heap_main(int argc, char **argv)
 {
   struct args a;
   struct dump d = {0};
+  char what[PATH_MAX + 64];
   int rc, given;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
@@ -349,15 +358,25 @@ int heap_main(int argc, char **argv)
     hprof_free(&d.h);
     return rc ? 1 : jt_status;
   }
-  if (a.argc != 1) return usage_error("expected one dump FILE");
+  if (a.argc != 1)
+    return usage_error("expected one dump FILE, or a JVM's pid or main class");
   given = a.count[OPT_compressed_refs] ? a.word[OPT_compressed_refs] == 0 : -1;
   d.path = a.argv[0];
+  if (heap_is_target(d.path)) {
+    if (heap_take(d.path, a.val[OPT_output], &d.fd, what, sizeof(what)))
+      return 1;
+    d.path = what;
+    d.taken = 1;
+  } else if (a.val[OPT_output]) {
+    return usage_error("-o FILE keeps the dump of a JVM: give its pid or "
+                       "main class, not a dump");
+  }
   d.dump_sizes = a.count[OPT_dump_sizes] > 0;
   rc = load(&d, given != 0);
   if (given < 0 && !rc) {
     say_refs(&d, given);
     if (!d.h.compressed) {
-      close(d.fd);
+      if (!d.taken) close(d.fd);
       hprof_free(&d.h);
       rc = load(&d, 0);
     }

@@ -23,4 +23,12 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
 int heap_folded(const struct hprof *h, const struct hp_graph *g,
                 const char *svg);
 
+/* heap PID (cmd/heap_take.c): does arg name a JVM rather than a dump? */
+int heap_is_target(const char *arg);
+/* A live dump of the JVM target names, taken out (-o keep: kept there,
+ * else in a file of ours removed at once): 0 with *fd reading it and
+ * what naming it for messages, or 1 after the error line. */
+int heap_take(const char *target, const char *keep, int *fd, char *what,
+              size_t whatlen);
+
 #endif

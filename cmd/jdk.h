@@ -83,6 +83,8 @@ struct jdk_out {
   long long uid;           /* the JVM's user */
   uint64_t bound;          /* the most bytes a taken file may have: from
                               the kernel's view of the JVM, at the start */
+  int quiet;               /* set after begin: 1 the "moved" line goes to
+                              stderr, 2 nowhere (jvmtool heap PID) */
 };
 /* Pick jvm_path for j: out made absolute when out's folder is the same
  * folder in the JVM's mount namespace (core/jvm's jvm_same_path) and the
