@@ -382,8 +382,10 @@ int heap_main(int argc, char **argv)
     }
   }
   report(&d);
-  if (!rc && (a.count[OPT_retained] || a.count[OPT_path] ||
-              a.count[OPT_folded] || a.val[OPT_svg])) {
+  if (!rc && a.count[OPT_strings]) {
+    rc = heap_strings(&d.h, d.fd, (int)a.num[OPT_top], a.count[OPT_json] > 0);
+  } else if (!rc && (a.count[OPT_retained] || a.count[OPT_path] ||
+                     a.count[OPT_folded] || a.val[OPT_svg])) {
     rc = graph(&d, &a);
   } else if (d.h.idsize) {
     histogram(&d.h, a.count[OPT_json] > 0);

@@ -23,6 +23,9 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
 int heap_folded(const struct hprof *h, const struct hp_graph *g,
                 const char *svg);
 
+/* --strings: duplicated String values by wasted bytes, from two more
+ * passes over fd. 0, or 1 after the error line. */
+int heap_strings(struct hprof *h, int fd, int top, int json);
 /* heap PID (cmd/heap_take.c): does arg name a JVM rather than a dump? */
 int heap_is_target(const char *arg);
 /* A live dump of the JVM target names, taken out (-o keep: kept there,
