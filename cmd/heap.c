@@ -29,11 +29,49 @@ struct dump {
   int taken;      /* fd is a dump heap_take took: read from its start */
 };
 
+/* The progress line: on stderr when it is a terminal, at most four times
+ * a second and at each pass's start; cleared before anything else is
+ * written. */
+static struct {
+  int pass, shown;
+  uint64_t last_ms;
+} prog;
+
+static void on_progress(void *ctx, uint64_t raw, uint64_t size)
+{
+  struct timespec ts;
+  uint64_t now;
+
+  (void)ctx;
+  if (!raw) prog.pass++;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+  if (raw && now - prog.last_ms < 250) return;
+  prog.last_ms = now;
+  if (size)
+    fprintf(stderr,
+            "\rjvmtool heap: pass %d: %" PRIu64 " of %" PRIu64
+            " MB (%d%%)\033[K",
+            prog.pass, raw >> 20, size >> 20,
+            (int)(raw >= size ? 100 : raw * 100 / size));
+  else
+    fprintf(stderr, "\rjvmtool heap: pass %d: %" PRIu64 " MB\033[K", prog.pass,
+            raw >> 20);
+  prog.shown = 1;
+}
+
+void heap_progress_clear(void)
+{
+  if (prog.shown) fputs("\r\033[K", stderr);
+  prog.shown = 0;
+}
+
 /* "'path': what" on stderr, the path escaped (what is ours). */
 static void say_file(const char *path, const char *what)
 {
   struct buf b = {0};
 
+  heap_progress_clear();
   term_escape(&b, path, strlen(path), 0);
   error_msg("'%s': %s", b.p ? b.p : "", what);
   buf_free(&b);
@@ -89,6 +127,7 @@ static int load(struct dump *d, int compressed)
 
 static void report(struct dump *d)
 {
+  heap_progress_clear();
   if (d->h.unknown_class)
     warn_msg("%" PRIu64
              " objects name a class id the dump does not hold: left out",
@@ -159,17 +198,14 @@ static void histogram(const struct hprof *h, int json)
       heap_put_name(&b, h, row[i], 0);
       buf_addc(&b, '\n');
     }
-    if (b.len > 65536) {
-      fwrite(b.p, 1, b.len, stdout);
-      b.len = 0;
-    }
+    if (b.len > 65536) heap_flush(&b);
   }
   if (json)
     buf_printf(&b, "\n], \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64 "}\n",
                count, bytes);
   else
     buf_printf(&b, "Total%14" PRIu64 "%15" PRIu64 "\n", count, bytes);
-  fwrite(b.p, 1, b.len, stdout);
+  heap_flush(&b);
   buf_free(&b);
   free(row);
 }
@@ -179,6 +215,7 @@ static void say_refs(struct dump *d, int given)
 {
   uint64_t bytes = 0;
 
+  heap_progress_clear();
   for (uint32_t c = 0; c < d->h.ncls; c++) bytes += (uint64_t)d->h.cls[c].bytes;
   if (given < 0 && bytes >= (32ull << 30)) {
     d->h.compressed = 0;
@@ -310,6 +347,7 @@ static int graph(struct dump *d, const struct args *a)
     hprof_graph_free(&g);
     return 1;
   }
+  heap_progress_clear();
   if (g.dangling)
     warn_msg("%" PRIu64
              " references to ids no object in the dump has: left out",
@@ -340,6 +378,7 @@ int heap_main(int argc, char **argv)
   int rc, given;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  if (isatty(2)) hin_progress(on_progress, NULL);
   if (a.count[OPT_diff]) {
     struct dump old = {0};
 
@@ -352,6 +391,7 @@ int heap_main(int argc, char **argv)
     report(&old);
     report(&d);
     if (old.h.idsize && d.h.idsize) diff(&old.h, &d.h, a.count[OPT_json] > 0);
+    heap_progress_clear();
     if (old.fd >= 0) close(old.fd);
     if (d.fd >= 0) close(d.fd);
     hprof_free(&old.h);
@@ -390,6 +430,7 @@ int heap_main(int argc, char **argv)
   } else if (d.h.idsize) {
     histogram(&d.h, a.count[OPT_json] > 0);
   }
+  heap_progress_clear();
   if (d.fd >= 0) close(d.fd);
   hprof_free(&d.h);
   return rc ? 1 : jt_status;

@@ -10,7 +10,9 @@
  * JSON string, 2 as it is. */
 struct buf;
 void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json);
-/* Write b to stdout and empty it. */
+/* Take the progress line off stderr (before anything else is written). */
+void heap_progress_clear(void);
+/* Write b to stdout and empty it (the progress line cleared first). */
 void heap_flush(struct buf *b);
 
 /* --retained: the classes by retained size, then the top objects. */

@@ -27,6 +27,7 @@ void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json)
 
 void heap_flush(struct buf *b)
 {
+  heap_progress_clear();
   fwrite(b->p, 1, b->len, stdout);
   b->len = 0;
 }

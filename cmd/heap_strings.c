@@ -379,6 +379,7 @@ int heap_strings(struct hprof *h, int fd, int top, int json)
     v.want_prim = 1;
     rc = pass(h, fd, &v);
   }
+  heap_progress_clear();
   if (rc) {
     error_msg("%s at byte %" PRIu64, h->why, h->at);
   } else {

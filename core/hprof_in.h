@@ -54,6 +54,13 @@ size_t hin_peek(struct hin *h, size_t n, const unsigned char **p);
  * were really there (fewer at the end of the stream). */
 uint64_t hin_skip(struct hin *h, uint64_t n);
 
+/* A process-wide progress hook for every stream opened from now on: fn
+ * (ctx, 0, size) when a pass starts, then fn(ctx, raw, size) as each
+ * block is read (raw: bytes taken from the file; size: its size, 0 when
+ * not a regular file), in the thread that reads. NULL: none. */
+void hin_progress(void (*fn)(void *ctx, uint64_t raw, uint64_t size),
+                  void *ctx);
+
 /* Inflate one whole gzip stream (any number of members) in p[0..n) into
  * a malloc'd buffer of at most cap bytes (for tests and fuzzing). 0 with
  * *out and *outn, or an enum hin_err / -EFBIG when it would exceed cap. */
