@@ -92,8 +92,8 @@ static int fail(struct hprof *h, struct hin *in, int rc, const char *fmt, ...)
 }
 
 /* n bytes of the current record at *p, or a failure. */
-static int take(struct hprof *h, struct hin *in, size_t n,
-                const unsigned char **p)
+static HP_INLINE int take(struct hprof *h, struct hin *in, size_t n,
+                          const unsigned char **p)
 {
   if (hin_peek(in, n, p) == n) return 0;
   if (in->err == HIN_EGZ)

@@ -561,7 +561,7 @@ void hin_close(struct hin *h)
   h->fd = -1;
 }
 
-size_t hin_peek(struct hin *h, size_t n, const unsigned char **p)
+size_t hin_peek_more(struct hin *h, size_t n, const unsigned char **p)
 {
   if (n > HIN_SPAN) n = HIN_SPAN;
   while (h->len - h->off < n) {
@@ -580,7 +580,7 @@ size_t hin_peek(struct hin *h, size_t n, const unsigned char **p)
   return h->len - h->off < n ? h->len - h->off : n;
 }
 
-uint64_t hin_skip(struct hin *h, uint64_t n)
+uint64_t hin_skip_more(struct hin *h, uint64_t n)
 {
   uint64_t done = 0;
 
