@@ -29,6 +29,9 @@ struct hp_map {
 uint32_t hp_map_get(const struct hp_map *m, uint64_t key);
 /* Set key to val unless key is there: 1 when added, 0 when it was. */
 int hp_map_add(struct hp_map *m, uint64_t key, uint32_t val);
+/* Make room for n keys at once (n: what a pass already read, never a
+ * header's claim), so adding them rehashes nothing. */
+void hp_map_reserve(struct hp_map *m, size_t n);
 void hp_map_free(struct hp_map *m);
 
 /* HPROF basic types (field and array element types). */
