@@ -10,6 +10,8 @@
  * JSON string, 2 as it is. */
 struct buf;
 void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json);
+/* The progress line on stderr, from now on (when it is a terminal). */
+void heap_progress_start(void);
 /* Take the progress line off stderr (before anything else is written). */
 void heap_progress_clear(void);
 /* Write b to stdout and empty it (the progress line cleared first). */

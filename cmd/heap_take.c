@@ -20,8 +20,12 @@
 #include "core/root.h"
 #include "core/vm.h"
 #include "core/wfile.h"
-#include "cmd/jdk.h"
 #include "cmd/heap.h"
+
+/* How long the JVM may take to answer: its attach listener to start,
+ * then the dump to be written (a full GC and the whole heap: as the JDK
+ * tools wait, an hour). */
+enum { FIND_MS = 10000, REPLY_MS = 3600 * 1000 };
 
 /* The folder a dump we do not keep goes to (a path; static or env). */
 static const char *tmp_folder(void)
@@ -69,8 +73,8 @@ static int ask(const struct jvm *j, struct jdk_out *o)
 
   buf_printf(&line, "GC.heap_dump %s", o->jvm_path);
   args[0] = line.p;
-  if (attach_ask_long(j, "jcmd", args, JDK_TIMEOUT_MS, JDK_REPLY_MS, &reply,
-                      err, sizeof(err))) {
+  if (attach_ask_long(j, "jcmd", args, FIND_MS, REPLY_MS, &reply, err,
+                      sizeof(err))) {
     error_msg("%s", err);
   } else if (!(written = jdk_out_written(reply))) {
     int status = attach_status(reply, &body);
