@@ -26,6 +26,7 @@ struct dump {
   struct hprof h;
   struct hp_histo x;
   int dump_sizes; /* --dump-sizes */
+  int taken;      /* fd is a dump heap_take took: read from its start */
 };
 
 /* "'path': what" on stderr, the path escaped (what is ours). */
@@ -33,6 +34,7 @@ static void say_file(const char *path, const char *what)
 {
   struct buf b = {0};
 
+  heap_progress_clear();
   term_escape(&b, path, strlen(path), 0);
   error_msg("'%s': %s", b.p ? b.p : "", what);
   buf_free(&b);
@@ -51,7 +53,14 @@ static int load(struct dump *d, int compressed)
   d->x.h = &d->h;
   d->h.compressed = compressed != 0;
   d->h.dump_sizes = d->dump_sizes;
-  d->fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (d->taken) {
+    if (lseek(d->fd, 0, SEEK_SET) < 0) {
+      perror_msg("cannot read %s", d->path);
+      return 1;
+    }
+  } else {
+    d->fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  }
   if (d->fd < 0) {
     perror_msg("cannot open '%s'", d->path);
     return 1;
@@ -81,6 +90,7 @@ static int load(struct dump *d, int compressed)
 
 static void report(struct dump *d)
 {
+  heap_progress_clear();
   if (d->h.unknown_class)
     warn_msg("%" PRIu64
              " objects name a class id the dump does not hold: left out",
@@ -151,17 +161,14 @@ static void histogram(const struct hprof *h, int json)
       heap_put_name(&b, h, row[i], 0);
       buf_addc(&b, '\n');
     }
-    if (b.len > 65536) {
-      fwrite(b.p, 1, b.len, stdout);
-      b.len = 0;
-    }
+    if (b.len > 65536) heap_flush(&b);
   }
   if (json)
     buf_printf(&b, "\n], \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64 "}\n",
                count, bytes);
   else
     buf_printf(&b, "Total%14" PRIu64 "%15" PRIu64 "\n", count, bytes);
-  fwrite(b.p, 1, b.len, stdout);
+  heap_flush(&b);
   buf_free(&b);
   free(row);
 }
@@ -171,6 +178,7 @@ static void say_refs(struct dump *d, int given)
 {
   uint64_t bytes = 0;
 
+  heap_progress_clear();
   for (uint32_t c = 0; c < d->h.ncls; c++) bytes += (uint64_t)d->h.cls[c].bytes;
   if (given < 0 && bytes >= (32ull << 30)) {
     d->h.compressed = 0;
@@ -302,6 +310,7 @@ static int graph(struct dump *d, const struct args *a)
     hprof_graph_free(&g);
     return 1;
   }
+  heap_progress_clear();
   if (g.dangling)
     warn_msg("%" PRIu64
              " references to ids no object in the dump has: left out",
@@ -328,9 +337,11 @@ int heap_main(int argc, char **argv)
 {
   struct args a;
   struct dump d = {0};
+  char what[PATH_MAX + 64];
   int rc, given;
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
+  if (isatty(2)) heap_progress_start();
   if (a.count[OPT_diff]) {
     struct dump old = {0};
 
@@ -343,32 +354,46 @@ int heap_main(int argc, char **argv)
     report(&old);
     report(&d);
     if (old.h.idsize && d.h.idsize) diff(&old.h, &d.h, a.count[OPT_json] > 0);
+    heap_progress_clear();
     if (old.fd >= 0) close(old.fd);
     if (d.fd >= 0) close(d.fd);
     hprof_free(&old.h);
     hprof_free(&d.h);
     return rc ? 1 : jt_status;
   }
-  if (a.argc != 1) return usage_error("expected one dump FILE");
+  if (a.argc != 1)
+    return usage_error("expected one dump FILE, or a JVM's pid or main class");
   given = a.count[OPT_compressed_refs] ? a.word[OPT_compressed_refs] == 0 : -1;
   d.path = a.argv[0];
+  if (heap_is_target(d.path)) {
+    if (heap_take(d.path, a.val[OPT_output], &d.fd, what, sizeof(what)))
+      return 1;
+    d.path = what;
+    d.taken = 1;
+  } else if (a.val[OPT_output]) {
+    return usage_error("-o FILE keeps the dump of a JVM: give its pid or "
+                       "main class, not a dump");
+  }
   d.dump_sizes = a.count[OPT_dump_sizes] > 0;
   rc = load(&d, given != 0);
   if (given < 0 && !rc) {
     say_refs(&d, given);
     if (!d.h.compressed) {
-      close(d.fd);
+      if (!d.taken) close(d.fd);
       hprof_free(&d.h);
       rc = load(&d, 0);
     }
   }
   report(&d);
-  if (!rc && (a.count[OPT_retained] || a.count[OPT_path] ||
-              a.count[OPT_folded] || a.val[OPT_svg])) {
+  if (!rc && a.count[OPT_strings]) {
+    rc = heap_strings(&d.h, d.fd, (int)a.num[OPT_top], a.count[OPT_json] > 0);
+  } else if (!rc && (a.count[OPT_retained] || a.count[OPT_path] ||
+                     a.count[OPT_folded] || a.val[OPT_svg])) {
     rc = graph(&d, &a);
   } else if (d.h.idsize) {
     histogram(&d.h, a.count[OPT_json] > 0);
   }
+  heap_progress_clear();
   if (d.fd >= 0) close(d.fd);
   hprof_free(&d.h);
   return rc ? 1 : jt_status;

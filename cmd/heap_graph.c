@@ -25,8 +25,51 @@ void heap_put_name(struct buf *b, const struct hprof *h, uint32_t c, int json)
     term_escape(b, name, strlen(name), 0);
 }
 
+/* The progress line: on stderr when it is a terminal, at most four times
+ * a second and at each pass's start; cleared before anything else is
+ * written. */
+static struct {
+  int pass, shown;
+  uint64_t last_ms;
+} prog;
+
+static void on_progress(void *ctx, uint64_t raw, uint64_t size)
+{
+  struct timespec ts;
+  uint64_t now;
+
+  (void)ctx;
+  if (!raw) prog.pass++;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+  if (raw && now - prog.last_ms < 250) return;
+  prog.last_ms = now;
+  if (size)
+    fprintf(stderr,
+            "\rjvmtool heap: pass %d: %" PRIu64 " of %" PRIu64
+            " MB (%d%%)\033[K",
+            prog.pass, raw >> 20, size >> 20,
+            (int)(raw >= size ? 100 : raw * 100 / size));
+  else
+    fprintf(stderr, "\rjvmtool heap: pass %d: %" PRIu64 " MB\033[K", prog.pass,
+            raw >> 20);
+  prog.shown = 1;
+}
+
+void heap_progress_start(void)
+{
+  hin_progress(on_progress, NULL);
+}
+
+void heap_progress_clear(void)
+{
+  if (prog.shown) fputs("\r\033[K", stderr);
+  prog.shown = 0;
+}
+
 void heap_flush(struct buf *b)
 {
+  heap_progress_clear();
   fwrite(b->p, 1, b->len, stdout);
   b->len = 0;
 }

@@ -70,40 +70,7 @@ int jdk_open(struct jvm *j, const struct vm *row);
  * return 1. */
 int jdk_print_reply(int pid, const char *reply, const char *empty);
 
-/* A file the JVM writes for us (cmd/jdk_out.c), landing at out on the
- * host: jvm_path is what to ask the JVM to write. */
-struct jdk_out {
-  const char *out;         /* the host path asked for */
-  struct wfile w;          /* where a taken file is written */
-  char jvm_path[PATH_MAX]; /* the path to send */
-  const struct jvm *j;     /* the JVM writing it */
-  int pid, taken;          /* taken: a random name in the JVM's /tmp */
-  int dirfd, slot;         /* not taken: the folder; the file's note for a
-                              stop signal (core/wfile), or -1 */
-  long long uid;           /* the JVM's user */
-  uint64_t bound;          /* the most bytes a taken file may have: from
-                              the kernel's view of the JVM, at the start */
-};
-/* Pick jvm_path for j: out made absolute when out's folder is the same
- * folder in the JVM's mount namespace (core/jvm's jvm_same_path) and the
- * JVM runs as our user, else /tmp/jvmtool-dump-<random><suffix> in its
- * /tmp, to be taken out. Everything that would refuse the file later is
- * checked here, before the JVM is asked: out's folder writable (as the
- * JVM's user when it writes there itself), its file system not full, and
- * a take-out possible (core/root's root_take_ready). From here on a stop
- * signal removes the JVM's file too (core/wfile). Returns 0, or 1 after
- * one line. */
-int jdk_out_begin(struct jdk_out *o, const struct jvm *j, const char *out,
-                  const char *suffix);
-/* 1 when a dumpheap or GC.heap_dump reply says the file was written. */
-int jdk_out_written(const char *reply);
-/* After the request (also when it failed: call it once after a 0 from
- * begin): take a file written in the JVM's /tmp out to the host path
- * (written: the reply said it is whole; else it is only removed), or, for
- * a path handed to the JVM, check that the file is there on this host.
- * Returns 0, or 1 (after a message when the JVM said it wrote a file that
- * is not there or was not taken); prints one line naming where a taken
- * file went. */
-int jdk_out_end(struct jdk_out *o, int written);
+/* The take-out of a file a JVM writes for us (struct jdk_out, cmd/jdk_out.c)
+ * is in cmd/cmd.h: jvmtool heap PID takes dumps out too. */
 
 #endif

@@ -219,7 +219,9 @@ int jdk_out_end(struct jdk_out *o, int written)
     errno_msg(rc, "cannot write '%s'", o->out);
     return 1;
   }
-  printf("Heap dump moved from pid %d's %s to %s [%" PRIu64 " bytes]\n", o->pid,
-         o->jvm_path, o->out, copied);
+  if (o->quiet < 2)
+    fprintf(o->quiet ? stderr : stdout,
+            "Heap dump moved from pid %d's %s to %s [%" PRIu64 " bytes]\n",
+            o->pid, o->jvm_path, o->out, copied);
   return 0;
 }

@@ -11,9 +11,16 @@
 #include "core/jvmtool.h"
 #include "core/hprof.h"
 
+/* Object ids are addresses (8-byte aligned, dense): a full avalanche
+ * (murmur3's finalizer), so every bit of the id reaches the slot bits;
+ * the multiply alone left runs that linear probing walked. */
 static uint64_t mix(uint64_t k)
 {
-  return k * 0x9E3779B97F4A7C15ull;
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  return k ^ (k >> 33);
 }
 
 uint32_t hp_map_get(const struct hp_map *m, uint64_t key)
@@ -21,7 +28,7 @@ uint32_t hp_map_get(const struct hp_map *m, uint64_t key)
   size_t mask = m->cap - 1, i;
 
   if (!m->cap || !key) return HP_NONE;
-  for (i = (size_t)(mix(key) >> 20) & mask; m->keys[i]; i = (i + 1) & mask)
+  for (i = (size_t)mix(key) & mask; m->keys[i]; i = (i + 1) & mask)
     if (m->keys[i] == key) return m->vals[i];
   return HP_NONE;
 }
@@ -40,6 +47,23 @@ static void grow(struct hp_map *m)
   free(old.vals);
 }
 
+void hp_map_reserve(struct hp_map *m, size_t n)
+{
+  struct hp_map old = *m;
+  size_t cap = 1024;
+
+  while (cap < 2 * n && cap < ((size_t)1 << 40)) cap *= 2;
+  if (cap <= m->cap) return;
+  m->cap = cap;
+  m->keys = xzalloc(m->cap * sizeof(*m->keys));
+  m->vals = xmalloc(m->cap * sizeof(*m->vals));
+  m->n = 0;
+  for (size_t i = 0; i < old.cap; i++)
+    if (old.keys[i]) hp_map_add(m, old.keys[i], old.vals[i]);
+  free(old.keys);
+  free(old.vals);
+}
+
 int hp_map_add(struct hp_map *m, uint64_t key, uint32_t val)
 {
   size_t mask, i;
@@ -47,7 +71,7 @@ int hp_map_add(struct hp_map *m, uint64_t key, uint32_t val)
   if (!key) return 0;
   if ((m->n + 1) * 2 > m->cap) grow(m);
   mask = m->cap - 1;
-  for (i = (size_t)(mix(key) >> 20) & mask; m->keys[i]; i = (i + 1) & mask)
+  for (i = (size_t)mix(key) & mask; m->keys[i]; i = (i + 1) & mask)
     if (m->keys[i] == key) return 0;
   m->keys[i] = key;
   m->vals[i] = val;
@@ -92,8 +116,8 @@ static int fail(struct hprof *h, struct hin *in, int rc, const char *fmt, ...)
 }
 
 /* n bytes of the current record at *p, or a failure. */
-static int take(struct hprof *h, struct hin *in, size_t n,
-                const unsigned char **p)
+static HP_INLINE int take(struct hprof *h, struct hin *in, size_t n,
+                          const unsigned char **p)
 {
   if (hin_peek(in, n, p) == n) return 0;
   if (in->err == HIN_EGZ)

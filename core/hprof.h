@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/hprof_in.h"
 
@@ -28,6 +29,9 @@ struct hp_map {
 uint32_t hp_map_get(const struct hp_map *m, uint64_t key);
 /* Set key to val unless key is there: 1 when added, 0 when it was. */
 int hp_map_add(struct hp_map *m, uint64_t key, uint32_t val);
+/* Make room for n keys at once (n: what a pass already read, never a
+ * header's claim), so adding them rehashes nothing. */
+void hp_map_reserve(struct hp_map *m, size_t n);
 void hp_map_free(struct hp_map *m);
 
 /* HPROF basic types (field and array element types). */
@@ -132,18 +136,27 @@ int hprof_scan(struct hprof *h, struct hin *in, const struct hp_visit *v);
 /* Free everything h holds. */
 void hprof_free(struct hprof *h);
 
-/* An id of idsize bytes at p (big-endian). */
-static inline uint64_t hp_id(const unsigned char *p, int idsize)
+/* An id of idsize bytes at p (big-endian). Inlined whatever the build's
+ * optimization (the binary is built for size): they run per object. */
+#define HP_INLINE inline __attribute__((always_inline))
+static HP_INLINE uint32_t hp_u4(const unsigned char *p)
+{
+  uint32_t v;
+
+  memcpy(&v, p, 4);
+  return __builtin_bswap32(v);
+}
+static HP_INLINE uint64_t hp_id(const unsigned char *p, int idsize)
 {
   uint64_t v = 0;
 
+  if (idsize == 8) {
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+  }
+  if (idsize == 4) return hp_u4(p);
   for (int i = 0; i < idsize; i++) v = v << 8 | p[i];
   return v;
-}
-static inline uint32_t hp_u4(const unsigned char *p)
-{
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         p[3];
 }
 
 /* The class's name as jmap prints it ("java.lang.String", "[J",

@@ -245,6 +245,9 @@ int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
 
     if (name != HP_NONE && !strcmp(h->text + name, "referent")) b.ref_field = f;
   }
+  /* the histogram pass counted the objects it read: the id map is made
+   * that big at once (growing it rehashed every id a few times) */
+  hp_map_reserve(&g->ids, (size_t)h->objects);
   reserve(&b); /* index 0: the super-root */
   g->n = 1;
   g->id[0] = 0;

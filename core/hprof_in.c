@@ -440,6 +440,9 @@ static void *pipe_run(void *arg)
   return NULL;
 }
 
+static void (*progress_fn)(void *, uint64_t, uint64_t);
+static void *progress_ctx;
+
 /* Append at least one more block to h->buf; 0 at the end or on error. */
 static size_t fill(struct hin *h)
 {
@@ -487,7 +490,14 @@ static size_t fill(struct hin *h)
     h->raw += (uint64_t)n;
   }
   h->len += (size_t)n;
+  if (progress_fn) progress_fn(progress_ctx, h->raw, h->size);
   return (size_t)n;
+}
+
+void hin_progress(void (*fn)(void *ctx, uint64_t raw, uint64_t size), void *ctx)
+{
+  progress_fn = fn;
+  progress_ctx = ctx;
 }
 
 int hin_open(struct hin *h, int fd)
@@ -499,6 +509,7 @@ int hin_open(struct hin *h, int fd)
   h->cap = 2 * HIN_BLOCK;
   h->buf = xmalloc(h->cap);
   if (!fstat(fd, &st) && S_ISREG(st.st_mode)) h->size = (uint64_t)st.st_size;
+  if (progress_fn) progress_fn(progress_ctx, 0, h->size);
   while (h->len < 2 && fill(h)) continue;
   if (h->err) return h->err;
   if (h->len >= 2 && h->buf[0] == 0x1f && h->buf[1] == 0x8b) {
@@ -550,7 +561,7 @@ void hin_close(struct hin *h)
   h->fd = -1;
 }
 
-size_t hin_peek(struct hin *h, size_t n, const unsigned char **p)
+size_t hin_peek_more(struct hin *h, size_t n, const unsigned char **p)
 {
   if (n > HIN_SPAN) n = HIN_SPAN;
   while (h->len - h->off < n) {
@@ -569,7 +580,7 @@ size_t hin_peek(struct hin *h, size_t n, const unsigned char **p)
   return h->len - h->off < n ? h->len - h->off : n;
 }
 
-uint64_t hin_skip(struct hin *h, uint64_t n)
+uint64_t hin_skip_more(struct hin *h, uint64_t n)
 {
   uint64_t done = 0;
 

@@ -49,10 +49,36 @@ void hin_close(struct hin *h);
 /* Make n (<= HIN_SPAN) contiguous bytes available at *p without taking
  * them. Returns n, or fewer at the end of the stream or after an error
  * (h->err says which). */
-size_t hin_peek(struct hin *h, size_t n, const unsigned char **p);
+size_t hin_peek_more(struct hin *h, size_t n, const unsigned char **p);
+static inline __attribute__((always_inline)) size_t
+hin_peek(struct hin *h, size_t n, const unsigned char **p)
+{
+  if (h->len - h->off >= n) { /* the common case, per object: inlined */
+    *p = h->buf + h->off;
+    return n;
+  }
+  return hin_peek_more(h, n, p);
+}
 /* Take n bytes (after hin_peek showed them, or to skip): returns how many
  * were really there (fewer at the end of the stream). */
-uint64_t hin_skip(struct hin *h, uint64_t n);
+uint64_t hin_skip_more(struct hin *h, uint64_t n);
+static inline __attribute__((always_inline)) uint64_t hin_skip(struct hin *h,
+                                                               uint64_t n)
+{
+  if (n <= h->len - h->off) {
+    h->off += (size_t)n;
+    h->pos += n;
+    return n;
+  }
+  return hin_skip_more(h, n);
+}
+
+/* A process-wide progress hook for every stream opened from now on: fn
+ * (ctx, 0, size) when a pass starts, then fn(ctx, raw, size) as each
+ * block is read (raw: bytes taken from the file; size: its size, 0 when
+ * not a regular file), in the thread that reads. NULL: none. */
+void hin_progress(void (*fn)(void *ctx, uint64_t raw, uint64_t size),
+                  void *ctx);
 
 /* Inflate one whole gzip stream (any number of members) in p[0..n) into
  * a malloc'd buffer of at most cap bytes (for tests and fuzzing). 0 with

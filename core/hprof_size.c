@@ -4,7 +4,9 @@
  * JDK 15+ lays fields out densely (small fields fill the gaps the
  * alignment of longs leaves, also across a class and its supers), so an
  * instance is align8(header + the sum of its fields' sizes); checked
- * against GC.class_histogram on JDK 17 and 25 (test/heap.test).
+ * against GC.class_histogram on JDK 17, 21 and 25 (test/heap.test). JDK
+ * 14 and before gave each class a block of its own (legacy_block),
+ * checked on JDK 11.
  */
 #include "core/jvmtool.h"
 #include "core/hprof_size.h"
@@ -133,6 +135,59 @@ static uint64_t dump_bytes(const struct hprof *h, const struct hp_class *k)
   return n;
 }
 
+/* JDK 14 and before (JDK 11, 8) lay out each class's fields in a block
+ * of its own after its super's, which ends aligned to a reference's size:
+ * longs and doubles first (the gap before them filled with one int, then
+ * shorts, then bytes, then a compressed reference), then ints, shorts,
+ * bytes, references last
+ * (HotSpot's FieldsAllocationStyle 1 with CompactFields). at: the
+ * super's end; extra: the bytes HotSpot injects (8: a pointer, 12: a
+ * pointer and a reference). Returns this class's end. */
+static uint64_t legacy_block(const struct hprof *h, const struct hp_class *k,
+                             uint64_t at, int extra)
+{
+  uint64_t n[9] = {0}; /* by size: 8, 4, 2, 1 and references (n[0]) */
+  int ref = h->compressed ? 4 : 8;
+
+  for (uint32_t i = 0; i < k->nfields; i++) {
+    int t = h->ftype[k->fields + i];
+
+    if (t == HP_OBJECT)
+      n[0]++;
+    else
+      n[hp_type_size(t, h->idsize)]++;
+  }
+  if (extra == 8 || extra == 12) n[8]++;
+  if (extra == 12) n[0]++;
+  if (extra && extra != 8 && extra != 12) n[1] += (uint64_t)extra;
+  if (n[8] && at % 8) { /* the gap before the longs */
+    uint64_t gap = 8 - at % 8;
+
+    if (n[4] && gap >= 4) n[4]--, gap -= 4, at += 4;
+    while (n[2] && gap >= 2) n[2]--, gap -= 2, at += 2;
+    while (n[1] && gap >= 1) n[1]--, gap -= 1, at += 1;
+    if (n[0] && gap >= 4 && ref == 4) n[0]--, gap -= 4, at += 4;
+    at += gap;
+  }
+  at += 8 * n[8];
+  at = (at + 3) & ~(uint64_t)3;
+  at += 4 * n[4];
+  at = (at + 1) & ~(uint64_t)1;
+  at += 2 * n[2] + n[1];
+  if (n[0]) at = ((at + (uint64_t)ref - 1) & ~((uint64_t)ref - 1)) + ref * n[0];
+  return (at + (uint64_t)ref - 1) & ~((uint64_t)ref - 1);
+}
+
+/* Whether h is a dump of JDK 14 or before: its String has no hashIsZero
+ * (JDK 13 added it; JDK 15 brought the dense layout; 13 and 14 are
+ * counted dense, wrongly, as no field tells them apart). */
+static int legacy_layout(const struct hprof *h)
+{
+  uint32_t s = hprof_find_class(h, "java.lang.String");
+
+  return s != HP_NONE && h->cls[s].dumped && !has_field(h, s, "hashIsZero");
+}
+
 uint32_t hprof_instance_size(const struct hprof *h, uint32_t c)
 {
   return h->cls[c].size;
@@ -144,6 +199,7 @@ uint32_t hprof_histo_finish(struct hp_histo *x)
                                       "[F", "[D", "[B", "[S", "[I", "[J"};
   struct hprof *h = x->h;
   uint32_t cut = 0, jlc = hprof_find_class(h, "java.lang.Class");
+  int legacy = !h->dump_sizes && legacy_layout(h);
 
   uint32_t *chain = xmalloc(((size_t)h->ncls + 1) * sizeof(*chain));
 
@@ -164,7 +220,10 @@ uint32_t hprof_histo_finish(struct hp_histo *x)
     while (steps--) {
       int extra = hidden_bytes(h, chain[steps]);
 
-      bytes += field_bytes(h, &h->cls[chain[steps]]) + (uint64_t)extra;
+      if (legacy && extra < 128)
+        bytes = legacy_block(h, &h->cls[chain[steps]], bytes, extra);
+      else
+        bytes += field_bytes(h, &h->cls[chain[steps]]) + (uint64_t)extra;
       hbytes += dump_bytes(h, &h->cls[chain[steps]]);
       if (extra >= 128) bytes = align8(bytes);
     }
