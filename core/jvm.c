@@ -162,6 +162,8 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
     return 0;
   memset(&j->seen, 0, sizeof(j->seen));
   j->seen.maps.libjvm = row->libjvm;
+  j->seen.emulated = row->emulated;
+  j->seen.maps.libjvm_data = row->libjvm_data;
   j->seen.maps.nperf = 1;
   p->maj = row->maj;
   p->min = row->min;
@@ -232,6 +234,9 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
     j->tmpfd = ourtmp;
   }
   find_perfdata(j, j->seen.row ? row : NULL);
+  /* an emulated JVM is one only with the PerfData file it maps */
+  if (j->seen.emulated && !j->vm.file && j->is_jvm == JVM_IS)
+    j->is_jvm = JVM_NOT;
   return 0;
 }
 
@@ -327,8 +332,13 @@ int jvm_check_jvm(const struct jvm *j, char *err, size_t n)
   if (j->is_jvm == JVM_IS) return 0;
   snprintf(err, n, "pid %d is not a JVM (%s): nothing sent", j->pid,
            j->is_jvm == JVM_UNKNOWN ? "its maps cannot be read"
+           : j->seen.emulated && !j->vm.file
+               ? "an emulated JVM without its PerfData file"
            : !j->seen.maps.libjvm
-               ? "it maps no libjvm.so"
+               ? (j->seen.maps.libjvm_data
+                      ? "its libjvm.so is not executable, and no emulator "
+                        "the host holds runs it"
+                      : "it maps no libjvm.so")
                : "a container's files in the host's pid namespace");
   return -EPERM;
 }

@@ -486,9 +486,12 @@ static int jvm_line(void *arg, const struct proc_map *m)
   const char *base = strrchr(m->path, '/') + 1;
   struct proc_perf_map *p;
 
-  if (m->perms[2] == 'x' &&
-      (!strcmp(base, "libjvm.so") || !strcmp(base, "libjvm.so (deleted)")))
-    j->libjvm = 1;
+  if (!strcmp(base, "libjvm.so") || !strcmp(base, "libjvm.so (deleted)")) {
+    if (m->perms[2] == 'x')
+      j->libjvm = 1;
+    else
+      j->libjvm_data = 1;
+  }
   if (m->perms[3] != 's' || j->nperf == PROC_JVM_PERF) return 0;
   p = &j->perf[j->nperf];
   if (!perf_name(m->path, p->user, sizeof(p->user), &p->name)) return 0;
@@ -511,7 +514,42 @@ int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m)
   if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
   proc_maps_fd(fd, jvm_line, m);
   close(fd);
+  if (m->libjvm) m->libjvm_data = 0;
   return 0;
+}
+
+/* A file or folder only root may change: root's, not writable by group
+ * or others. */
+static int roots_only(const struct stat *sb)
+{
+  return sb->st_uid == 0 && !(sb->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int proc_exe_emulator(int procfd)
+{
+  char name[PATH_MAX], *base, *slash;
+  struct stat exe, here, dir;
+  ssize_t n = readlinkat(procfd, "exe", name, sizeof(name) - 1);
+
+  if (n <= 1 || name[0] != '/') return 0;
+  name[n] = 0;
+  base = strrchr(name, '/') + 1;
+  if (!starts_with(base, "qemu-") || starts_with(base, "qemu-system-"))
+    return 0;
+  /* the file it runs, and the file that name is in our root: the same,
+   * and root's (a path the process's own root gives proves nothing) */
+  if (fstatat(procfd, "exe", &exe, 0) || lstat(name, &here) ||
+      !S_ISREG(here.st_mode) || here.st_dev != exe.st_dev ||
+      here.st_ino != exe.st_ino || !roots_only(&here))
+    return 0;
+  for (slash = base - 1; slash;
+       slash = slash > name ? strrchr(name, '/') : NULL) {
+    *slash = 0;
+    if (lstat(*name ? name : "/", &dir) || !S_ISDIR(dir.st_mode) ||
+        !roots_only(&dir))
+      return 0;
+  }
+  return 1;
 }
 
 struct any {

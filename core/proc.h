@@ -216,7 +216,10 @@ struct proc_perf_map {
   char path[256]; /* as the kernel shows it; "" when longer */
 };
 struct proc_jvm_maps {
-  int libjvm; /* an executable mapping of a file named libjvm.so */
+  int libjvm;      /* an executable mapping of a file named libjvm.so */
+  int libjvm_data; /* a mapping of a file named libjvm.so, none of them
+                      executable (qemu-user maps an emulated JVM's so: it
+                      runs translated code) */
   int nperf;
   struct proc_perf_map perf[PROC_JVM_PERF];
 };
@@ -243,6 +246,17 @@ const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
  * Returns 0 or -errno. */
 int proc_read_small(int dirfd, const char *path, char *buf, size_t max,
                     size_t *len);
+
+/* 1 when the executable of the process whose /proc/<pid> folder procfd
+ * is, is a qemu-user emulator our own root holds and only root may
+ * change: its name (the kernel's, resolved) is qemu-*, not qemu-system-*;
+ * that path in our root (never the process's) is the very file it runs
+ * (device and inode), a regular file of root's that no group or other
+ * may write, in folders of root's, none of them a link, that no group or
+ * other may write. 0 otherwise. A readlink and a few stats: asked only
+ * of a process whose libjvm.so mapping is not executable
+ * (docs/security.md §10). */
+int proc_exe_emulator(int procfd);
 
 /* proc_status of the process whose /proc/<pid> folder procfd is. */
 int proc_status_at(int procfd, struct proc_status *st);

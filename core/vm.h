@@ -40,7 +40,10 @@ struct vm {
    * core/jvm's jvm_open_row takes it instead of reading the process's
    * maps again, while the process is the one seen (its start time). */
   int seen;
-  int libjvm;        /* it maps a libjvm.so executable */
+  int libjvm;        /* it maps a libjvm.so executable, or is an emulated
+                        JVM (emulated 1) */
+  int emulated;      /* a JVM run by a qemu-user our root holds (vm_see) */
+  int libjvm_data;   /* it maps a libjvm.so, none of it executable */
   unsigned maj, min; /* its shared mapping of this file */
   uint64_t ino;
   uint64_t pidns, mntns; /* its namespaces' inodes */
@@ -109,6 +112,10 @@ struct vm_seen {
                             names that container controls, in a host
                             process. The shape of a renamed-mapping attack:
                             never a JVM */
+  int emulated;          /* its libjvm.so mapping is not executable, and
+                            its executable is a qemu-user emulator our own
+                            root holds (proc_exe_emulator): maps.libjvm is
+                            set; a JVM only with its PerfData file too */
   int row;               /* taken from a listing row's facts (jvm_open_row) */
   char hostile[192];     /* not empty: its /tmp meets a file system a
                             process serves (core/root's root_mounts_hostile):
