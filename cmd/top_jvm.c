@@ -36,12 +36,9 @@ static int attach_ok(struct top_jvm *j)
   char err[256];
 
   if (j->why[0]) return 0;
-  if (!j->opened) {
-    if (jvm_open_pid(&j->vm, j->pid, err, sizeof(err))) {
-      snprintf(j->why, sizeof(j->why), "no names: %s", err);
-      return 0;
-    }
-    j->opened = 1;
+  if (!j->opened) { /* top_main opens it first */
+    snprintf(j->why, sizeof(j->why), "no names: not opened");
+    return 0;
   }
   if (!attach_check(&j->vm, err, sizeof(err))) return 1;
   snprintf(j->why, sizeof(j->why), "%s: native names, no stacks",
@@ -153,7 +150,7 @@ static struct top_known *carry(struct top_jvm *j, const struct proc_task *cur,
     }
     k->allocated = k->alloc = -1;
     k->nstid = cur[i].tid;
-    if (nspid != j->pid && !proc_task_status(j->pid, cur[i].tid, &st))
+    if (nspid != j->pid && !proc_task_status_at(j->vm.procfd, cur[i].tid, &st))
       k->nstid = proc_innermost(&st, cur[i].tid);
     else if (nspid != j->pid)
       k->nstid = 0; /* gone, or unreadable: matches no nid */
@@ -185,7 +182,7 @@ int top_jvm_read(struct top_jvm *j)
   double hz = (double)proc_hz();
   size_t n;
 
-  if (proc_tasks(j->pid, &cur, &n, NULL) || !n) {
+  if (!j->opened || proc_tasks_at(j->vm.procfd, &cur, &n, NULL) || !n) {
     free(cur);
     return -ESRCH;
   }
@@ -220,6 +217,16 @@ int top_jvm_read(struct top_jvm *j)
   free(d);
   j->n = n;
   j->at_ns = now;
+  return 0;
+}
+
+int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n)
+{
+  int rc = jvm_open_pid(&j->vm, pid, err, n);
+
+  if (rc) return rc;
+  j->pid = pid;
+  j->opened = 1;
   return 0;
 }
 

@@ -199,7 +199,7 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
       (j->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
       proc_status_at(j->procfd, &j->st))
     return fail(j, -ESRCH, err, n, "no process %d", pid);
-  if ((rc = proc_foreign_user(pid, err, n))) {
+  if ((rc = proc_foreign_user(pid, &j->st, err, n))) {
     jvm_close(j);
     return rc;
   }

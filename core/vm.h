@@ -60,6 +60,12 @@ struct vm {
 int vm_list(struct vm **out, size_t *n);
 void vm_list_free(struct vm *v, size_t n);
 
+/* v's process's /proc folder, opened (O_PATH): -1 when v is a file, the
+ * process is gone, or (a row the walk saw) the process at that pid is no
+ * longer the one seen (its start time). The caller closes it; everything
+ * read of that process goes through it (core/proc's *_at). */
+int vm_proc_open(const struct vm *v);
+
 /* The one walk over every other mount namespace's /tmp (docs/jvmstat.md
  * §2.1; vm_list and clean take it): each live process whose /tmp, opened
  * inside its root, is not ours, in pid order: cb(arg, pid, r, tmpfd, sb,

@@ -300,6 +300,27 @@ static void facts(struct vm *v, const struct seen_pid *sp,
   v->start = sp->start;
 }
 
+int vm_proc_open(const struct vm *v)
+{
+  char path[32], buf[PROC_STAT_MAX];
+  struct proc_stat ps;
+  size_t len;
+  int fd;
+
+  if (v->pid <= 0) return -1;
+  snprintf(path, sizeof(path), "%d", v->pid);
+  fd = proc_dirfd() >= 0 ? openat(proc_dirfd(), path,
+                                  O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+                         : -1;
+  if (fd < 0 || !v->seen) return fd;
+  if (proc_read_small(fd, "stat", buf, sizeof(buf), &len) ||
+      proc_stat_parse(buf, len, &ps) || ps.starttime != v->start) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 /* Whether the process e names maps e's file under another name (our own
  * /tmp's link to a file elsewhere, as jps lists it): its maps read again,
  * for such a file only. */
