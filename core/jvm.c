@@ -30,6 +30,8 @@ void jvm_close(struct jvm *j)
   if (j->tmpfd >= 0) close(j->tmpfd);
   root_close(&j->root);
   vm_free(&j->vm);
+  if (j->pd) pd_close(j->pd);
+  free(j->pd);
   jvm_init(j);
 }
 
@@ -52,16 +54,19 @@ static int fail(struct jvm *j, int rc, char *err, size_t n, const char *fmt,
  * attach client reads it). */
 static void read_counters(struct jvm *j)
 {
-  struct perfdata pd;
+  struct perfdata *pd = xmalloc(sizeof(*pd));
   const struct pd_counter *c;
   const char *s;
 
-  if (jvm_perfdata(j, &pd)) return;
-  j->jdk = vm_java_feature(&pd);
-  if ((c = pd_find(&pd, "sun.rt.jvmCapabilities")) && c->type == 'B' &&
-      pd_string(&pd, c, &s))
+  if (jvm_perfdata(j, pd)) {
+    free(pd);
+    return;
+  }
+  j->jdk = vm_java_feature(pd);
+  if ((c = pd_find(pd, "sun.rt.jvmCapabilities")) && c->type == 'B' &&
+      pd_string(pd, c, &s))
     j->off = s[0] != '1';
-  pd_close(&pd);
+  j->pd = pd; /* kept for the command (jvm_perfdata) */
 }
 
 /* The file p names, /tmp/hsperfdata_<user>/<name> in r, as the JVM's own
@@ -378,11 +383,17 @@ int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
   return rc;
 }
 
-int jvm_perfdata(const struct jvm *j, struct perfdata *pd)
+int jvm_perfdata(struct jvm *j, struct perfdata *pd)
 {
   struct root ours;
   int fd, rc;
 
+  if (j->pd) { /* the open's, handed over */
+    *pd = *j->pd;
+    free(j->pd);
+    j->pd = NULL;
+    return 0;
+  }
   memset(pd, 0, sizeof(*pd));
   pd->fd = -1;
   if (!j->vm.file) {
