@@ -176,7 +176,7 @@ static int by_cpu(const void *a, const void *b)
 
 int top_jvm_read(struct top_jvm *j)
 {
-  struct proc_task *cur;
+  struct proc_task *cur = NULL;
   uint64_t(*d)[2], now = top_now_ns();
   double dt = j->at_ns ? (double)(now - j->at_ns) / 1e9 : 0;
   double hz = (double)proc_hz();
