@@ -57,7 +57,7 @@ static int batch(struct top_node *node, struct top_jvm *j, enum top_sort by,
 }
 
 /* The target: "all" or none (0, the node view), a pid, or a main class
- * (jcmd's matching): one match, or a pid, is opened into j->vm (core/jvm:
+ * (jcmd's matching): one match, or a pid, is opened into j->jvm (core/jvm:
  * verified once; a process that is no JVM shows its threads and is sent
  * nothing), several are a node view of them (*only). Returns the pid, 0,
  * or -1 after a message. */
@@ -85,7 +85,7 @@ static int target(const char *s, struct top_jvm *j, int **only, size_t *nonly)
   if (n == 0) error_msg("no JVM's main class matches '%s'", s);
   if (n == 1) {
     pid = v[0].pid;
-    if (jvm_open_row(&j->vm, &v[0], err, sizeof(err))) {
+    if (jvm_open_row(&j->jvm, &v[0], err, sizeof(err))) {
       error_msg("%s", err);
       n = 0;
     } else {

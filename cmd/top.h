@@ -103,7 +103,7 @@ struct top_thread {
 struct top_jvm {
   struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
-  struct jvm vm; /* opened once, when names are first wanted */
+  struct jvm jvm; /* opened once, by top_main or the tty (top_jvm_open) */
   int opened;
   int stacks;              /* --stacks N (or the s key) */
   int alloc;               /* --alloc: a Thread.print -e every refresh */
@@ -127,7 +127,7 @@ struct top_jvm {
  * lived (GC, JIT and VM threads by their native names, and the launcher,
  * never count). Returns 0, or -ESRCH when the process is gone. */
 int top_jvm_read(struct top_jvm *j);
-/* Open host pid pid into j->vm (core/jvm's jvm_open_pid: verified once;
+/* Open host pid pid into j->jvm (core/jvm's jvm_open_pid: verified once;
  * every read of its threads goes through its /proc folder). 0, or -errno
  * with err set. */
 int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n);

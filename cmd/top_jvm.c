@@ -40,10 +40,10 @@ static int attach_ok(struct top_jvm *j)
     snprintf(j->why, sizeof(j->why), "no names: not opened");
     return 0;
   }
-  if (!attach_check(&j->vm, err, sizeof(err))) return 1;
+  if (!attach_check(&j->jvm, err, sizeof(err))) return 1;
   snprintf(j->why, sizeof(j->why), "%s: native names, no stacks",
-           j->vm.off == 1 ? "attach disabled (-XX:+DisableAttachMechanism)"
-                          : err);
+           j->jvm.off == 1 ? "attach disabled (-XX:+DisableAttachMechanism)"
+                           : err);
   return 0;
 }
 
@@ -77,7 +77,7 @@ static int take_dump(struct top_jvm *j)
 
   if (!attach_ok(j)) return -1;
   args[0] = j->alloc ? "Thread.print -e" : "Thread.print";
-  if (attach_send(&j->vm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
+  if (attach_send(&j->jvm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
                   sizeof(err))) {
     free(reply);
     snprintf(j->why, sizeof(j->why), "no thread dump: %s", err);
@@ -150,7 +150,7 @@ static struct top_known *carry(struct top_jvm *j, const struct proc_task *cur,
     }
     k->allocated = k->alloc = -1;
     k->nstid = cur[i].tid;
-    if (nspid != j->pid && !proc_task_status_at(j->vm.procfd, cur[i].tid, &st))
+    if (nspid != j->pid && !proc_task_status_at(j->jvm.procfd, cur[i].tid, &st))
       k->nstid = proc_innermost(&st, cur[i].tid);
     else if (nspid != j->pid)
       k->nstid = 0; /* gone, or unreadable: matches no nid */
@@ -182,7 +182,7 @@ int top_jvm_read(struct top_jvm *j)
   double hz = (double)proc_hz();
   size_t n;
 
-  if (!j->opened || proc_tasks_at(j->vm.procfd, &cur, &n, NULL) || !n) {
+  if (!j->opened || proc_tasks_at(j->jvm.procfd, &cur, &n, NULL) || !n) {
     free(cur);
     return -ESRCH;
   }
@@ -222,7 +222,7 @@ int top_jvm_read(struct top_jvm *j)
 
 int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n)
 {
-  int rc = jvm_open_pid(&j->vm, pid, err, n);
+  int rc = jvm_open_pid(&j->jvm, pid, err, n);
 
   if (rc) return rc;
   j->pid = pid;
@@ -240,7 +240,7 @@ void top_jvm_free(struct top_jvm *j)
   free(j->prev);
   free(j->t);
   top_node_free(&j->one);
-  if (j->opened) jvm_close(&j->vm);
+  if (j->opened) jvm_close(&j->jvm);
   memset(j, 0, sizeof(*j));
 }
 

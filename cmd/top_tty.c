@@ -157,10 +157,10 @@ static void open_jvm(struct screen *s, int pid)
 
   top_jvm_free(&s->jvm);
   if (s->proto->opened && s->proto->pid == pid) {
-    s->jvm.vm = s->proto->vm;
+    s->jvm.jvm = s->proto->jvm;
     s->jvm.opened = 1;
     s->proto->opened = 0;
-    jvm_init(&s->proto->vm);
+    jvm_init(&s->proto->jvm);
   } else if (top_jvm_open(&s->jvm, pid, err, sizeof(err))) {
     s->pid = 0;
     return;
