@@ -57,14 +57,16 @@ void top_node_read(struct top_node *node);
 void top_node_json(const struct top_node *node, const char *view,
                    struct buf *b);
 void top_node_delete(struct top_node *node);
-/* A JVM's view of its threads, the hot stacks of the stacks busiest,
+/* A JVM's view of its threads (top_jvm_new: the JVM opened and verified
+ * once, NULL with err when it cannot be), the hot stacks of the stacks busiest,
  * whose thread dumps its owner takes without blocking (at most every
  * dump_every_s): when top_jvm_dump_now says one is due and
  * top_jvm_can_dump that the JVM may be asked (top_jvm_target: the JVM
  * opened once, verified), it sends top_jvm_dump_line and gives the reply
  * to top_jvm_take (taken over), or says why there is none
  * (top_jvm_no_dump). top_jvm_read: 0, or -ESRCH when it is gone. */
-struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s);
+struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s, char *err,
+                            size_t n);
 int top_jvm_read(struct top_jvm *j);
 int top_jvm_dump_now(const struct top_jvm *j);
 int top_jvm_can_dump(struct top_jvm *j);

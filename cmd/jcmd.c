@@ -198,7 +198,7 @@ static int heap_dump(const struct jvm *v, const struct request *r, int *said)
   return rc;
 }
 
-static int perf_counters(const struct jvm *j, int *said)
+static int perf_counters(struct jvm *j, int *said)
 {
   struct perfdata pd;
   struct buf out = {0};
@@ -264,7 +264,7 @@ static size_t lines_of(const struct request *r, char **text, char ***lines)
 
 /* "<pid>:", then each command of r, one by one. The first failure ends
  * them, as in jcmd. */
-static int run(const struct jvm *v, const struct request *r)
+static int run(struct jvm *v, const struct request *r)
 {
   char *text, **lines;
   size_t n;

@@ -34,7 +34,7 @@ static uint64_t dump_bound(const struct jvm *j)
 {
   struct proc_stat st;
 
-  if (proc_stat(j->pid, 0, &st)) return 0;
+  if (proc_stat_at(j->procfd, 0, &st)) return 0;
   return 2 * st.rss * (uint64_t)proc_page() + (1ULL << 30);
 }
 

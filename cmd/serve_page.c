@@ -189,7 +189,7 @@ static struct view *view_of(struct conn *c, int pid, int head)
 {
   struct view *v = NULL, *idle = NULL;
   struct vm *vms;
-  char line[96];
+  char line[96], err[256];
   size_t n;
 
   for (int i = 0; i < VIEWS; i++) {
@@ -217,9 +217,14 @@ static struct view *view_of(struct conn *c, int pid, int head)
     c->close_after = 1;
     return NULL;
   }
+  if (!(v->j = top_jvm_new(pid, STACKS, DUMP_EVERY_S, err, sizeof(err)))) {
+    snprintf(line, sizeof(line), "pid %d: %.70s", pid, err);
+    c->out = resp_line(404, line, NULL, head);
+    c->close_after = 1;
+    return NULL;
+  }
   v->on = 1;
   v->pid = pid;
-  v->j = top_jvm_new(pid, STACKS, DUMP_EVERY_S);
   return v;
 }
 

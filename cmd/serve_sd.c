@@ -79,7 +79,7 @@ static void sock_addr(int fd, const char *listen, struct buf *b)
 static void labels(const struct vm *v, uint64_t start, struct json_obj *o)
 {
   struct perfdata pd;
-  struct prom_jvm j = {.pid = v->pid, .pd = NULL};
+  struct prom_jvm j = {.pid = v->pid, .procfd = vm_proc_open(v), .pd = NULL};
   struct prom_labels l;
 
   if (v->path && now_ms() - start <= PROM_SCRAPE_BUDGET_MS &&
@@ -89,6 +89,7 @@ static void labels(const struct vm *v, uint64_t start, struct json_obj *o)
   for (size_t i = 0; i < l.n; i++)
     if (l.l[i].len) json_str(o, l.l[i].name, l.l[i].value, l.l[i].len);
   if (j.pd) pd_close(&pd);
+  if (j.procfd >= 0) close(j.procfd);
 }
 
 struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,

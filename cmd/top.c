@@ -57,9 +57,11 @@ static int batch(struct top_node *node, struct top_jvm *j, enum top_sort by,
 }
 
 /* The target: "all" or none (0, the node view), a pid, or a main class
- * (jcmd's matching): one match opens it, several are a node view of them
- * (*only). Returns the pid, 0, or -1 after a message. */
-static int target(const char *s, int **only, size_t *nonly)
+ * (jcmd's matching): one match, or a pid, is opened into j->jvm (core/jvm:
+ * verified once; a process that is no JVM shows its threads and is sent
+ * nothing), several are a node view of them (*only). Returns the pid, 0,
+ * or -1 after a message. */
+static int target(const char *s, struct top_jvm *j, int **only, size_t *nonly)
 {
   struct vm *v;
   char err[256];
@@ -70,8 +72,8 @@ static int target(const char *s, int **only, size_t *nonly)
   *nonly = 0;
   if (!s || !strcmp(s, "all")) return 0;
   if (!parse_pid(s, &pid)) {
-    if (!proc_alive(pid)) {
-      error_msg("no process %d", pid);
+    if (top_jvm_open(j, pid, err, sizeof(err))) {
+      error_msg("%s", err);
       return -1;
     }
     return pid;
@@ -81,7 +83,15 @@ static int target(const char *s, int **only, size_t *nonly)
     return -1;
   }
   if (n == 0) error_msg("no JVM's main class matches '%s'", s);
-  if (n == 1) pid = v[0].pid;
+  if (n == 1) {
+    pid = v[0].pid;
+    if (jvm_open_row(&j->jvm, &v[0], err, sizeof(err))) {
+      error_msg("%s", err);
+      n = 0;
+    } else {
+      j->opened = 1;
+    }
+  }
   if (n > 1) {
     *only = xmalloc(n * sizeof(**only));
     for (size_t i = 0; i < n; i++) (*only)[i] = v[i].pid;
@@ -104,7 +114,10 @@ int top_main(int argc, char **argv)
 
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   if (a.argc > 1) return usage_error("unexpected argument '%s'", a.argv[1]);
-  if ((pid = target(a.argc ? a.argv[0] : NULL, &only, &nonly)) < 0) return 1;
+  if ((pid = target(a.argc ? a.argv[0] : NULL, &j, &only, &nonly)) < 0) {
+    top_jvm_free(&j);
+    return 1;
+  }
   node.only = only;
   node.nonly = nonly;
   delay = (uint64_t)a.num[OPT_delay];

@@ -40,6 +40,7 @@ struct top_vm {
   struct heap_eden eden;
   double alloc;        /* bytes per second, -1 unknown */
   struct perfdata *pd; /* open from one refresh to the next, or NULL */
+  int procfd;          /* its /proc folder, kept likewise; -1 none */
 };
 
 /* The node view: every JVM found at the last refresh. */
@@ -103,7 +104,7 @@ struct top_thread {
 struct top_jvm {
   struct top_node one; /* the JVM's own line (n is 0 or 1) */
   int pid;
-  struct jvm vm; /* opened once, when names are first wanted */
+  struct jvm jvm; /* opened once, by top_main or the tty (top_jvm_open) */
   int opened;
   int stacks;              /* --stacks N (or the s key) */
   int alloc;               /* --alloc: a Thread.print -e every refresh */
@@ -129,6 +130,10 @@ struct top_jvm {
  * no dump was taken while it lived (GC, JIT and VM threads by their native
  * names, and the launcher, never count). Returns 0, or -ESRCH when the
  * process is gone. */
+/* Open host pid pid into j->jvm (core/jvm's jvm_open_pid: verified once;
+ * every read of its threads goes through its /proc folder). 0, or -errno
+ * with err set. */
+int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n);
 /* Take a dump now (a key asked for a stack): names, states and stacks
  * from it. Returns 0, or -1 with the reason in j->why. */
 int top_jvm_dump(struct top_jvm *j);
@@ -165,8 +170,8 @@ void top_titles(struct buf *b, const struct top_col *c, size_t n, unsigned mask,
                 const char *last);
 
 /* The full-screen display (cmd/top_tty.c): returns the exit status. */
-int top_tty(struct top_node *node, const struct top_jvm *proto,
-            enum top_sort by, uint64_t delay_ns, long long count);
+int top_tty(struct top_node *node, struct top_jvm *proto, enum top_sort by,
+            uint64_t delay_ns, long long count);
 
 /* Small shared helpers of the three files. */
 void top_size(struct buf *b, double bytes); /* "123.4M", "-" for < 0 */

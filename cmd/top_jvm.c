@@ -36,17 +36,14 @@ static int attach_ok(struct top_jvm *j)
   char err[256];
 
   if (j->why[0]) return 0;
-  if (!j->opened) {
-    if (jvm_open_pid(&j->vm, j->pid, err, sizeof(err))) {
-      snprintf(j->why, sizeof(j->why), "no names: %s", err);
-      return 0;
-    }
-    j->opened = 1;
+  if (!j->opened) { /* top_main opens it first */
+    snprintf(j->why, sizeof(j->why), "no names: not opened");
+    return 0;
   }
-  if (!attach_check(&j->vm, err, sizeof(err))) return 1;
+  if (!attach_check(&j->jvm, err, sizeof(err))) return 1;
   snprintf(j->why, sizeof(j->why), "%s: native names, no stacks",
-           j->vm.off == 1 ? "attach disabled (-XX:+DisableAttachMechanism)"
-                          : err);
+           j->jvm.off == 1 ? "attach disabled (-XX:+DisableAttachMechanism)"
+                           : err);
   return 0;
 }
 
@@ -90,7 +87,7 @@ static int take_dump(struct top_jvm *j)
 
   if (!attach_ok(j)) return -1;
   args[0] = top_jvm_dump_line(j);
-  if (attach_send(&j->vm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
+  if (attach_send(&j->jvm, "jcmd", args, DUMP_TIMEOUT_MS, &reply, err,
                   sizeof(err))) {
     free(reply);
     snprintf(j->why, sizeof(j->why), "no thread dump: %s", err);
@@ -176,7 +173,7 @@ static struct top_known *carry(struct top_jvm *j, const struct proc_task *cur,
     }
     k->allocated = k->alloc = -1;
     k->nstid = cur[i].tid;
-    if (nspid != j->pid && !proc_task_status(j->pid, cur[i].tid, &st))
+    if (nspid != j->pid && !proc_task_status_at(j->jvm.procfd, cur[i].tid, &st))
       k->nstid = proc_innermost(&st, cur[i].tid);
     else if (nspid != j->pid)
       k->nstid = 0; /* gone, or unreadable: matches no nid */
@@ -202,13 +199,13 @@ static int by_cpu(const void *a, const void *b)
 
 int top_jvm_read(struct top_jvm *j)
 {
-  struct proc_task *cur;
+  struct proc_task *cur = NULL;
   uint64_t(*d)[2], now = top_now_ns();
   double dt = j->at_ns ? (double)(now - j->at_ns) / 1e9 : 0;
   double hz = (double)proc_hz();
   size_t n;
 
-  if (proc_tasks(j->pid, &cur, &n, NULL) || !n) {
+  if (!j->opened || proc_tasks_at(j->jvm.procfd, &cur, &n, NULL) || !n) {
     free(cur);
     return -ESRCH;
   }
@@ -246,6 +243,16 @@ int top_jvm_read(struct top_jvm *j)
   return 0;
 }
 
+int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n)
+{
+  int rc = jvm_open_pid(&j->jvm, pid, err, n);
+
+  if (rc) return rc;
+  j->pid = pid;
+  j->opened = 1;
+  return 0;
+}
+
 void top_jvm_free(struct top_jvm *j)
 {
   if (j->td) tdump_free(j->td);
@@ -256,7 +263,7 @@ void top_jvm_free(struct top_jvm *j)
   free(j->prev);
   free(j->t);
   top_node_free(&j->one);
-  if (j->opened) jvm_close(&j->vm);
+  if (j->opened) jvm_close(&j->jvm);
   memset(j, 0, sizeof(*j));
 }
 

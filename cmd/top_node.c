@@ -42,6 +42,7 @@ static void vm_clear(struct top_vm *t)
   free(t->main);
   if (t->pd) pd_close(t->pd);
   free(t->pd);
+  if (t->procfd >= 0) close(t->procfd);
 }
 
 /* The main class and its short form, once per process. */
@@ -128,10 +129,23 @@ static int read_one(struct top_vm *t, const struct top_vm *id,
                     double up)
 {
   struct proc_stat st;
+  int fd;
 
-  if (proc_stat(id->pid, 0, &st)) return -1; /* gone since the list */
-  if (was && was->starttime != st.starttime) was = NULL; /* pid reused */
-  if (!was && !v) return -1;
+  t->procfd = -1;
+  /* its /proc folder, kept from one refresh to the next: a process gone
+   * answers nothing there, a pid reused is another folder */
+  if (was && was->procfd >= 0 && !proc_stat_at(was->procfd, 0, &st)) {
+    fd = was->procfd;
+    was->procfd = -1;
+  } else {
+    if (!v || (fd = vm_proc_open(v)) < 0) return -1; /* gone since */
+    if (proc_stat_at(fd, 0, &st)) {
+      close(fd);
+      return -1;
+    }
+    if (was && was->starttime != st.starttime) was = NULL; /* pid reused */
+  }
+  t->procfd = fd;
   t->pid = id->pid;
   t->nspid = id->nspid;
   t->other_ns = id->other_ns;
@@ -140,7 +154,7 @@ static int read_one(struct top_vm *t, const struct top_vm *id,
     memcpy(t->container, was->container, sizeof(t->container));
     t->names = was->names;
   } else {
-    proc_container(id->pid, t->container, NULL);
+    proc_container_at(fd, t->container, NULL);
     pod_names(id->pid, 0, t->container, &t->names);
   }
   t->starttime = st.starttime;

@@ -74,8 +74,8 @@ static void size(int *rows, int *cols)
 
 struct screen {
   struct top_node *node;
-  struct top_jvm jvm;          /* the open JVM, when pid */
-  const struct top_jvm *proto; /* the command line's --stacks, --alloc */
+  struct top_jvm jvm;    /* the open JVM, when pid */
+  struct top_jvm *proto; /* the command line's --stacks, --alloc */
   int pid, sel;
   int tid;     /* the selected thread of the JVM view (0: the first row) */
   int stack;   /* its whole stack is shown */
@@ -148,9 +148,23 @@ static int refresh(struct screen *s)
   return 0;
 }
 
+/* Open pid's view: the JVM the command opened (proto's, taken), or the
+ * one a row names, opened now (core/jvm); a process gone since stays in
+ * the node view. */
 static void open_jvm(struct screen *s, int pid)
 {
+  char err[256];
+
   top_jvm_free(&s->jvm);
+  if (s->proto->opened && s->proto->pid == pid) {
+    s->jvm.jvm = s->proto->jvm;
+    s->jvm.opened = 1;
+    s->proto->opened = 0;
+    jvm_init(&s->proto->jvm);
+  } else if (top_jvm_open(&s->jvm, pid, err, sizeof(err))) {
+    s->pid = 0;
+    return;
+  }
   s->jvm.pid = pid;
   s->jvm.stacks = s->proto->stacks;
   s->jvm.alloc = s->proto->alloc;
@@ -159,7 +173,10 @@ static void open_jvm(struct screen *s, int pid)
   s->tid = 0;
   s->stack = 0;
   s->num = 0;
-  top_jvm_read(&s->jvm);
+  if (top_jvm_read(&s->jvm)) { /* gone since: the node view */
+    top_jvm_free(&s->jvm);
+    s->pid = 0;
+  }
 }
 
 /* Select row i of the JVM view. */
@@ -256,8 +273,8 @@ static int key(struct screen *s, const char *k, size_t n)
   return 2;
 }
 
-int top_tty(struct top_node *node, const struct top_jvm *proto,
-            enum top_sort by, uint64_t delay_ns, long long count)
+int top_tty(struct top_node *node, struct top_jvm *proto, enum top_sort by,
+            uint64_t delay_ns, long long count)
 {
   struct screen s;
   uint64_t next;

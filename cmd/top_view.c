@@ -29,11 +29,15 @@ void top_node_delete(struct top_node *node)
   free(node);
 }
 
-struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s)
+struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s, char *err,
+                            size_t n)
 {
   struct top_jvm *j = xzalloc(sizeof(*j));
 
-  j->pid = pid;
+  if (top_jvm_open(j, pid, err, n)) { /* verified once, read by its folder */
+    free(j);
+    return NULL;
+  }
   j->stacks = stacks;
   j->no_dump = 1;
   j->dump_every_ns = (uint64_t)dump_every_s * 1000000000u;
@@ -47,7 +51,7 @@ int top_jvm_dump_now(const struct top_jvm *j)
 
 const struct jvm *top_jvm_target(const struct top_jvm *j)
 {
-  return j->opened ? &j->vm : NULL;
+  return j->opened ? &j->jvm : NULL;
 }
 
 void top_jvm_no_dump(struct top_jvm *j, const char *why)

@@ -231,7 +231,7 @@ int jfr_rec_started(struct jfr_rec *r, int rc, char *reply, char **warn,
   buf_adds(&w, "");
   *warn = w.p;
   /* no window (a process gone): the samples count as recorded */
-  if (r->account) proc_window_start(&r->win, r->j->pid, r->account == 2);
+  if (r->account) proc_window_start(&r->win, r->j->procfd, r->account == 2);
   return 0;
 }
 

@@ -30,6 +30,8 @@ void jvm_close(struct jvm *j)
   if (j->tmpfd >= 0) close(j->tmpfd);
   root_close(&j->root);
   vm_free(&j->vm);
+  if (j->pd) pd_close(j->pd);
+  free(j->pd);
   jvm_init(j);
 }
 
@@ -52,16 +54,19 @@ static int fail(struct jvm *j, int rc, char *err, size_t n, const char *fmt,
  * attach client reads it). */
 static void read_counters(struct jvm *j)
 {
-  struct perfdata pd;
+  struct perfdata *pd = xmalloc(sizeof(*pd));
   const struct pd_counter *c;
   const char *s;
 
-  if (jvm_perfdata(j, &pd)) return;
-  j->jdk = vm_java_feature(&pd);
-  if ((c = pd_find(&pd, "sun.rt.jvmCapabilities")) && c->type == 'B' &&
-      pd_string(&pd, c, &s))
+  if (jvm_perfdata(j, pd)) {
+    free(pd);
+    return;
+  }
+  j->jdk = vm_java_feature(pd);
+  if ((c = pd_find(pd, "sun.rt.jvmCapabilities")) && c->type == 'B' &&
+      pd_string(pd, c, &s))
     j->off = s[0] != '1';
-  pd_close(&pd);
+  j->pd = pd; /* kept for the command (jvm_perfdata) */
 }
 
 /* The file p names, /tmp/hsperfdata_<user>/<name> in r, as the JVM's own
@@ -162,6 +167,8 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
     return 0;
   memset(&j->seen, 0, sizeof(j->seen));
   j->seen.maps.libjvm = row->libjvm;
+  j->seen.emulated = row->emulated;
+  j->seen.maps.libjvm_data = row->libjvm_data;
   j->seen.maps.nperf = 1;
   p->maj = row->maj;
   p->min = row->min;
@@ -197,7 +204,7 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
       (j->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
       proc_status_at(j->procfd, &j->st))
     return fail(j, -ESRCH, err, n, "no process %d", pid);
-  if ((rc = proc_foreign_user(pid, err, n))) {
+  if ((rc = proc_foreign_user(pid, &j->st, err, n))) {
     jvm_close(j);
     return rc;
   }
@@ -232,6 +239,9 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
     j->tmpfd = ourtmp;
   }
   find_perfdata(j, j->seen.row ? row : NULL);
+  /* an emulated JVM is one only with the PerfData file it maps */
+  if (j->seen.emulated && !j->vm.file && j->is_jvm == JVM_IS)
+    j->is_jvm = JVM_NOT;
   return 0;
 }
 
@@ -327,8 +337,13 @@ int jvm_check_jvm(const struct jvm *j, char *err, size_t n)
   if (j->is_jvm == JVM_IS) return 0;
   snprintf(err, n, "pid %d is not a JVM (%s): nothing sent", j->pid,
            j->is_jvm == JVM_UNKNOWN ? "its maps cannot be read"
+           : j->seen.emulated && !j->vm.file
+               ? "an emulated JVM without its PerfData file"
            : !j->seen.maps.libjvm
-               ? "it maps no libjvm.so"
+               ? (j->seen.maps.libjvm_data
+                      ? "its libjvm.so is not executable, and no emulator "
+                        "the host holds runs it"
+                      : "it maps no libjvm.so")
                : "a container's files in the host's pid namespace");
   return -EPERM;
 }
@@ -368,11 +383,17 @@ int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
   return rc;
 }
 
-int jvm_perfdata(const struct jvm *j, struct perfdata *pd)
+int jvm_perfdata(struct jvm *j, struct perfdata *pd)
 {
   struct root ours;
   int fd, rc;
 
+  if (j->pd) { /* the open's, handed over */
+    *pd = *j->pd;
+    free(j->pd);
+    j->pd = NULL;
+    return 0;
+  }
   memset(pd, 0, sizeof(*pd));
   pd->fd = -1;
   if (!j->vm.file) {

@@ -47,6 +47,8 @@ struct jvm {
                             requests, 0: it takes them, -1: cannot tell */
   int jdk;               /* Java feature version; 0 unknown */
   struct vm_seen seen;   /* what the kernel showed at the open */
+  struct perfdata *pd;   /* the PerfData the open read, until
+                            jvm_perfdata takes it; NULL */
 };
 
 /* How jvm_open reads its target. */
@@ -98,12 +100,13 @@ int jvm_alive(const struct jvm *j);
 int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
              void *arg);
 
-/* Open j's PerfData file afresh through its held root (pd_open's returns;
- * pd->err set on failure): a regular file of its owner, never through a
- * link. -ENOENT when j has none ("no PerfData file for pid N (...)" in
- * pd->err). Never blocks. */
+/* j's PerfData file (pd_open's returns; pd->err set on failure): the
+ * one the open read, handed over to the first call (the file is opened
+ * once per JVM per command), else opened afresh through its held root: a
+ * regular file of its owner, never through a link. -ENOENT when j has
+ * none ("no PerfData file for pid N (...)" in pd->err). Never blocks. */
 struct perfdata;
-int jvm_perfdata(const struct jvm *j, struct perfdata *pd);
+int jvm_perfdata(struct jvm *j, struct perfdata *pd);
 
 /* Whether host_path (absolute, or relative to our cwd) names the same
  * place in j's mount namespace: its folder is the same inode seen from

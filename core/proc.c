@@ -3,6 +3,21 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
+/* Where a pid's /proc files are: dirfd and the prefix of a path at it
+ * ("<pid>/" at /proc opened once, else "/proc/<pid>/"). The *_at
+ * functions read a process's folder the caller holds open ("" at procfd). */
+static int pid_dir(int pid, char pre[32])
+{
+  int fd = proc_dirfd();
+
+  if (fd < 0) {
+    snprintf(pre, 32, "/proc/%d/", pid);
+    return AT_FDCWD;
+  }
+  snprintf(pre, 32, "%d/", pid);
+  return fd;
+}
+
 /* /proc/<pid>/status read as dirfd and path lead to it. */
 static int status_at(int dirfd, const char *path, struct proc_status *st)
 {
@@ -48,15 +63,29 @@ int proc_status(int pid, struct proc_status *st)
   return proc_task_status(pid, 0, st);
 }
 
-int proc_task_status(int pid, int tid, struct proc_status *st)
+static int task_status(int dirfd, const char *pre, int tid,
+                       struct proc_status *st)
 {
-  char path[64];
+  char path[80];
 
   if (tid)
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+    snprintf(path, sizeof(path), "%stask/%d/status", pre, tid);
   else
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  return status_at(AT_FDCWD, path, st);
+    snprintf(path, sizeof(path), "%sstatus", pre);
+  return status_at(dirfd, path, st);
+}
+
+int proc_task_status(int pid, int tid, struct proc_status *st)
+{
+  char pre[32];
+  int fd = pid_dir(pid, pre);
+
+  return task_status(fd, pre, tid, st);
+}
+
+int proc_task_status_at(int procfd, int tid, struct proc_status *st)
+{
+  return task_status(procfd, "", tid, st);
 }
 
 int proc_status_at(int procfd, struct proc_status *st)
@@ -141,13 +170,12 @@ int proc_alive(int pid)
   return pid > 0 && (!kill(pid, 0) || errno == EPERM);
 }
 
-int proc_foreign_user(int pid, char *err, size_t errlen)
+int proc_foreign_user(int pid, const struct proc_status *st, char *err,
+                      size_t errlen)
 {
-  struct proc_status st;
-
-  if (!geteuid() || proc_status(pid, &st) || st.euid == geteuid()) return 0;
+  if (!geteuid() || st->euid == geteuid()) return 0;
   snprintf(err, errlen, "pid %d belongs to uid %d: run as that user or root",
-           pid, (int)st.euid);
+           pid, (int)st->euid);
   return -EPERM;
 }
 
@@ -208,30 +236,41 @@ int proc_read_small(int dirfd, const char *path, char *buf, size_t max,
   return 0;
 }
 
-int proc_stat(int pid, int tid, struct proc_stat *st)
+static int stat_of(int dirfd, const char *pre, int tid, struct proc_stat *st)
 {
-  char path[64], buf[PROC_STAT_MAX];
+  char path[80], buf[PROC_STAT_MAX];
   size_t len;
   int rc;
 
   if (tid)
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+    snprintf(path, sizeof(path), "%stask/%d/stat", pre, tid);
   else
-    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+    snprintf(path, sizeof(path), "%sstat", pre);
+  if ((rc = proc_read_small(dirfd, path, buf, sizeof(buf), &len))) return rc;
   return proc_stat_parse(buf, len, st);
 }
 
-int proc_open_fds(int pid, size_t max, size_t *n)
+int proc_stat(int pid, int tid, struct proc_stat *st)
 {
-  char path[64];
+  char pre[32];
+  int fd = pid_dir(pid, pre);
+
+  return stat_of(fd, pre, tid, st);
+}
+
+int proc_stat_at(int procfd, int tid, struct proc_stat *st)
+{
+  return stat_of(procfd, "", tid, st);
+}
+
+int proc_open_fds_at(int procfd, size_t max, size_t *n)
+{
   _Alignas(8) char buf[32768];
   long got;
   int fd;
 
   *n = 0;
-  snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-  fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  fd = openat(procfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return -errno;
   /* linux_dirent64: d_ino 8, d_off 8, d_reclen 2, d_type 1, d_name */
   while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
@@ -255,15 +294,15 @@ int proc_open_fds(int pid, size_t max, size_t *n)
   return (int)got;
 }
 
-int proc_max_fds(int pid, uint64_t *soft)
+int proc_max_fds_at(int procfd, uint64_t *soft)
 {
-  char path[64], buf[PROC_STAT_MAX], *line, *end;
+  char buf[PROC_STAT_MAX], *line, *end;
   size_t len;
   long long v;
   int rc;
 
-  snprintf(path, sizeof(path), "/proc/%d/limits", pid);
-  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  if ((rc = proc_read_small(procfd, "limits", buf, sizeof(buf), &len)))
+    return rc;
   if (!(line = strstr(buf, "\nMax open files "))) return -EINVAL;
   line += strlen("\nMax open files ");
   line += strspn(line, " ");
@@ -283,18 +322,25 @@ int proc_task_cmp(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped)
+int proc_tasks_at(int procfd, struct proc_task **tasks, size_t *n,
+                  size_t *dropped)
 {
-  char path[64], buf[PROC_STAT_MAX], name[32];
+  char buf[PROC_STAT_MAX], name[32];
   size_t cap = 0, len, over = 0;
   struct dirent *e;
   DIR *d;
-  int tid;
+  int tid, fd;
 
   *tasks = NULL;
   *n = 0;
-  snprintf(path, sizeof(path), "/proc/%d/task", pid);
-  if (!(d = opendir(path))) return -errno;
+  fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -errno;
+  if (!(d = fdopendir(fd))) {
+    int rc = -errno;
+
+    close(fd);
+    return rc;
+  }
   while ((e = readdir(d))) {
     struct proc_task t;
 
@@ -350,7 +396,7 @@ int proc_uptime(double *secs)
   return 0;
 }
 
-int proc_container(int pid, char id[65], char pod[37])
+static int container_of(int dirfd, const char *pre, char id[65], char pod[37])
 {
   char path[64], *cg = NULL, *p;
   size_t len;
@@ -358,8 +404,8 @@ int proc_container(int pid, char id[65], char pod[37])
 
   id[0] = 0;
   if (pod) pod[0] = 0;
-  snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-  if ((rc = read_file(AT_FDCWD, path, 0, 65536, &cg, &len))) return rc;
+  snprintf(path, sizeof(path), "%scgroup", pre);
+  if ((rc = read_file(dirfd, path, 0, 65536, &cg, &len))) return rc;
   for (p = cg; *p; p++) {
     size_t k = strspn(p, "0123456789abcdef");
 
@@ -398,15 +444,15 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
   }
 }
 
-int proc_task_sched(int pid, int tid, uint64_t ns[2])
+int proc_task_sched_at(int procfd, int tid, uint64_t ns[2])
 {
   char path[64], buf[128];
   unsigned long long run, wait;
   size_t len;
   int rc;
 
-  snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-  if ((rc = proc_read_small(AT_FDCWD, path, buf, sizeof(buf), &len))) return rc;
+  snprintf(path, sizeof(path), "task/%d/schedstat", tid);
+  if ((rc = proc_read_small(procfd, path, buf, sizeof(buf), &len))) return rc;
   if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
   ns[0] = run;
   ns[1] = wait;
@@ -486,9 +532,12 @@ static int jvm_line(void *arg, const struct proc_map *m)
   const char *base = strrchr(m->path, '/') + 1;
   struct proc_perf_map *p;
 
-  if (m->perms[2] == 'x' &&
-      (!strcmp(base, "libjvm.so") || !strcmp(base, "libjvm.so (deleted)")))
-    j->libjvm = 1;
+  if (!strcmp(base, "libjvm.so") || !strcmp(base, "libjvm.so (deleted)")) {
+    if (m->perms[2] == 'x')
+      j->libjvm = 1;
+    else
+      j->libjvm_data = 1;
+  }
   if (m->perms[3] != 's' || j->nperf == PROC_JVM_PERF) return 0;
   p = &j->perf[j->nperf];
   if (!perf_name(m->path, p->user, sizeof(p->user), &p->name)) return 0;
@@ -511,7 +560,42 @@ int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m)
   if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
   proc_maps_fd(fd, jvm_line, m);
   close(fd);
+  if (m->libjvm) m->libjvm_data = 0;
   return 0;
+}
+
+/* A file or folder only root may change: root's, not writable by group
+ * or others. */
+static int roots_only(const struct stat *sb)
+{
+  return sb->st_uid == 0 && !(sb->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int proc_exe_emulator(int procfd)
+{
+  char name[PATH_MAX], *base, *slash;
+  struct stat exe, here, dir;
+  ssize_t n = readlinkat(procfd, "exe", name, sizeof(name) - 1);
+
+  if (n <= 1 || name[0] != '/') return 0;
+  name[n] = 0;
+  base = strrchr(name, '/') + 1;
+  if (!starts_with(base, "qemu-") || starts_with(base, "qemu-system-"))
+    return 0;
+  /* the file it runs, and the file that name is in our root: the same,
+   * and root's (a path the process's own root gives proves nothing) */
+  if (fstatat(procfd, "exe", &exe, 0) || lstat(name, &here) ||
+      !S_ISREG(here.st_mode) || here.st_dev != exe.st_dev ||
+      here.st_ino != exe.st_ino || !roots_only(&here))
+    return 0;
+  for (slash = base - 1; slash;
+       slash = slash > name ? strrchr(name, '/') : NULL) {
+    *slash = 0;
+    if (lstat(*name ? name : "/", &dir) || !S_ISDIR(dir.st_mode) ||
+        !roots_only(&dir))
+      return 0;
+  }
+  return 1;
 }
 
 struct any {
@@ -557,4 +641,17 @@ const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
       return p;
   }
   return NULL;
+}
+
+int proc_container(int pid, char id[65], char pod[37])
+{
+  char pre[32];
+  int fd = pid_dir(pid, pre);
+
+  return container_of(fd, pre, id, pod);
+}
+
+int proc_container_at(int procfd, char id[65], char pod[37])
+{
+  return container_of(procfd, "", id, pod);
 }

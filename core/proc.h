@@ -23,13 +23,20 @@ struct proc_status {
   char name[64];   /* Name: (the comm, truncated) */
 };
 
-/* Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
+/* Each function that reads a process's files comes in two forms: by host
+ * pid, for the node walk and the opener (core/vm, core/jvm) that find
+ * processes, and *_at(procfd, ...), reading the /proc/<pid> folder an
+ * opened JVM holds (core/jvm's procfd): a process once opened is never
+ * looked up by its pid again, and a pid reused since is never read.
+ *
+ * Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
  * -EINVAL: unparsable). */
 int proc_status(int pid, struct proc_status *st);
 /* The same for one thread: /proc/<pid>/task/<tid>/status (tid 0: the
  * process). Its NSpid is the thread's tid in each pid namespace, so
  * proc_innermost of it is the tid the JVM itself prints (a dump's nid). */
 int proc_task_status(int pid, int tid, struct proc_status *st);
+int proc_task_status_at(int procfd, int tid, struct proc_status *st);
 
 /* The pid of <pid> inside its innermost pid namespace (the last NSpid field),
  * or pid itself where the kernel has no NSpid line. Returns -errno when
@@ -52,10 +59,12 @@ int proc_pids(int **pids, size_t *n);
  * Returns 0 and sets *ino, or -errno. */
 int proc_ns_ino(int pid, const char *kind, uint64_t *ino);
 
-/* When we are not root and pid runs as another user: "pid N belongs to uid
- * U: run as that user or root" in err, and -EPERM. Otherwise 0. The one
- * wording of every command for that situation. */
-int proc_foreign_user(int pid, char *err, size_t errlen);
+/* When we are not root and pid (whose status st is) runs as another
+ * user: "pid N belongs to uid U: run as that user or root" in err, and
+ * -EPERM. Otherwise 0. The one wording of every command for that
+ * situation. */
+int proc_foreign_user(int pid, const struct proc_status *st, char *err,
+                      size_t errlen);
 
 /* 1 if a process with this pid exists in our pid namespace (kill(pid, 0)
  * succeeds or says EPERM), 0 if not (ESRCH). */
@@ -82,19 +91,20 @@ int proc_stat_parse(const char *s, size_t n, struct proc_stat *st);
  * PROC_STAT_MAX bytes. Returns 0, -ENOENT when it is gone, or -errno. */
 enum { PROC_STAT_MAX = 4096 };
 int proc_stat(int pid, int tid, struct proc_stat *st);
+int proc_stat_at(int procfd, int tid, struct proc_stat *st);
 
-/* How many file descriptors pid has open: the entries of /proc/<pid>/fd,
+/* How many file descriptors the process has open: the entries of its fd folder,
  * counted from getdents64 (no stat per entry). A process may hold a
  * million: past max, counting stops and returns -E2BIG (*n then max;
  * serve and dump take PROC_MAX_FDS). Returns 0 and *n, or -errno
  * (-EACCES: another user's process and we lack the privilege). */
 enum { PROC_MAX_FDS = 1 << 18 };
-int proc_open_fds(int pid, size_t max, size_t *n);
+int proc_open_fds_at(int procfd, size_t max, size_t *n);
 
-/* The soft limit on open files of pid ("Max open files" in
- * /proc/<pid>/limits). Returns 0 and *soft, -ERANGE when it is
+/* The soft limit on open files of the process ("Max open files" in its
+ * limits). Returns 0 and *soft, -ERANGE when it is
  * "unlimited", or -errno (-EINVAL: no such line). */
-int proc_max_fds(int pid, uint64_t *soft);
+int proc_max_fds_at(int procfd, uint64_t *soft);
 
 /* One thread of a process. */
 struct proc_task {
@@ -102,12 +112,13 @@ struct proc_task {
   struct proc_stat st;
 };
 
-/* Every thread of pid, ascending by tid, at most PROC_MAX_TASKS (the rest
+/* Every thread of the process, ascending by tid, at most PROC_MAX_TASKS (the rest
  * counted in *dropped when not NULL). A thread that ends while being read
  * is left out: normal, not an error. Sets *tasks (caller frees) and *n;
  * returns 0, or -errno when /proc/<pid>/task cannot be opened. */
 enum { PROC_MAX_TASKS = 1 << 16 };
-int proc_tasks(int pid, struct proc_task **tasks, size_t *n, size_t *dropped);
+int proc_tasks_at(int procfd, struct proc_task **tasks, size_t *n,
+                  size_t *dropped);
 
 /* qsort/bsearch order of struct proc_task: by tid. */
 int proc_task_cmp(const void *a, const void *b);
@@ -122,7 +133,7 @@ void proc_tasks_delta(const struct proc_task *prev, size_t np,
 /* The CPU a process's threads use over a window: each thread's
  * utime+stime (proc(5), exact per thread) at its start and end. */
 struct proc_window {
-  int pid;
+  int procfd; /* the process's /proc folder (the caller's, kept open) */
   struct proc_task *tasks; /* at the start, ascending by tid */
   size_t n;
   uint64_t ticks;         /* the process's utime+stime at the start */
@@ -148,14 +159,14 @@ struct proc_cpu {
   int whole;       /* it ran through the whole window */
 };
 
-/* /proc/<pid>/task/<tid>/schedstat's first two fields: ns the thread ran
+/* task/<tid>/schedstat's first two fields (procfd's process): ns the thread ran
  * on a core (ns[0]) and waited on a runqueue (ready, no core free: ns[1]).
  * 0, or -errno (a kernel without schedstats: -ENOENT). */
-int proc_task_sched(int pid, int tid, uint64_t ns[2]);
+int proc_task_sched_at(int procfd, int tid, uint64_t ns[2]);
 
-/* Start a window on pid's threads (wait: also the time each waits for a
+/* Start a window on the threads of procfd's process (wait: also the time each waits for a
  * core: one more read per thread). 0, or -errno (no such process). */
-int proc_window_start(struct proc_window *w, int pid, int wait);
+int proc_window_start(struct proc_window *w, int procfd, int wait);
 
 /* End it: every thread that used CPU in the window, ascending by tid, into
  * *out (caller frees) and *n; *process_ns the whole process's CPU over it
@@ -183,6 +194,7 @@ int proc_uptime(double *secs);
  * read as '-') into pod (37 bytes, "" for none; may be NULL). Returns 0
  * or -errno when the file cannot be read. */
 int proc_container(int pid, char id[65], char pod[37]);
+int proc_container_at(int procfd, char id[65], char pod[37]);
 
 /* One line of /proc/<pid>/maps: "start-end perms offset MAJ:MIN inode
  * path". Only lines with a path reach a callback (an anonymous mapping
@@ -216,7 +228,10 @@ struct proc_perf_map {
   char path[256]; /* as the kernel shows it; "" when longer */
 };
 struct proc_jvm_maps {
-  int libjvm; /* an executable mapping of a file named libjvm.so */
+  int libjvm;      /* an executable mapping of a file named libjvm.so */
+  int libjvm_data; /* a mapping of a file named libjvm.so, none of them
+                      executable (qemu-user maps an emulated JVM's so: it
+                      runs translated code) */
   int nperf;
   struct proc_perf_map perf[PROC_JVM_PERF];
 };
@@ -243,6 +258,17 @@ const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
  * Returns 0 or -errno. */
 int proc_read_small(int dirfd, const char *path, char *buf, size_t max,
                     size_t *len);
+
+/* 1 when the executable of the process whose /proc/<pid> folder procfd
+ * is, is a qemu-user emulator our own root holds and only root may
+ * change: its name (the kernel's, resolved) is qemu-*, not qemu-system-*;
+ * that path in our root (never the process's) is the very file it runs
+ * (device and inode), a regular file of root's that no group or other
+ * may write, in folders of root's, none of them a link, that no group or
+ * other may write. 0 otherwise. A readlink and a few stats: asked only
+ * of a process whose libjvm.so mapping is not executable
+ * (docs/security.md §10). */
+int proc_exe_emulator(int procfd);
 
 /* proc_status of the process whose /proc/<pid> folder procfd is. */
 int proc_status_at(int procfd, struct proc_status *st);

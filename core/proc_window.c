@@ -3,22 +3,22 @@
  */
 #include "core/jvmtool.h"
 
-int proc_window_start(struct proc_window *w, int pid, int wait)
+int proc_window_start(struct proc_window *w, int procfd, int wait)
 {
   struct proc_stat ps;
   int rc;
 
   memset(w, 0, sizeof(*w));
-  w->pid = pid;
-  if ((rc = proc_stat(pid, 0, &ps))) return rc;
-  if ((rc = proc_tasks(pid, &w->tasks, &w->n, NULL))) return rc;
+  w->procfd = procfd;
+  if ((rc = proc_stat_at(procfd, 0, &ps))) return rc;
+  if ((rc = proc_tasks_at(procfd, &w->tasks, &w->n, NULL))) return rc;
   w->ticks = ps.utime + ps.stime;
   w->start_ms = now_ms();
   w->start_epoch_ns = (int64_t)wall_ms() * 1000000;
   if (wait) {
     w->wait = xzalloc((w->n ? w->n : 1) * sizeof(*w->wait));
     for (size_t i = 0; i < w->n; i++)
-      if (proc_task_sched(pid, w->tasks[i].tid, w->wait[i]))
+      if (proc_task_sched_at(procfd, w->tasks[i].tid, w->wait[i]))
         w->wait[i][0] = w->wait[i][1] = UINT64_MAX;
   }
   w->on = 1;
@@ -36,7 +36,7 @@ static int64_t waited(const struct proc_window *w, const struct proc_task *cur,
 
   *run = -1;
   was = bsearch(&key, w->tasks, w->n, sizeof(*w->tasks), proc_task_cmp);
-  if (!w->wait || proc_task_sched(w->pid, cur->tid, now)) return 0;
+  if (!w->wait || proc_task_sched_at(w->procfd, cur->tid, now)) return 0;
   if (was && was->st.starttime == cur->st.starttime)
     memcpy(then, w->wait[was - w->tasks], sizeof(then));
   if (then[0] != UINT64_MAX)
@@ -65,8 +65,8 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
   *span_ns = 0;
   if (!w->on) return -EINVAL;
   *span_ns = (int64_t)(now_ms() - w->start_ms) * 1000000;
-  if ((rc = proc_tasks(w->pid, &cur, &nc, NULL)) ||
-      (rc = proc_stat(w->pid, 0, &ps))) {
+  if ((rc = proc_tasks_at(w->procfd, &cur, &nc, NULL)) ||
+      (rc = proc_stat_at(w->procfd, 0, &ps))) {
     free(cur);
     proc_window_free(w);
     return rc;
@@ -86,7 +86,7 @@ int proc_window_end(struct proc_window *w, struct proc_cpu **out, size_t *n,
     c->wait_ns = waited(w, &cur[i], &c->run_ns);
     if (!d[i][0] && !d[i][1] && !c->wait_ns && !w->wait) continue;
     c->tid = cur[i].tid;
-    c->nstid = proc_task_status(w->pid, cur[i].tid, &st)
+    c->nstid = proc_task_status_at(w->procfd, cur[i].tid, &st)
                    ? cur[i].tid
                    : proc_innermost(&st, cur[i].tid);
     memcpy(c->comm, cur[i].st.comm, sizeof(c->comm));

@@ -64,7 +64,9 @@ void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
   if (j->pid) put_label(out, "pid", out->pid, strlen(out->pid));
   vm_command(j->pd, &cmd, &n);
   put_label(out, "main_class", cmd, vm_main_class(cmd, n));
-  if (!j->pid || proc_container(j->pid, out->id, out->pod)) return;
+  if (!j->pid || j->procfd < 0 ||
+      proc_container_at(j->procfd, out->id, out->pod))
+    return;
   if (*out->id) put_label(out, "container_id", out->id, strlen(out->id));
   if (*out->pod) put_label(out, "pod_uid", out->pod, strlen(out->pod));
   if (pod_names(j->pid, 0, out->id, &out->names)) return;
@@ -211,7 +213,7 @@ static void runtime(struct prom *out, const struct prom_jvm *j,
   if (ok) add(out, F_START_TIME, "", labels, "", start / 1000);
 }
 
-/* The process collector's families from /proc/<pid> (host pid): each
+/* The process collector's families from its /proc folder: each
  * one that can be read; a process of another user we may not look into
  * lacks the fd counts. */
 static void process(struct prom *out, const struct prom_jvm *j,
@@ -222,14 +224,14 @@ static void process(struct prom *out, const struct prom_jvm *j,
   size_t fds;
   int rc;
 
-  if (!j->pid) return;
-  if (!proc_stat(j->pid, 0, &st)) {
+  if (!j->pid || j->procfd < 0) return;
+  if (!proc_stat_at(j->procfd, 0, &st)) {
     add(out, F_CPU_SECONDS, "", labels, "",
         (double)(st.utime + st.stime) / (double)proc_hz());
     add(out, F_RSS, "", labels, "", (double)st.rss * (double)proc_page());
     add(out, F_VSIZE, "", labels, "", (double)st.vsize);
   }
-  if (!(rc = proc_open_fds(j->pid, PROC_MAX_FDS, &fds))) {
+  if (!(rc = proc_open_fds_at(j->procfd, PROC_MAX_FDS, &fds))) {
     add(out, F_OPEN_FDS, "", labels, "", (double)fds);
   } else if (rc == -E2BIG) {
     char *text = xasprintf("pid %d: more than %d open fds, not counted", j->pid,
@@ -238,7 +240,7 @@ static void process(struct prom *out, const struct prom_jvm *j,
     prom_comment(out, text);
     free(text);
   }
-  if (!proc_max_fds(j->pid, &max))
+  if (!proc_max_fds_at(j->procfd, &max))
     add(out, F_MAX_FDS, "", labels, "", (double)max);
 }
 

@@ -35,6 +35,8 @@ struct perfdata;
 /* One JVM to render: pid 0 for a file (no /proc facts, no pid label). */
 struct prom_jvm {
   int pid;
+  int procfd; /* its /proc folder (core/vm's vm_proc_open; -1: none, a
+                 file or a process gone): the only way /proc is read */
   const struct perfdata *pd;
 };
 
@@ -102,7 +104,7 @@ void prom_jvm_label_text(const struct prom_jvm *j, struct buf *b);
 /* Start an exposition (flags: PROM_RAW, PROM_SIMPLECLIENT). */
 void prom_init(struct prom *p, int flags);
 
-/* Add one JVM's families. Reads /proc/<pid>/{stat,limits,fd,cgroup} for
+/* Add one JVM's families. Reads {stat,limits,fd,cgroup} at j->procfd for
  * the process collector's families; what cannot be read is left out. Never fails; sets *d
  * (may be NULL) to what was dropped from this JVM. */
 void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
@@ -134,6 +136,7 @@ struct prom_scrape {
   struct prom p;
   uint64_t start;
   int flags;
+  int procfd;    /* the step's JVM's /proc folder, -1 */
   char why[320]; /* why the last step's JVM failed */
 };
 enum {

@@ -18,8 +18,15 @@ void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n, int flags)
   s->v = v;
   s->n = n;
   s->flags = flags;
+  s->procfd = -1;
   s->start = now_ms();
   prom_init(&s->p, flags & (PROM_RAW | PROM_SIMPLECLIENT));
+}
+
+static void close_procfd(struct prom_scrape *s)
+{
+  if (s->procfd >= 0) close(s->procfd);
+  s->procfd = -1;
 }
 
 /* With PROM_SCRAPE_SELF, each JVM's own families: whether it failed, and
@@ -28,7 +35,7 @@ void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n, int flags)
 static void self(struct prom_scrape *s, const struct vm *v,
                  const struct perfdata *pd, int failed, uint64_t t0)
 {
-  struct prom_jvm j = {v->pid, pd};
+  struct prom_jvm j = {v->pid, s->procfd, pd};
   struct buf lb = {0};
   const char *labels;
 
@@ -54,7 +61,7 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
 {
   const struct vm *v;
   struct perfdata pd;
-  struct prom_jvm j = {0, &pd};
+  struct prom_jvm j = {0, -1, &pd};
   uint64_t t0 = now_ms();
   int rc;
 
@@ -62,6 +69,7 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
   if (s->i >= s->n) return 0;
   *which = v = &s->v[s->i++];
   j.pid = v->pid;
+  j.procfd = s->procfd = vm_proc_open(v);
   if (t0 - s->start >= PROM_SCRAPE_BUDGET_MS) {
     snprintf(s->why, sizeof(s->why), "the scrape's %d ms were spent",
              PROM_SCRAPE_BUDGET_MS);
@@ -70,14 +78,17 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
     snprintf(s->why, sizeof(s->why), "%s", pd.err);
   } else if (!pd_accessible(&pd)) {
     pd_close(&pd);
+    close_procfd(s);
     return -EAGAIN;
   } else {
     prom_add_jvm(&s->p, &j, NULL);
     self(s, v, &pd, 0, t0);
     pd_close(&pd);
+    close_procfd(s);
     return 1;
   }
   self(s, v, NULL, rc != 0, t0);
+  close_procfd(s);
   return rc ? rc : 1;
 }
 

@@ -40,7 +40,10 @@ struct vm {
    * core/jvm's jvm_open_row takes it instead of reading the process's
    * maps again, while the process is the one seen (its start time). */
   int seen;
-  int libjvm;        /* it maps a libjvm.so executable */
+  int libjvm;        /* it maps a libjvm.so executable, or is an emulated
+                        JVM (emulated 1) */
+  int emulated;      /* a JVM run by a qemu-user our root holds (vm_see) */
+  int libjvm_data;   /* it maps a libjvm.so, none of it executable */
   unsigned maj, min; /* its shared mapping of this file */
   uint64_t ino;
   uint64_t pidns, mntns; /* its namespaces' inodes */
@@ -56,6 +59,12 @@ struct vm {
  * not even /tmp could be read. Unreadable folders are skipped. */
 int vm_list(struct vm **out, size_t *n);
 void vm_list_free(struct vm *v, size_t n);
+
+/* v's process's /proc folder, opened (O_PATH): -1 when v is a file, the
+ * process is gone, or (a row the walk saw) the process at that pid is no
+ * longer the one seen (its start time). The caller closes it; everything
+ * read of that process goes through it (core/proc's *_at). */
+int vm_proc_open(const struct vm *v);
 
 /* The one walk over every other mount namespace's /tmp (docs/jvmstat.md
  * §2.1; vm_list and clean take it): each live process whose /tmp, opened
@@ -109,6 +118,10 @@ struct vm_seen {
                             names that container controls, in a host
                             process. The shape of a renamed-mapping attack:
                             never a JVM */
+  int emulated;          /* its libjvm.so mapping is not executable, and
+                            its executable is a qemu-user emulator our own
+                            root holds (proc_exe_emulator): maps.libjvm is
+                            set; a JVM only with its PerfData file too */
   int row;               /* taken from a listing row's facts (jvm_open_row) */
   char hostile[192];     /* not empty: its /tmp meets a file system a
                             process serves (core/root's root_mounts_hostile):

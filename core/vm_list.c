@@ -222,6 +222,12 @@ int vm_see(int procfd, int maps_read, struct vm_seen *s)
     s->foreign = s->pidns && s->pidns == self.pidns &&
                  !root_mounts_same_root(&theirs, root_mounts_self());
   }
+  /* qemu-user maps an emulated JVM's libjvm.so without exec: taken for
+   * the executable mapping only when the host vouches for the emulator
+   * (docs/security.md §10), and asked only then */
+  if (!s->maps.libjvm && s->maps.libjvm_data && s->maps.nperf && !s->foreign &&
+      proc_exe_emulator(procfd))
+    s->maps.libjvm = s->emulated = 1;
   if (s->maps.nperf) dev = makedev(s->maps.perf[0].maj, s->maps.perf[0].min);
   /* its /tmp, and the folder its PerfData file lies in as the kernel
    * names it (a /tmp that is a link: /var/tmp) */
@@ -284,12 +290,35 @@ static void facts(struct vm *v, const struct seen_pid *sp,
   if (!sp || !sp->seen || !p) return;
   v->seen = 1;
   v->libjvm = sp->seen->maps.libjvm;
+  v->emulated = sp->seen->emulated;
+  v->libjvm_data = sp->seen->maps.libjvm_data;
   v->maj = p->maj;
   v->min = p->min;
   v->ino = p->ino;
   v->pidns = sp->seen->pidns;
   v->mntns = sp->seen->mntns;
   v->start = sp->start;
+}
+
+int vm_proc_open(const struct vm *v)
+{
+  char path[32], buf[PROC_STAT_MAX];
+  struct proc_stat ps;
+  size_t len;
+  int fd;
+
+  if (v->pid <= 0) return -1;
+  snprintf(path, sizeof(path), "%d", v->pid);
+  fd = proc_dirfd() >= 0 ? openat(proc_dirfd(), path,
+                                  O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+                         : -1;
+  if (fd < 0 || !v->seen) return fd;
+  if (proc_read_small(fd, "stat", buf, sizeof(buf), &len) ||
+      proc_stat_parse(buf, len, &ps) || ps.starttime != v->start) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 /* Whether the process e names maps e's file under another name (our own

@@ -100,10 +100,13 @@ struct owner {
 static void owner_of(const struct vm *v, struct owner *o)
 {
   struct proc_status st;
+  struct stat sb;
+  int fd = vm_proc_open(v); /* -1: gone, or not the process seen */
 
-  o->uid = !proc_status(v->pid, &st) ? st.euid : v->uid;
-  if (proc_ns_ino(v->pid, "mnt", &o->mnt)) o->mnt = 0;
-  if (proc_container(v->pid, o->id, NULL)) o->id[0] = 0;
+  o->uid = fd >= 0 && !proc_status_at(fd, &st) ? st.euid : v->uid;
+  o->mnt = fd >= 0 && !fstatat(fd, "ns/mnt", &sb, 0) ? sb.st_ino : 0;
+  if (fd < 0 || proc_container_at(fd, o->id, NULL)) o->id[0] = 0;
+  if (fd >= 0) close(fd);
 }
 
 /* How many owners v[0..n) have (pairwise: n is a main class's matches,

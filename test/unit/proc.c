@@ -1,6 +1,6 @@
 /* proc.c - unit tests of core/proc's fd count and limit: against this
  * process's own descriptors and rlimit, and children holding as many
- * descriptors as proc_open_fds is let count, and one more */
+ * descriptors as proc_open_fds_at is let count, and one more */
 #include "core/jvmtool.h"
 #include "check.h"
 #include <sys/resource.h>
@@ -50,6 +50,32 @@ static void stop(pid_t pid)
   waitpid(pid, NULL, 0);
 }
 
+/* The _at forms on pid's /proc folder, opened here (-errno when it
+ * cannot be). */
+static int open_fds(int pid, size_t max, size_t *n)
+{
+  char path[32];
+  int fd, rc;
+
+  snprintf(path, sizeof(path), "/proc/%d", pid);
+  if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -errno;
+  rc = proc_open_fds_at(fd, max, n);
+  close(fd);
+  return rc;
+}
+
+static int max_fds(int pid, uint64_t *soft)
+{
+  char path[32];
+  int fd, rc;
+
+  snprintf(path, sizeof(path), "/proc/%d", pid);
+  if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -errno;
+  rc = proc_max_fds_at(fd, soft);
+  close(fd);
+  return rc;
+}
+
 int main(void)
 {
   struct rlimit r;
@@ -60,19 +86,22 @@ int main(void)
   pid_t pid;
   int rc;
 
+  int self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
   /* each count holds the descriptor it reads /proc/self/fd with */
   while (d && (e = readdir(d))) want += e->d_name[0] != '.';
   if (d) closedir(d);
-  rc = proc_open_fds(getpid(), PROC_MAX_FDS, &n); /* its fd for d's */
+  rc = proc_open_fds_at(self, PROC_MAX_FDS, &n); /* its fd for d's */
   CHECK(rc == 0 && n == want,
         "proc-1.1 open fds of this process: readdir's count (%zu, %zu)", n,
         want);
   getrlimit(RLIMIT_NOFILE, &r);
-  rc = proc_max_fds(getpid(), &soft);
+  rc = proc_max_fds_at(self, &soft);
+  close(self);
   CHECK(rc == 0 && soft == r.rlim_cur,
         "proc-1.2 max fds: getrlimit's soft limit (%llu)",
         (unsigned long long)soft);
-  CHECK_INT(proc_open_fds(999999999, PROC_MAX_FDS, &n), -ENOENT,
+  CHECK_INT(open_fds(999999999, PROC_MAX_FDS, &n), -ENOENT,
             "proc-1.3 no such process: -ENOENT");
   if (r.rlim_max < CAP + 1 + 16) {
     printf("SKIP: proc-1.4 a child holding %d fds (needs a hard limit of "
@@ -81,7 +110,7 @@ int main(void)
     return check_failures != 0;
   }
   if ((pid = holder(CAP)) > 0) {
-    rc = proc_open_fds(pid, CAP, &n);
+    rc = open_fds(pid, CAP, &n);
     CHECK(rc == 0 && n == CAP, "proc-1.4 exactly max fds: counted (%d, %zu)",
           rc, n);
     stop(pid);
@@ -89,11 +118,11 @@ int main(void)
     CHECK(0, "proc-1.4 a child holding %d fds", CAP);
   }
   if ((pid = holder(CAP + 1)) > 0) {
-    rc = proc_open_fds(pid, CAP, &n);
+    rc = open_fds(pid, CAP, &n);
     CHECK(rc == -E2BIG && n == CAP,
           "proc-1.5 one more: -E2BIG, counting stopped at max (%d, %zu)", rc,
           n);
-    rc = proc_max_fds(pid, &soft);
+    rc = max_fds(pid, &soft);
     CHECK(rc == 0 && soft == CAP + 1 + 16,
           "proc-1.6 its lowered soft limit read from /proc/P/limits");
     stop(pid);

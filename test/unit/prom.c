@@ -148,7 +148,7 @@ static void test_jvm(void)
     free(data);
     return;
   }
-  j = (struct prom_jvm){0, &pd};
+  j = (struct prom_jvm){0, -1, &pd};
   prom_init(&p, PROM_RAW);
   prom_add_jvm(&p, &j, &d);
   prom_finish(&p, &out);
