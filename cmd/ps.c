@@ -313,9 +313,7 @@ static int list(const int *flags, int json, int pods)
   }
   pod = xzalloc((n ? n : 1) * sizeof(*pod));
   for (size_t i = 0; pods && i < n; i++)
-    if (vms[i].alive && vms[i].pid &&
-        !pod_of(vms[i].pid, vms[i].seen ? vms[i].pidns : 0, &pod[i]))
-      any = 1;
+    if (!pod_of_vm(&vms[i], &pod[i])) any = 1;
   if (json) fputs("[", stdout);
   for (size_t i = 0; i < n; i++) {
     /* a file whose process is gone: jps (a JVM) removes those of its own

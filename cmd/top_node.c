@@ -155,7 +155,7 @@ static int read_one(struct top_vm *t, const struct top_vm *id,
     t->names = was->names;
   } else {
     proc_container_at(fd, t->container, NULL);
-    pod_names(id->pid, 0, t->container, &t->names);
+    pod_names(fd, t->container, &t->names);
   }
   t->starttime = st.starttime;
   t->ticks = st.utime + st.stime;

@@ -275,21 +275,20 @@ static int is_hex(char c)
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-/* The cgroup of pid that names container id, as "<line's hierarchy>:<path
- * up to the end of the component holding id>" in b (n bytes): where the
- * runtime made the container's cgroup. The id must be proc_container's
- * (the first 64-hex-digit name of the file). 0, -ESRCH when it is not, or
- * -errno. */
-static int cg_home(int pid, const char *id, char *b, size_t n)
+/* The cgroup of the process whose /proc folder is procfd that names
+ * container id, as "<line's hierarchy>:<path up to the end of the
+ * component holding id>" in b (n bytes): where the runtime made the
+ * container's cgroup. The id must be proc_container's (the first
+ * 64-hex-digit name of the file). 0, -ESRCH when it is not, or -errno. */
+static int cg_home(int procfd, const char *id, char *b, size_t n)
 {
-  char path[64], cid[65], *cg, *at, *line, *end;
+  char cid[65], *cg, *at, *line, *end;
   size_t len;
   int rc;
 
-  if ((rc = proc_container(pid, cid, NULL))) return rc;
+  if ((rc = proc_container_at(procfd, cid, NULL))) return rc;
   if (strcmp(cid, id)) return -ESRCH;
-  snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-  if ((rc = read_file(AT_FDCWD, path, 0, 65536, &cg, &len))) return rc;
+  if ((rc = read_file(procfd, "cgroup", 0, 65536, &cg, &len))) return rc;
   rc = -ESRCH;
   /* the id as a whole name, as proc_container found it */
   for (at = strstr(cg, id); at; at = strstr(at + 1, id))
@@ -307,43 +306,59 @@ static int cg_home(int pid, const char *id, char *b, size_t n)
   return rc;
 }
 
-/* The pid file at path names a process in pid namespace pidns whose
- * cgroup holding container id is the one pid's is in (not a cgroup of the
- * same name elsewhere: a process with a cgroup of its own to write, a
- * host process in a hostPID pod's pid namespace): 0, -ENOENT (no such
- * file), -ESRCH (another process), or -errno. */
-static int verify(const char *path, int pid, uint64_t pidns, const char *id)
+/* The pid namespace of the process whose /proc folder is procfd. */
+static int pidns_at(int procfd, uint64_t *ino)
 {
-  char *d, home[1024], init_home[1024];
+  struct stat sb;
+
+  if (fstatat(procfd, "ns/pid", &sb, 0)) return -errno;
+  *ino = sb.st_ino;
+  return 0;
+}
+
+/* The pid file at path names a process in the pid namespace of the
+ * process whose /proc folder is procfd, whose cgroup holding container id
+ * is the one that process is in (not a cgroup of the same name
+ * elsewhere: a process with a cgroup of its own to write, a host process
+ * in a hostPID pod's pid namespace): 0, -ENOENT (no such file), -ESRCH
+ * (another process), or -errno. */
+static int verify(const char *path, int procfd, const char *id)
+{
+  char *d, home[1024], init_home[1024], dir[32];
   size_t n;
-  uint64_t ino;
-  int init, rc;
+  uint64_t ino, pidns;
+  int init, initfd, rc;
 
   if ((rc = state_file(path, 32, &d, &n))) return rc == -EFBIG ? -EINVAL : rc;
   d[strcspn(d, "\n")] = 0;
   rc = parse_pid(d, &init) ? -EINVAL : 0;
   free(d);
   if (rc) return rc;
-  if (proc_ns_ino(init, "pid", &ino) || ino != pidns) return -ESRCH;
-  if (cg_home(pid, id, home, sizeof(home)) ||
-      cg_home(init, id, init_home, sizeof(init_home)) ||
-      strcmp(home, init_home))
-    return -ESRCH;
-  return 0;
+  if ((rc = pidns_at(procfd, &pidns))) return rc;
+  snprintf(dir, sizeof(dir), "/proc/%d", init);
+  if ((initfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -ESRCH;
+  rc = pidns_at(initfd, &ino) || ino != pidns ||
+               cg_home(procfd, id, home, sizeof(home)) ||
+               cg_home(initfd, id, init_home, sizeof(init_home)) ||
+               strcmp(home, init_home)
+           ? -ESRCH
+           : 0;
+  close(initfd);
+  return rc;
 }
 
 /* The state in folder dir (its pid file named pidfile, its config.json
  * there or else at alt), verified and parsed for rt. As pod_names. */
 static int from_state(const char *dir, const char *pidfile, const char *alt,
-                      enum pod_runtime rt, int pid, uint64_t pidns,
-                      const char *id, struct pod_names *out)
+                      enum pod_runtime rt, int procfd, const char *id,
+                      struct pod_names *out)
 {
   char path[PATH_MAX], *d;
   size_t n;
   int rc;
 
   snprintf(path, sizeof(path), "%s/%s", dir, pidfile);
-  if ((rc = verify(path, pid, pidns, id))) return rc == -ENOTDIR ? -ENOENT : rc;
+  if ((rc = verify(path, procfd, id))) return rc == -ENOTDIR ? -ENOENT : rc;
   snprintf(path, sizeof(path), "%s/config.json", dir);
   rc = state_file(path, POD_CONFIG_MAX, &d, &n);
   if (rc == -ENOENT && alt) rc = state_file(alt, POD_CONFIG_MAX, &d, &n);
@@ -353,7 +368,7 @@ static int from_state(const char *dir, const char *pidfile, const char *alt,
   return rc;
 }
 
-int pod_names(int pid, uint64_t pidns, const char *id, struct pod_names *out)
+int pod_names(int procfd, const char *id, struct pod_names *out)
 {
   char dir[PATH_MAX], alt[PATH_MAX];
   struct dirent *e;
@@ -363,32 +378,45 @@ int pod_names(int pid, uint64_t pidns, const char *id, struct pod_names *out)
   memset(out, 0, sizeof(*out));
   if (!id || strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64)
     return -ENOENT;
-  if (!pidns && proc_ns_ino(pid, "pid", &pidns)) return -ESRCH;
+  if (procfd < 0) return -ESRCH;
   /* CRI-O and podman: containers/storage's run root (config.json there
    * for CRI-O, under the graph root for podman) */
   snprintf(dir, sizeof(dir), "%s/%s/userdata", crio_run, id);
   snprintf(alt, sizeof(alt), "%s/%s/userdata/config.json", crio_lib, id);
-  rc = from_state(dir, "pidfile", alt, POD_CRIO, pid, pidns, id, out);
+  rc = from_state(dir, "pidfile", alt, POD_CRIO, procfd, id, out);
   if (rc != -ENOENT) return rc;
   /* containerd: the task's bundle in one of its namespaces (k8s.io) */
   if (!(tasks = opendir(ctrd_tasks))) return -ENOENT;
   while (rc == -ENOENT && (e = readdir(tasks)) && seen++ < CTRD_MAX_NS) {
     if (e->d_name[0] == '.') continue;
     snprintf(dir, sizeof(dir), "%s/%s/%s", ctrd_tasks, e->d_name, id);
-    rc = from_state(dir, "init.pid", NULL, POD_CONTAINERD, pid, pidns, id, out);
+    rc = from_state(dir, "init.pid", NULL, POD_CONTAINERD, procfd, id, out);
   }
   closedir(tasks);
   if (rc) memset(out, 0, sizeof(*out));
   return rc;
 }
 
-int pod_of(int pid, uint64_t pidns, struct pod_names *out)
+int pod_of(int procfd, struct pod_names *out)
 {
   char id[65];
 
   memset(out, 0, sizeof(*out));
-  if (proc_container(pid, id, NULL) || !*id) return -ENOENT;
-  return pod_names(pid, pidns, id, out);
+  if (procfd < 0 || proc_container_at(procfd, id, NULL) || !*id) return -ENOENT;
+  return pod_names(procfd, id, out);
+}
+
+/* A listed JVM's names, read through its /proc folder while it is the
+ * process the walk saw (core/vm's vm_proc_open). */
+int pod_of_vm(const struct vm *v, struct pod_names *out)
+{
+  int fd, rc;
+
+  memset(out, 0, sizeof(*out));
+  if (!v->alive || !v->pid || (fd = vm_proc_open(v)) < 0) return -ENOENT;
+  rc = pod_of(fd, out);
+  close(fd);
+  return rc;
 }
 
 void pod_text(const struct pod_names *names, char *b, size_t n)
@@ -434,7 +462,7 @@ enum { POD_NAMES_SHOWN = 16 };
 
 int pod_find(const char *s, int *pid, char *err, size_t errlen)
 {
-  struct pod_names want, got;
+  struct pod_names want, got, *names;
   struct vm *v;
   struct buf b = {0};
   size_t n, k = 0, shown;
@@ -451,22 +479,25 @@ int pod_find(const char *s, int *pid, char *err, size_t errlen)
     return rc;
   }
   hit = xmalloc((n ? n : 1) * sizeof(*hit));
+  names = xmalloc((n ? n : 1) * sizeof(*names));
   for (size_t i = 0; i < n; i++) {
-    if (!v[i].alive || !v[i].pid ||
-        pod_of(v[i].pid, v[i].seen ? v[i].pidns : 0, &got))
-      continue;
+    if (pod_of_vm(&v[i], &got)) continue;
     if (!strcmp(got.ns, want.ns) && !strcmp(got.pod, want.pod) &&
-        (!*want.container || !strcmp(got.container, want.container)))
+        (!*want.container || !strcmp(got.container, want.container))) {
+      names[k] = got;
       hit[k++] = v[i].pid;
+    }
   }
   vm_list_free(v, n);
   if (k == 1) {
     *pid = hit[0];
     free(hit);
+    free(names);
     return 0;
   }
   if (!k) {
     free(hit);
+    free(names);
     snprintf(err, errlen, "no JVM in pod '%s'", s);
     return -ESRCH;
   }
@@ -474,8 +505,7 @@ int pod_find(const char *s, int *pid, char *err, size_t errlen)
   for (shown = 0; shown < k && shown < POD_NAMES_SHOWN; shown++) {
     size_t at = b.len;
 
-    pod_of(hit[shown], 0, &got);
-    pod_text(&got, text, sizeof(text));
+    pod_text(&names[shown], text, sizeof(text));
     buf_printf(&b, "%s %d (%s)", shown ? "," : "", hit[shown], text);
     if (b.len + 40 >= errlen) {
       b.len = at;
@@ -487,5 +517,6 @@ int pod_find(const char *s, int *pid, char *err, size_t errlen)
   snprintf(err, errlen, "%s: give one pid", b.p);
   buf_free(&b);
   free(hit);
+  free(names);
   return -E2BIG;
 }

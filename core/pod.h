@@ -48,20 +48,25 @@ enum pod_runtime { POD_CONTAINERD, POD_CRIO };
 int pod_parse_config(const char *json, size_t n, enum pod_runtime rt,
                      struct pod_names *out);
 
-/* The names of the process pid (in pid namespace pidns; 0: read it) whose
- * cgroup names container id (core/proc's proc_container, 64 hex digits):
- * 0 with *out, -ENOENT when no runtime keeps state for id (or it names
- * no pod), -ESRCH when the state's pid file names a process outside pid's
- * pid namespace or another cgroup of that id (not this process's
- * container), -EINVAL when
- * the config is refused (pod_parse_config), or -errno (-EACCES: not root).
- * Reads only the host's runtime folders, each file opened without
- * following links, a regular file owned by root, at most POD_CONFIG_MAX. */
-int pod_names(int pid, uint64_t pidns, const char *id, struct pod_names *out);
+/* The names of the process whose /proc folder is procfd (an opened JVM's)
+ * and whose cgroup names container id (core/proc's proc_container_at, 64
+ * hex digits): 0 with *out, -ENOENT when no runtime keeps state for id (or
+ * it names no pod), -ESRCH when the state's pid file names a process
+ * outside that process's pid namespace or another cgroup of that id (not
+ * this process's container), -EINVAL when the config is refused
+ * (pod_parse_config), or -errno (-EACCES: not root). Reads only the
+ * host's runtime folders, each file opened without following links, a
+ * regular file owned by root, at most POD_CONFIG_MAX. */
+int pod_names(int procfd, const char *id, struct pod_names *out);
 
-/* pid's names as pod_names finds them for the container id of its
- * cgroup; 0 or as pod_names. */
-int pod_of(int pid, uint64_t pidns, struct pod_names *out);
+/* The names as pod_names finds them for the container id of the cgroup
+ * of the process whose /proc folder is procfd; 0 or as pod_names. */
+int pod_of(int procfd, struct pod_names *out);
+
+/* A listed JVM's (core/vm's walk), read through its /proc folder while it
+ * is the process the walk saw; 0 or as pod_names. */
+struct vm;
+int pod_of_vm(const struct vm *v, struct pod_names *out);
 
 /* "ns/pod/container" (or "ns/pod" when no container is named) into b of
  * n bytes; "" when names is NULL or names no pod. */

@@ -69,7 +69,7 @@ void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
     return;
   if (*out->id) put_label(out, "container_id", out->id, strlen(out->id));
   if (*out->pod) put_label(out, "pod_uid", out->pod, strlen(out->pod));
-  if (pod_names(j->pid, 0, out->id, &out->names)) return;
+  if (pod_names(j->procfd, out->id, &out->names)) return;
   put_label(out, "namespace", out->names.ns, strlen(out->names.ns));
   put_label(out, "pod", out->names.pod, strlen(out->names.pod));
   if (*out->names.container)

@@ -207,6 +207,7 @@ int main(void)
   real_configs();
   hostile();
   targets();
-  CHECK_INT(pod_names(getpid(), 0, "zz", &o), -ENOENT, "not an id");
+  CHECK_INT(pod_names(AT_FDCWD, "zz", &o), -ENOENT, "not an id");
+  CHECK_INT(pod_of(-1, &o), -ENOENT, "no /proc folder");
   return check_failures != 0;
 }
