@@ -110,15 +110,6 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
   hp_map_add(&s->arrays, arr, s->nrefs++);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-
 static void grow(struct strings *s)
 {
   struct value *old = s->v;
@@ -169,9 +160,9 @@ static void on_array(void *ctx, uint64_t id, int type, uint32_t count,
 
     s->units[i] = u;
     h1 = (h1 ^ u) * 0x100000001b3ULL;
-    h2 = mix64(h2 + u);
+    h2 = hp_mix(h2 + u);
   }
-  h1 = mix64(h1 ^ n);
+  h1 = hp_mix(h1 ^ n);
   if ((s->n + 1) * 2 > s->cap) grow(s);
   for (j = h1 & (s->cap - 1); s->v[j].strings; j = (j + 1) & (s->cap - 1))
     if (s->v[j].h1 == h1 && s->v[j].h2 == h2 && s->v[j].len == n) break;

@@ -14,7 +14,7 @@
 /* Object ids are addresses (8-byte aligned, dense): a full avalanche
  * (murmur3's finalizer), so every bit of the id reaches the slot bits;
  * the multiply alone left runs that linear probing walked. */
-static uint64_t mix(uint64_t k)
+uint64_t hp_mix(uint64_t k)
 {
   k ^= k >> 33;
   k *= 0xff51afd7ed558ccdull;
@@ -28,32 +28,16 @@ uint32_t hp_map_get(const struct hp_map *m, uint64_t key)
   size_t mask = m->cap - 1, i;
 
   if (!m->cap || !key) return HP_NONE;
-  for (i = (size_t)mix(key) & mask; m->keys[i]; i = (i + 1) & mask)
+  for (i = (size_t)hp_mix(key) & mask; m->keys[i]; i = (i + 1) & mask)
     if (m->keys[i] == key) return m->vals[i];
   return HP_NONE;
 }
 
-static void grow(struct hp_map *m)
+/* Move m's entries into a table of cap slots (a power of two). */
+static void rehash(struct hp_map *m, size_t cap)
 {
   struct hp_map old = *m;
 
-  m->cap = old.cap ? old.cap * 2 : 1024;
-  m->keys = xzalloc(m->cap * sizeof(*m->keys));
-  m->vals = xmalloc(m->cap * sizeof(*m->vals));
-  m->n = 0;
-  for (size_t i = 0; i < old.cap; i++)
-    if (old.keys[i]) hp_map_add(m, old.keys[i], old.vals[i]);
-  free(old.keys);
-  free(old.vals);
-}
-
-void hp_map_reserve(struct hp_map *m, size_t n)
-{
-  struct hp_map old = *m;
-  size_t cap = 1024;
-
-  while (cap < 2 * n && cap < ((size_t)1 << 40)) cap *= 2;
-  if (cap <= m->cap) return;
   m->cap = cap;
   m->keys = xzalloc(m->cap * sizeof(*m->keys));
   m->vals = xmalloc(m->cap * sizeof(*m->vals));
@@ -64,6 +48,19 @@ void hp_map_reserve(struct hp_map *m, size_t n)
   free(old.vals);
 }
 
+static void grow(struct hp_map *m)
+{
+  rehash(m, m->cap ? m->cap * 2 : 1024);
+}
+
+void hp_map_reserve(struct hp_map *m, size_t n)
+{
+  size_t cap = 1024;
+
+  while (cap < 2 * n && cap < ((size_t)1 << 40)) cap *= 2;
+  if (cap > m->cap) rehash(m, cap);
+}
+
 int hp_map_add(struct hp_map *m, uint64_t key, uint32_t val)
 {
   size_t mask, i;
@@ -71,7 +68,7 @@ int hp_map_add(struct hp_map *m, uint64_t key, uint32_t val)
   if (!key) return 0;
   if ((m->n + 1) * 2 > m->cap) grow(m);
   mask = m->cap - 1;
-  for (i = (size_t)mix(key) & mask; m->keys[i]; i = (i + 1) & mask)
+  for (i = (size_t)hp_mix(key) & mask; m->keys[i]; i = (i + 1) & mask)
     if (m->keys[i] == key) return 0;
   m->keys[i] = key;
   m->vals[i] = val;

@@ -25,6 +25,9 @@ struct hp_map {
   uint32_t *vals;
   size_t cap, n;
 };
+/* A 64-bit value's full avalanche (murmur3's finalizer): the map's slot
+ * hash, and heap --strings' for a value's characters. */
+uint64_t hp_mix(uint64_t k);
 /* The value of key, or HP_NONE. */
 uint32_t hp_map_get(const struct hp_map *m, uint64_t key);
 /* Set key to val unless key is there: 1 when added, 0 when it was. */
