@@ -162,6 +162,33 @@ check_static() {
 # in $JT_OUT/gen/objs.
 extra_objs() { [ -f "$JT_OUT/gen/objs" ] && cat "$JT_OUT/gen/objs"; return 0; }
 
+# embed NAME [SYMBOL FILE]...: each FILE's bytes as SYMBOL (a NUL after
+# them, not counted) and its count as the uint64 SYMBOL_size, in one object
+# $JT_OUT/gen/NAME.o assembled for the machine built for ($AGENT_CC,
+# .incbin) and linked into the binary (listed in gen/objs, extra_objs).
+# For build.d steps.
+embed() {
+  embed_o=$JT_OUT/gen/$1.o embed_s=$JT_OUT/gen/$1.S
+  mkdir -p "$JT_OUT/gen"
+  {
+    printf '\t.section .rodata.%s,"a"\n' "$1"
+    shift
+    while [ $# -ge 2 ]; do
+      printf '\t.globl %s\n\t.globl %s_size\n\t.balign 16\n%s:\n' "$1" "$1" "$1"
+      printf '\t.incbin "%s"\n%s_end:\n\t.byte 0\n\t.balign 8\n' "$2" "$1"
+      printf '%s_size:\n\t.quad %s_end - %s\n' "$1" "$1" "$1"
+      shift 2
+    done
+    printf '\t.section .note.GNU-stack,"",@progbits\n'
+  } > "$embed_s.tmp"
+  mv "$embed_s.tmp" "$embed_s"
+  say $AGENT_CC -c "$embed_s" -o "$embed_o"
+  touch "$JT_OUT/gen/objs"
+  grep -vx "$embed_o" "$JT_OUT/gen/objs" > "$JT_OUT/gen/objs.tmp" || true
+  echo "$embed_o" >> "$JT_OUT/gen/objs.tmp"
+  mv "$JT_OUT/gen/objs.tmp" "$JT_OUT/gen/objs"
+}
+
 case "${1:-build}" in
   build) build ;;
   release) release ;;

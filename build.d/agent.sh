@@ -26,24 +26,7 @@ agent_build() {
   # how many, cmd/agent_target.c's agent_image inflates them once.
   gzip -9n -c "$agent_so" > "$agent_gen/agent.so.gz.tmp"
   mv "$agent_gen/agent.so.gz.tmp" "$agent_gen/agent.so.gz"
-  cat > "$agent_gen/agent_blob.S" <<ASM
-	.section .rodata.jt_agent,"a"
-	.globl jt_agent_gz
-	.globl jt_agent_gz_size
-	.balign 16
-jt_agent_gz:
-	.incbin "$agent_gen/agent.so.gz"
-jt_agent_gz_end:
-	.balign 8
-jt_agent_gz_size:
-	.quad jt_agent_gz_end - jt_agent_gz
-	.section .note.GNU-stack,"",@progbits
-ASM
-  say $AGENT_CC -c "$agent_gen/agent_blob.S" -o "$agent_gen/agent_blob.o"
-  touch "$agent_gen/objs"
-  grep -v "$agent_gen/agent_blob.o" "$agent_gen/objs" > "$agent_gen/objs.tmp" || true
-  echo "$agent_gen/agent_blob.o" >> "$agent_gen/objs.tmp"
-  mv "$agent_gen/objs.tmp" "$agent_gen/objs"
+  embed agent_blob jt_agent_gz "$agent_gen/agent.so.gz"
 }
 
 agent_build
