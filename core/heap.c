@@ -22,43 +22,22 @@ static const struct {
   int jdk;
 } gc_map[] = {
 #define GC(family, perf, mx, jdk) {family, perf, mx, jdk},
-#define PAD(family, counter)
-#define POOL(family, prefix, name, area, max)
-#define HEAP(family, rule, prefix)
 #include "specs/prom_map.def"
-#undef GC
-#undef PAD
-#undef POOL
-#undef HEAP
 };
 
 static const struct {
   const char *family, *counter;
 } pad_map[] = {
-#define GC(family, perf, mx, jdk)
 #define PAD(family, counter) {family, counter},
-#define POOL(family, prefix, name, area, max)
-#define HEAP(family, rule, prefix)
 #include "specs/prom_map.def"
-#undef GC
-#undef PAD
-#undef POOL
-#undef HEAP
 };
 
 static const struct {
   const char *family, *prefix, *name;
   int area, max;
 } pool_map[] = {
-#define GC(family, perf, mx, jdk)
-#define PAD(family, counter)
 #define POOL(family, prefix, name, area, max) {family, prefix, name, area, max},
-#define HEAP(family, rule, prefix)
 #include "specs/prom_map.def"
-#undef GC
-#undef PAD
-#undef POOL
-#undef HEAP
 };
 
 static const struct {
@@ -66,15 +45,8 @@ static const struct {
   int rule;
   const char *prefix;
 } heap_map[] = {
-#define GC(family, perf, mx, jdk)
-#define PAD(family, counter)
-#define POOL(family, prefix, name, area, max)
 #define HEAP(family, rule, prefix) {family, rule, prefix},
 #include "specs/prom_map.def"
-#undef GC
-#undef PAD
-#undef POOL
-#undef HEAP
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
