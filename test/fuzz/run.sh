@@ -29,12 +29,14 @@ for c in core/*.c agent/config.c; do
   [ $((i % 2)) = 0 ] && wait
 done
 wait
-for src in test/fuzz/fuzz_*.c; do
-  name=$(basename "$src" .c | sed 's/^fuzz_//')
+# Each target runs SECONDS on its own core: as many at once as there are
+# cores (the smoke's wall time is SECONDS x targets / cores); the results
+# are printed in the targets' order as each batch ends.
+jobs=$(nproc 2>/dev/null || echo 1)
+# fuzz_one NAME: run dist/fuzz/fuzz_NAME, write its verdict to $out/NAME.res
+fuzz_one() {
+  name=$1
   bin=$out/fuzz_$name
-  clang $BASE $DEBUG $TESTINC -fsanitize=fuzzer $SAN \
-    "$src" "$out"/core/*.o $TESTLIBS -o "$bin" -lm ||
-    { echo "FAIL: fuzz $name: does not compile"; status=1; continue; }
   corpus=$out/corpus/$name
   mkdir -p "$corpus" "test/fuzz/regress/$name"
   cp "$out/seeds/$name"/* "$corpus/" 2>/dev/null
@@ -63,7 +65,42 @@ for src in test/fuzz/fuzz_*.c; do
       [ -f "$a" ] && cp "$a" "test/fuzz/regress/$name/" &&
         echo "  saved $(basename "$a") to test/fuzz/regress/$name/"
     done
+  fi > "$out/$name.res"
+}
+# the targets compile and link as many at once too
+i=0
+for src in test/fuzz/fuzz_*.c; do
+  name=$(basename "$src" .c | sed 's/^fuzz_//')
+  rm -f "$out/fuzz_$name"
+  clang $BASE $DEBUG $TESTINC -fsanitize=fuzzer $SAN \
+    "$src" "$out"/core/*.o $TESTLIBS -o "$out/fuzz_$name" -lm &
+  i=$((i + 1))
+  [ $((i % jobs)) = 0 ] && wait
+done
+wait
+names=
+for src in test/fuzz/fuzz_*.c; do
+  name=$(basename "$src" .c | sed 's/^fuzz_//')
+  if [ -x "$out/fuzz_$name" ]; then
+    names="$names $name"
+  else
+    echo "FAIL: fuzz $name: does not compile"
     status=1
   fi
+done
+batch=
+for name in $names; do
+  fuzz_one "$name" &
+  batch="$batch $name"
+  set -- $batch
+  [ $# -lt "$jobs" ] && continue
+  wait
+  for b in $batch; do cat "$out/$b.res"; done
+  batch=
+done
+wait
+for b in $batch; do cat "$out/$b.res"; done
+for name in $names; do
+  grep -q '^PASS' "$out/$name.res" || status=1
 done
 exit $status
