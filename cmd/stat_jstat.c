@@ -15,7 +15,7 @@
 #include "cmd/stat.h"
 #include "cmd/jdk.h"
 
-#include "jstat_spec.inc"  /* jstat_spec_text[], from specs/jstat.spec */
+#include "core/hprof_in.h" /* hin_gunzip */
 #include "jstat_usage.inc" /* jstat_usage[]: jstat's help */
 
 #define OPTS_FILE "specs/stat.opts"
@@ -112,16 +112,26 @@ const struct expr_option *stat_layout_option(const struct run *r,
   return o ? o : expr_spec_find(&r->spec, name);
 }
 
+/* specs/jstat.spec as build.d/stat.sh embeds it: gzip'd text */
+extern const unsigned char jt_jstat_spec_gz[];
+extern const uint64_t jt_jstat_spec_gz_size;
+
 /* Append the built-in options (after any user file: the first wins). */
 void stat_load_builtin(struct run *r)
 {
+  unsigned char *text = NULL;
+  size_t len = 0;
+  const char *bad = NULL;
   char *err = NULL;
 
-  /* build.d/stat.sh embeds specs/jstat.spec; test/unit/expr.c parses it */
-  if (expr_spec_parse(&r->spec, jstat_spec_text, sizeof(jstat_spec_text) - 1,
-                      &err))
+  /* test/unit/expr.c parses specs/jstat.spec itself */
+  if (hin_gunzip(jt_jstat_spec_gz, (size_t)jt_jstat_spec_gz_size, 1 << 20,
+                 &text, &len, &bad))
+    error_msg("built-in spec: does not inflate (%s)", bad ? bad : "too big");
+  else if (expr_spec_parse(&r->spec, (const char *)text, len, &err))
     error_msg("built-in spec: %s", err);
   free(err);
+  free(text);
 }
 
 int stat_load_spec(struct run *r, const char *path)
