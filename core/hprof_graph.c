@@ -4,10 +4,21 @@
  * VisualVM's and Eclipse MAT's dominator trees follow: instance fields of
  * object type (the whole superclass chain), object array elements, and a
  * class's static fields, super class and class loader.
+ *
+ * Memory is what --retained's peak is made of, so each phase keeps only
+ * what the next needs: ids in 32 bits when the dump's fit (HotSpot's are
+ * aligned addresses in one heap), the id -> index table is 32-bit indexes
+ * (the ids themselves are the keys) and lives for the two passes only,
+ * shallow sizes in 8-byte units, edges and their offsets in 32 bits; the
+ * dominators turn the references into predecessors by DFS number and free
+ * them, and a node's DFS parent is its first predecessor, not an array.
  */
 #include "core/jvmtool.h"
 #include "core/hprof_graph.h"
 #include "core/hprof_size.h"
+
+/* Edges and roots are counted in 32 bits: offsets into edge[]. */
+#define HP_MAX_EDGES ((uint64_t)UINT32_MAX - 1)
 
 struct build {
   struct hp_graph *g;
@@ -15,10 +26,12 @@ struct build {
   uint32_t next; /* pass 2: the index the next indexed record has */
   uint32_t cur;  /* pass 2: the current record's index, 0: not indexed */
   int pass;
+  int too_many; /* more than HP_MAX_EDGES references and roots */
   uint64_t cap; /* of g's per-object arrays */
-  /* java.lang.ref.Reference's referent: not a reference that keeps its
-   * target alive (VisualVM and MAT leave it out too). */
-  uint32_t ref_cls, ref_field;
+  /* object id -> index: open addressing over indexes (0: empty), the ids
+   * in g the keys; mask + 1 slots, a power of two */
+  uint32_t *slot;
+  size_t mask;
 };
 
 static void *grow_to(void *p, uint64_t n, uint64_t *cap, size_t elem)
@@ -28,58 +41,126 @@ static void *grow_to(void *p, uint64_t n, uint64_t *cap, size_t elem)
   return xrealloc(p, (size_t)*cap * elem);
 }
 
-static void reserve(struct build *b)
+/* Pass 1: room for index g->n (the histogram's count made it once). */
+static void reserve(struct build *b, uint64_t want)
 {
   struct hp_graph *g = b->g;
 
-  if (g->n < b->cap) return;
-  b->cap = b->cap ? b->cap * 2 : 1024;
-  g->id = xrealloc(g->id, (size_t)b->cap * sizeof(*g->id));
+  if (want <= b->cap) return;
+  b->cap = want;
+  g->id64 = xrealloc(g->id64, (size_t)b->cap * sizeof(*g->id64));
   g->cls = xrealloc(g->cls, (size_t)b->cap * sizeof(*g->cls));
   g->kind = xrealloc(g->kind, (size_t)b->cap);
   g->shallow = xrealloc(g->shallow, (size_t)b->cap * sizeof(*g->shallow));
+}
+
+/* The table's slot for id: where it is, or the empty one it would take. */
+static HP_INLINE size_t probe(const struct build *b, uint64_t id)
+{
+  size_t s = (size_t)hp_mix(id) & b->mask;
+
+  while (b->slot[s] && hp_graph_id(b->g, b->slot[s]) != id)
+    s = (s + 1) & b->mask;
+  return s;
+}
+
+/* A table of at least 4/3 slots per object; (re)filled from g's ids. */
+static void table(struct build *b, uint64_t objects)
+{
+  size_t cap = 1024;
+
+  while (cap < objects + objects / 3 + 2 && cap < ((size_t)1 << 40)) cap *= 2;
+  free(b->slot);
+  b->slot = xzalloc(cap * sizeof(*b->slot));
+  b->mask = cap - 1;
+  for (uint32_t i = 1; i < b->g->n; i++) b->slot[probe(b, b->g->id64[i])] = i;
+}
+
+static HP_INLINE uint32_t lookup(const struct build *b, uint64_t id)
+{
+  uint32_t i;
+
+  if (!id) return HP_NONE;
+  i = b->slot[probe(b, id)];
+  return i ? i : HP_NONE;
 }
 
 /* Pass 1: give id the next index; 0 for a duplicate. */
 static uint32_t add_object(struct build *b, uint64_t id, int kind)
 {
   struct hp_graph *g = b->g;
+  size_t s;
 
-  if (!hp_map_add(&g->ids, id, g->n)) {
+  if (!id || g->n == HP_NONE - 1) {
+    g->dup_ids += !!id;
+    return 0;
+  }
+  if (((uint64_t)g->n + 1) * 4 > (b->mask + 1) * 3)
+    table(b, 2 * (uint64_t)g->n);
+  if (b->slot[s = probe(b, id)]) {
     g->dup_ids++;
     return 0;
   }
-  reserve(b);
-  g->id[g->n] = id;
+  if (g->n >= b->cap) reserve(b, b->cap * 2);
+  b->slot[s] = g->n;
+  g->id64[g->n] = id;
   g->kind[g->n] = (uint8_t)kind;
   g->cls[g->n] = HP_NONE;
   g->shallow[g->n] = 0;
   return g->n++;
 }
 
+/* After pass 1: ids as base + (id32 << shift) when they all fit. */
+static void pack_ids(struct hp_graph *g)
+{
+  uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+  int shift = 0;
+
+  if (g->n < 2) return;
+  for (uint32_t i = 1; i < g->n; i++) {
+    if (g->id64[i] < lo) lo = g->id64[i];
+    if (g->id64[i] > hi) hi = g->id64[i];
+  }
+  for (uint32_t i = 1; i < g->n; i++) bits |= g->id64[i] - lo;
+  if (bits) shift = __builtin_ctzll(bits);
+  if ((hi - lo) >> shift > UINT32_MAX) return;
+  g->id32 = xmalloc((size_t)g->n * sizeof(*g->id32));
+  g->id32[0] = 0;
+  for (uint32_t i = 1; i < g->n; i++)
+    g->id32[i] = (uint32_t)((g->id64[i] - lo) >> shift);
+  g->base = lo;
+  g->shift = shift;
+  free(g->id64);
+  g->id64 = NULL;
+}
+
 /* Pass 2: is this record the one that has id's index? Opens its edges. */
 static uint32_t this_object(struct build *b, uint64_t id)
 {
   struct hp_graph *g = b->g;
-  uint32_t i = hp_map_get(&g->ids, id);
+  uint32_t i = lookup(b, id);
 
   b->cur = 0;
   if (i != b->next || i == HP_NONE) return 0;
   b->cur = i;
   b->next++;
-  g->off[i] = g->nedges;
+  g->off[i] = (uint32_t)g->nedges;
   return i;
 }
 
-static void add_edge(struct build *b, uint64_t to)
+static HP_INLINE void add_edge(struct build *b, uint64_t to)
 {
   struct hp_graph *g = b->g;
   uint32_t t;
 
   if (!to) return;
-  t = hp_map_get(&g->ids, to);
+  t = lookup(b, to);
   if (t == HP_NONE) {
     g->dangling++;
+    return;
+  }
+  if (g->nedges + g->nroots >= HP_MAX_EDGES) {
+    b->too_many = 1;
     return;
   }
   g->edge = grow_to(g->edge, g->nedges, &g->capedges, sizeof(*g->edge));
@@ -94,9 +175,13 @@ static void on_root(void *ctx, int kind, uint64_t id, uint32_t thread,
   uint32_t t;
 
   if (b->pass != 2) return;
-  t = hp_map_get(&g->ids, id);
+  t = lookup(b, id);
   if (t == HP_NONE) {
     g->dangling++;
+    return;
+  }
+  if (g->nedges + g->nroots >= HP_MAX_EDGES) {
+    b->too_many = 1;
     return;
   }
   if (g->nroots == g->caproots) {
@@ -142,7 +227,7 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
   if (b->pass == 1) {
     if ((i = add_object(b, id, 0x21)) && c != HP_NONE) {
       b->g->cls[i] = c;
-      b->g->shallow[i] = h->cls[c].size;
+      b->g->shallow[i] = h->cls[c].size >> 3;
     }
     return;
   }
@@ -171,7 +256,8 @@ static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
     c = hp_map_get(&b->h->classes, cls);
     if ((i = add_object(b, id, 0x22))) {
       b->g->cls[i] = c;
-      b->g->shallow[i] = hprof_array_size(b->h, HP_OBJECT, count);
+      b->g->shallow[i] =
+          (uint32_t)(hprof_array_size(b->h, HP_OBJECT, count) >> 3);
     }
     return;
   }
@@ -199,7 +285,7 @@ static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
   if (b->pass == 1) {
     if ((i = add_object(b, id, 0x23))) {
       b->g->cls[i] = b->h->prim_class[t];
-      b->g->shallow[i] = hprof_array_size(b->h, t, count);
+      b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, t, count) >> 3);
     }
     return;
   }
@@ -232,38 +318,53 @@ static int pass(struct build *b, int fd)
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo)
 {
-  struct build b = {g, h, 1, 0, 1, 0, HP_NONE, HP_NONE};
+  struct build b = {0};
   int rc;
 
+  (void)histo;
   memset(g, 0, sizeof(*g));
-  b.ref_cls = hprof_find_class(h, "java.lang.ref.Reference");
-  b.ref_field = HP_NONE;
-  for (uint32_t f = 0; b.ref_cls != HP_NONE && f < h->cls[b.ref_cls].nfields;
-       f++) {
-    uint32_t name =
-        hp_map_get(&h->names, h->fname[h->cls[b.ref_cls].fields + f]);
-
-    if (name != HP_NONE && !strcmp(h->text + name, "referent")) b.ref_field = f;
-  }
-  /* the histogram pass counted the objects it read: the id map is made
-   * that big at once (growing it rehashed every id a few times) */
-  hp_map_reserve(&g->ids, (size_t)h->objects);
-  reserve(&b); /* index 0: the super-root */
-  g->n = 1;
-  g->id[0] = 0;
-  if ((rc = pass(&b, fd)) && rc != HP_ESHORT) return rc;
+  b.g = g;
+  b.h = h;
+  b.next = 1;
+  b.pass = 1;
+  /* the histogram pass counted the objects it read: the arrays and the
+   * table are made that big at once (growing them copied every id) */
+  reserve(&b, h->objects + 2 < HP_NONE ? h->objects + 2 : HP_NONE);
+  table(&b, h->objects);
+  g->n = 1; /* index 0: the super-root */
+  g->id64[0] = 0;
   g->cls[0] = HP_NONE;
   g->kind[0] = 0;
   g->shallow[0] = 0;
+  if ((rc = pass(&b, fd)) && rc != HP_ESHORT) {
+    free(b.slot);
+    return rc;
+  }
+  pack_ids(g);
   g->off = xmalloc(((size_t)g->n + 1) * sizeof(*g->off));
-  for (uint32_t i = 0; i <= g->n; i++) g->off[i] = HP_NONE;
   g->off[0] = 0;
   b.pass = 2;
   g->dangling = 0;
   rc = pass(&b, fd);
+  free(b.slot);
   /* Objects a cut file never reached in pass 2 have no edges. */
-  for (uint32_t i = b.next; i <= g->n; i++) g->off[i] = g->nedges;
+  for (uint32_t i = b.next; i <= g->n; i++) g->off[i] = (uint32_t)g->nedges;
+  if (!rc && b.too_many) {
+    snprintf(h->why, sizeof(h->why),
+             "more than %" PRIu64
+             " references and GC roots (the graph's limit)",
+             HP_MAX_EDGES);
+    h->at = h->end;
+    rc = HP_EFORMAT;
+  }
   return rc;
+}
+
+uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id)
+{
+  for (uint32_t i = 1; id && i < g->n; i++)
+    if (hp_graph_id(g, i) == id) return i;
+  return HP_NONE;
 }
 
 /* v's successors: the roots for the super-root, else its edges. */
@@ -283,23 +384,19 @@ void hprof_dominators(struct hp_graph *g)
   uint32_t n = g->n, cnt = 0;
   uint32_t *rootobj = xmalloc(((size_t)g->nroots + 1) * sizeof(*rootobj));
   uint32_t *dfn = xmalloc((size_t)n * sizeof(*dfn));       /* index -> number */
-  uint32_t *vertex = xmalloc((size_t)n * sizeof(*vertex)); /* number -> index */
   uint32_t *parent = xmalloc((size_t)n * sizeof(*parent)); /* by number */
-  uint32_t *semi, *label, *anc, *idom;
-  uint64_t *poff, *pos, *stpos;
-  uint32_t *pred, *stack;
-  uint64_t np = 0;
+  uint32_t *semi, *label, *anc, *idom, *vertex, *poff, *pred, *stack, *stpos;
 
   for (uint32_t r = 0; r < g->nroots; r++) rootobj[r] = g->roots[r].obj;
   for (uint32_t i = 0; i < n; i++) dfn[i] = HP_NONE;
-  /* Depth-first numbering with an explicit stack (node, next edge). */
+  /* Depth-first numbering with an explicit stack (node, next edge); a
+   * stack's pages are touched only as deep as the graph goes. */
   stack = xmalloc((size_t)n * sizeof(*stack));
   stpos = xmalloc((size_t)n * sizeof(*stpos));
   {
     uint32_t sp = 0;
 
     dfn[0] = cnt;
-    vertex[cnt] = 0;
     parent[cnt++] = 0;
     stack[sp] = 0;
     stpos[sp++] = 0;
@@ -317,7 +414,6 @@ void hprof_dominators(struct hp_graph *g)
 
         if (dfn[w] != HP_NONE) continue;
         dfn[w] = cnt;
-        vertex[cnt] = w;
         parent[cnt++] = dfn[v];
         stack[sp] = w;
         stpos[sp++] = 0;
@@ -325,26 +421,45 @@ void hprof_dominators(struct hp_graph *g)
     }
   }
   free(stpos);
-  /* Predecessors by number (reachable ones only). */
+  /* Predecessors by number (of reachable sources only): counted, placed
+   * (each start moves to the next one's), shifted back. */
   poff = xzalloc(((size_t)cnt + 1) * sizeof(*poff));
-  for (uint32_t a = 0; a < cnt; a++) {
+  for (uint32_t v = 0; v < n; v++) {
     uint64_t m;
-    const uint32_t *s = succ(g, rootobj, vertex[a], &m);
+    const uint32_t *s;
 
+    if (dfn[v] == HP_NONE) continue;
+    s = succ(g, rootobj, v, &m);
     for (uint64_t k = 0; k < m; k++) poff[dfn[s[k]] + 1]++;
   }
   for (uint32_t a = 0; a < cnt; a++) poff[a + 1] += poff[a];
-  np = poff[cnt];
-  pred = xmalloc((size_t)(np ? np : 1) * sizeof(*pred));
-  pos = xmalloc(((size_t)cnt + 1) * sizeof(*pos));
-  memcpy(pos, poff, ((size_t)cnt + 1) * sizeof(*pos));
-  for (uint32_t a = 0; a < cnt; a++) {
+  pred = xmalloc((size_t)(poff[cnt] ? poff[cnt] : 1) * sizeof(*pred));
+  for (uint32_t v = 0; v < n; v++) {
     uint64_t m;
-    const uint32_t *s = succ(g, rootobj, vertex[a], &m);
+    const uint32_t *s;
 
-    for (uint64_t k = 0; k < m; k++) pred[pos[dfn[s[k]]]++] = a;
+    if (dfn[v] == HP_NONE) continue;
+    s = succ(g, rootobj, v, &m);
+    for (uint64_t k = 0; k < m; k++) pred[poff[dfn[s[k]]]++] = dfn[v];
   }
-  free(pos);
+  memmove(poff + 1, poff, (size_t)cnt * sizeof(*poff));
+  poff[0] = 0;
+  /* The DFS parent first among each node's predecessors: parent[] goes. */
+  for (uint32_t w = 1; w < cnt; w++) {
+    uint32_t k = poff[w], t;
+
+    while (pred[k] != parent[w]) k++;
+    t = pred[poff[w]];
+    pred[poff[w]] = pred[k];
+    pred[k] = t;
+  }
+  free(parent);
+  free(rootobj);
+  if (!g->keep_edges) {
+    free(g->off);
+    free(g->edge);
+    g->off = g->edge = NULL;
+  }
   /* Semi-dominators, in reverse number order. */
   semi = xmalloc((size_t)cnt * sizeof(*semi));
   label = xmalloc((size_t)cnt * sizeof(*label));
@@ -354,7 +469,7 @@ void hprof_dominators(struct hp_graph *g)
     anc[a] = HP_NONE;
   }
   for (uint32_t w = cnt - 1; w > 0; w--) {
-    for (uint64_t k = poff[w]; k < poff[w + 1]; k++) {
+    for (uint32_t k = poff[w]; k < poff[w + 1]; k++) {
       uint32_t v = pred[k], u = v, sp = 0;
 
       if (anc[v] != HP_NONE) {
@@ -371,18 +486,26 @@ void hprof_dominators(struct hp_graph *g)
       }
       if (semi[u] < semi[w]) semi[w] = semi[u];
     }
-    anc[w] = parent[w];
+    anc[w] = pred[poff[w]];
   }
-  free(pred);
-  free(poff);
   free(label);
   free(anc);
   free(stack);
-  /* Immediate dominators: the nearest common ancestor walk. */
-  idom = parent; /* reused in place: idom[w] starts as parent[w] */
-  for (uint32_t w = 1; w < cnt; w++)
-    while (idom[w] > semi[w]) idom[w] = idom[idom[w]];
-  free(semi);
+  /* Immediate dominators: the nearest common ancestor walk from each
+   * parent, in place of semi (idom[d] for d < w is final). */
+  idom = semi;
+  for (uint32_t w = 1; w < cnt; w++) {
+    uint32_t s = semi[w], d = pred[poff[w]];
+
+    while (d > s) d = idom[d];
+    idom[w] = d;
+  }
+  free(pred);
+  free(poff);
+  vertex = xmalloc((size_t)cnt * sizeof(*vertex));
+  for (uint32_t i = 0; i < n; i++)
+    if (dfn[i] != HP_NONE) vertex[dfn[i]] = i;
+  free(dfn);
   /* Retained sizes: children before their dominator. */
   g->retained = xzalloc((size_t)n * sizeof(*g->retained));
   g->idom = xmalloc((size_t)n * sizeof(*g->idom));
@@ -390,7 +513,7 @@ void hprof_dominators(struct hp_graph *g)
   for (uint32_t w = cnt - 1; w > 0; w--) {
     uint32_t v = vertex[w];
 
-    g->retained[v] += g->shallow[v];
+    g->retained[v] += hp_graph_shallow(g, v);
     g->retained[vertex[idom[w]]] += g->retained[v];
     g->idom[v] = vertex[idom[w]];
   }
@@ -398,14 +521,12 @@ void hprof_dominators(struct hp_graph *g)
   g->unreachable = 0;
   g->unreachable_bytes = 0;
   for (uint32_t i = 1; i < n; i++)
-    if (dfn[i] == HP_NONE) {
+    if (g->idom[i] == HP_NONE) {
       g->unreachable++;
-      g->unreachable_bytes += g->shallow[i];
+      g->unreachable_bytes += hp_graph_shallow(g, i);
     }
   free(idom);
   free(vertex);
-  free(dfn);
-  free(rootobj);
 }
 
 void hprof_dom_children(const struct hp_graph *g, uint32_t **coff,
@@ -414,15 +535,15 @@ void hprof_dom_children(const struct hp_graph *g, uint32_t **coff,
   uint32_t n = g->n;
   uint32_t *o = xzalloc(((size_t)n + 2) * sizeof(*o));
   uint32_t *c = xmalloc((size_t)n * sizeof(*c) + 1);
-  uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it));
 
+  /* counted, placed (each start moves to the next one's), shifted back */
   for (uint32_t i = 1; i < n; i++)
     if (g->idom[i] != HP_NONE) o[g->idom[i] + 1]++;
   for (uint32_t i = 0; i <= n; i++) o[i + 1] += o[i];
-  memcpy(it, o, ((size_t)n + 1) * sizeof(*it));
   for (uint32_t i = 1; i < n; i++)
-    if (g->idom[i] != HP_NONE) c[it[g->idom[i]]++] = i;
-  free(it);
+    if (g->idom[i] != HP_NONE) c[o[g->idom[i]]++] = i;
+  memmove(o + 1, o, ((size_t)n + 1) * sizeof(*o));
+  o[0] = 0;
   *coff = o;
   *child = c;
 }
@@ -437,22 +558,23 @@ void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
   uint32_t *coff, *child;
   uint32_t *onpath = xzalloc(((size_t)h->ncls + 1) * sizeof(*onpath));
   uint32_t *stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
-  uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it));
+  uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it)); /* by depth */
   uint32_t sp = 0;
 
   memset(out, 0, (size_t)h->ncls * sizeof(*out));
   hprof_dom_children(g, &coff, &child);
-  memcpy(it, coff, ((size_t)n + 1) * sizeof(*it));
-  stack[sp++] = 0;
+  stack[sp] = 0;
+  it[sp++] = coff[0];
   while (sp) {
     uint32_t v = stack[sp - 1], c;
 
-    if (it[v] < coff[v + 1]) {
-      uint32_t w = child[it[v]++];
+    if (it[sp - 1] < coff[v + 1]) {
+      uint32_t w = child[it[sp - 1]++];
 
       c = g->kind[w] == 0x20 ? HP_NONE : g->cls[w];
       if (c != HP_NONE && c < h->ncls && !onpath[c]++) out[c] += g->retained[w];
-      stack[sp++] = w;
+      stack[sp] = w;
+      it[sp++] = coff[w];
       continue;
     }
     sp--;
@@ -507,8 +629,8 @@ int hprof_shortest_path(const struct hp_graph *g, uint32_t obj, uint32_t **path,
 
 void hprof_graph_free(struct hp_graph *g)
 {
-  hp_map_free(&g->ids);
-  free(g->id);
+  free(g->id32);
+  free(g->id64);
   free(g->cls);
   free(g->kind);
   free(g->shallow);

@@ -21,15 +21,19 @@ struct hp_root {
 };
 
 struct hp_graph {
-  uint32_t n;        /* indexes 0..n-1; 0: the super-root */
-  struct hp_map ids; /* object id -> index */
-  uint64_t *id;      /* index -> object id */
+  uint32_t n; /* indexes 0..n-1; 0: the super-root */
+  /* index -> object id: base + (id32 << shift) when every id fits so
+   * (HotSpot's are aligned addresses in one heap), else id64 */
+  uint32_t *id32;
+  uint64_t *id64, base;
+  int shift;
   uint32_t *cls;     /* index -> class index; class objects: their class's */
   uint8_t *kind;     /* index -> 0x20 class, 0x21 instance, 0x22, 0x23 */
-  uint64_t *shallow; /* index -> bytes as the JVM counts them */
-  uint64_t *off;     /* n + 1 */
+  uint32_t *shallow; /* index -> bytes as the JVM counts them, / 8 */
+  uint32_t *off;     /* n + 1; NULL once hprof_dominators freed them */
   uint32_t *edge;
   uint64_t nedges, capedges;
+  int keep_edges; /* hprof_dominators keeps off/edge (for paths) */
   struct hp_root *roots;
   uint32_t nroots, caproots;
   /* after hprof_dominators */
@@ -42,6 +46,20 @@ struct hp_graph {
   uint64_t bad_fields; /* instances whose field bytes differ from their class */
 };
 
+/* Object index i's id (0 for the super-root) and shallow bytes. */
+static inline uint64_t hp_graph_id(const struct hp_graph *g, uint32_t i)
+{
+  if (!i) return 0;
+  return g->id64 ? g->id64[i] : g->base + ((uint64_t)g->id32[i] << g->shift);
+}
+static inline uint64_t hp_graph_shallow(const struct hp_graph *g, uint32_t i)
+{
+  return (uint64_t)g->shallow[i] << 3;
+}
+/* The index of the object of id, or HP_NONE (a walk over every index:
+ * for a lookup or two after the build). */
+uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id);
+
 /* Build g from the dump behind fd: one pass (hprof_scan with h as the
  * histogram left it) for the indexes, one for the references and roots;
  * histo (may be NULL) also counts the first. fd is read from offset 0
@@ -49,7 +67,8 @@ struct hp_graph {
 struct hp_histo;
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo);
-/* Immediate dominators from the super-root and retained sizes. */
+/* Immediate dominators from the super-root and retained sizes; the
+ * references (off, edge) are freed unless g->keep_edges. */
 void hprof_dominators(struct hp_graph *g);
 /* The dominator tree's children lists, from g->idom: object v's children
  * are (*child)[(*coff)[v] .. (*coff)[v + 1]), in index order. Both are

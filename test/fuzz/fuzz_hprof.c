@@ -48,10 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t sum = 0, *ret = xmalloc(((size_t)h.ncls + 1) * sizeof(*ret));
     uint32_t *path, n;
 
+    g.keep_edges = 1;
     hprof_dominators(&g);
     for (uint32_t i = 1; i < g.n; i++) {
       if (g.idom[i] == HP_NONE) continue;
-      sum += g.shallow[i];
+      sum += hp_graph_shallow(&g, i);
       INVARIANT(!g.idom[i] || g.idom[g.idom[i]] != HP_NONE);
     }
     INVARIANT(sum == g.retained[0]);
