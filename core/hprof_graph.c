@@ -13,6 +13,11 @@
  * dominators turn the references into predecessors by DFS number and free
  * them, and a node's DFS parent is its first predecessor, not an array.
  */
+/* The per-object loops: built for speed in a binary otherwise built for
+ * size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/hprof_graph.h"
 #include "core/hprof_size.h"
@@ -23,15 +28,26 @@
 struct build {
   struct hp_graph *g;
   struct hprof *h;
-  uint32_t next; /* pass 2: the index the next indexed record has */
-  uint32_t cur;  /* pass 2: the current record's index, 0: not indexed */
-  int pass;
+  uint32_t cur; /* the current record's index, 0: not indexed */
   int too_many; /* more than HP_MAX_EDGES references and roots */
   uint64_t cap; /* of g's per-object arrays */
   /* object id -> index: open addressing over indexes (0: empty), the ids
    * in g the keys; mask + 1 slots, a power of two */
   uint32_t *slot;
   size_t mask;
+  /* the references as read (ids, non-null), object i's from off[i]: made
+   * indexes in place once every id has one */
+  uint64_t *raw, nraw, capraw;
+  uint64_t *rootid; /* each root's object id, until then */
+  /* per class, where its instances' references are (byte offsets into
+   * the field values, its own fields first, then each super's), for
+   * instances of the class's field bytes: rlen[c] of them from
+   * roff[rstart[c]]; rstart[c] HP_NONE: walk the chain (a class of no
+   * instances, or past the budget: memory follows what was read). */
+  uint32_t *rstart, *rlen, *roff, nroff, caproff;
+  /* the last class id an instance named and its index */
+  uint64_t last_id;
+  uint32_t last_c;
 };
 
 static void *grow_to(void *p, uint64_t n, uint64_t *cap, size_t elem)
@@ -41,7 +57,7 @@ static void *grow_to(void *p, uint64_t n, uint64_t *cap, size_t elem)
   return xrealloc(p, (size_t)*cap * elem);
 }
 
-/* Pass 1: room for index g->n (the histogram's count made it once). */
+/* Room for want objects (the histogram's count made it once). */
 static void reserve(struct build *b, uint64_t want)
 {
   struct hp_graph *g = b->g;
@@ -52,6 +68,7 @@ static void reserve(struct build *b, uint64_t want)
   g->cls = xrealloc(g->cls, (size_t)b->cap * sizeof(*g->cls));
   g->kind = xrealloc(g->kind, (size_t)b->cap);
   g->shallow = xrealloc(g->shallow, (size_t)b->cap * sizeof(*g->shallow));
+  g->off = xrealloc(g->off, ((size_t)b->cap + 1) * sizeof(*g->off));
 }
 
 /* The table's slot for id: where it is, or the empty one it would take. */
@@ -85,12 +102,14 @@ static HP_INLINE uint32_t lookup(const struct build *b, uint64_t id)
   return i ? i : HP_NONE;
 }
 
-/* Pass 1: give id the next index; 0 for a duplicate. */
+/* Give id the next index, its references starting here; 0 for a
+ * duplicate (the first one kept: its references are not read). */
 static uint32_t add_object(struct build *b, uint64_t id, int kind)
 {
   struct hp_graph *g = b->g;
   size_t s;
 
+  b->cur = 0;
   if (!id || g->n == HP_NONE - 1) {
     g->dup_ids += !!id;
     return 0;
@@ -107,13 +126,17 @@ static uint32_t add_object(struct build *b, uint64_t id, int kind)
   g->kind[g->n] = (uint8_t)kind;
   g->cls[g->n] = HP_NONE;
   g->shallow[g->n] = 0;
+  g->off[g->n] = (uint32_t)b->nraw;
+  b->cur = g->n;
   return g->n++;
 }
 
-/* After pass 1: ids as base + (id32 << shift) when they all fit. */
+/* Ids as base + (id32 << shift) when they all fit: packed in place (a
+ * 32-bit value written where a 64-bit one was read, never ahead). */
 static void pack_ids(struct hp_graph *g)
 {
   uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+  unsigned char *p = (unsigned char *)g->id64;
   int shift = 0;
 
   if (g->n < 2) return;
@@ -124,47 +147,31 @@ static void pack_ids(struct hp_graph *g)
   for (uint32_t i = 1; i < g->n; i++) bits |= g->id64[i] - lo;
   if (bits) shift = __builtin_ctzll(bits);
   if ((hi - lo) >> shift > UINT32_MAX) return;
-  g->id32 = xmalloc((size_t)g->n * sizeof(*g->id32));
-  g->id32[0] = 0;
-  for (uint32_t i = 1; i < g->n; i++)
-    g->id32[i] = (uint32_t)((g->id64[i] - lo) >> shift);
+  for (uint32_t i = 0; i < g->n; i++) {
+    uint64_t id;
+    uint32_t v;
+
+    memcpy(&id, p + (size_t)i * 8, 8);
+    v = i ? (uint32_t)((id - lo) >> shift) : 0;
+    memcpy(p + (size_t)i * 4, &v, 4);
+  }
+  g->id32 = xrealloc(g->id64, (size_t)g->n * sizeof(*g->id32));
+  g->id64 = NULL;
   g->base = lo;
   g->shift = shift;
-  free(g->id64);
-  g->id64 = NULL;
 }
 
-/* Pass 2: is this record the one that has id's index? Opens its edges. */
-static uint32_t this_object(struct build *b, uint64_t id)
+/* A reference of the current object, kept as its id until every id has
+ * an index. */
+static HP_INLINE void add_ref(struct build *b, uint64_t to)
 {
-  struct hp_graph *g = b->g;
-  uint32_t i = lookup(b, id);
-
-  b->cur = 0;
-  if (i != b->next || i == HP_NONE) return 0;
-  b->cur = i;
-  b->next++;
-  g->off[i] = (uint32_t)g->nedges;
-  return i;
-}
-
-static HP_INLINE void add_edge(struct build *b, uint64_t to)
-{
-  struct hp_graph *g = b->g;
-  uint32_t t;
-
   if (!to) return;
-  t = lookup(b, to);
-  if (t == HP_NONE) {
-    g->dangling++;
-    return;
-  }
-  if (g->nedges + g->nroots >= HP_MAX_EDGES) {
+  if (b->nraw + b->g->nroots >= HP_MAX_EDGES) {
     b->too_many = 1;
     return;
   }
-  g->edge = grow_to(g->edge, g->nedges, &g->capedges, sizeof(*g->edge));
-  g->edge[g->nedges++] = t;
+  if (b->nraw == b->capraw) b->raw = grow_to(b->raw, b->nraw, &b->capraw, 8);
+  b->raw[b->nraw++] = to;
 }
 
 static void on_root(void *ctx, int kind, uint64_t id, uint32_t thread,
@@ -172,23 +179,18 @@ static void on_root(void *ctx, int kind, uint64_t id, uint32_t thread,
 {
   struct build *b = ctx;
   struct hp_graph *g = b->g;
-  uint32_t t;
 
-  if (b->pass != 2) return;
-  t = lookup(b, id);
-  if (t == HP_NONE) {
-    g->dangling++;
-    return;
-  }
-  if (g->nedges + g->nroots >= HP_MAX_EDGES) {
+  if (b->nraw + g->nroots >= HP_MAX_EDGES) {
     b->too_many = 1;
     return;
   }
   if (g->nroots == g->caproots) {
     g->caproots = g->caproots ? g->caproots * 2 : 256;
     g->roots = xrealloc(g->roots, (size_t)g->caproots * sizeof(*g->roots));
+    b->rootid = xrealloc(b->rootid, (size_t)g->caproots * sizeof(*b->rootid));
   }
-  g->roots[g->nroots].obj = t;
+  b->rootid[g->nroots] = id;
+  g->roots[g->nroots].obj = HP_NONE;
   g->roots[g->nroots].kind = (uint8_t)kind;
   g->roots[g->nroots].thread = thread;
   g->roots[g->nroots++].frame = frame;
@@ -200,15 +202,12 @@ static void on_class(void *ctx, uint32_t c)
   const struct hp_class *k = &b->h->cls[c];
   uint32_t i;
 
-  if (b->pass == 1) {
-    if ((i = add_object(b, k->id, 0x20))) b->g->cls[i] = c;
-    return;
-  }
-  if (!(i = this_object(b, k->id))) return;
-  add_edge(b, k->super);
-  add_edge(b, k->loader);
+  if (!(i = add_object(b, k->id, 0x20))) return;
+  b->g->cls[i] = c;
+  add_ref(b, k->super);
+  add_ref(b, k->loader);
   for (uint32_t s = 0; s < k->nstatics; s++)
-    add_edge(b, b->h->sref[k->statics + s]);
+    add_ref(b, b->h->sref[k->statics + s]);
 }
 
 /* Class at's super class, HP_NONE for none or one the dump lacks. */
@@ -217,22 +216,88 @@ static uint32_t super_of(const struct hprof *h, uint32_t at)
   return h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super) : HP_NONE;
 }
 
+/* The class index of class id cls (HP_NONE): instances of one class
+ * often come in a run. */
+static HP_INLINE uint32_t class_of_id(struct build *b, uint64_t cls)
+{
+  if (cls != b->last_id) {
+    b->last_id = cls;
+    b->last_c = hp_map_get(&b->h->classes, cls);
+  }
+  return b->last_c;
+}
+
+/* The reference offsets of each class with instances (the histogram
+ * counted them) whose instances hold chain_fbytes, in the order
+ * on_instance walks them; at most about a reference per 8 bytes read. */
+static void ref_offsets(struct build *b)
+{
+  struct hprof *h = b->h;
+  uint64_t budget = h->end / 8 + 4096;
+
+  b->rstart = xmalloc(((size_t)h->ncls + 1) * sizeof(*b->rstart));
+  b->rlen = xzalloc(((size_t)h->ncls + 1) * sizeof(*b->rlen));
+  for (uint32_t c = 0; c < h->ncls; c++) b->rstart[c] = HP_NONE;
+  for (uint32_t c = 0; c < h->ncls; c++) {
+    uint32_t n = h->cls[c].chain_fbytes, at, steps = 0, pos = 0, from;
+    int ok = 1;
+
+    if (!h->cls[c].count || n > HIN_SPAN) continue;
+    from = b->nroff;
+    for (at = c; ok && at != HP_NONE && steps++ <= h->ncls;
+         at = super_of(h, at)) {
+      const struct hp_class *k = &h->cls[at];
+
+      for (uint32_t f = 0; ok && f < k->nfields; f++) {
+        int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
+
+        if (pos + (uint32_t)sz > n) {
+          ok = 2;
+          break;
+        }
+        if (t == HP_OBJECT) {
+          if (b->nroff >= budget) {
+            ok = 0;
+            break;
+          }
+          if (b->nroff == b->caproff) {
+            b->caproff = b->caproff ? b->caproff * 2 : 1024;
+            b->roff = xrealloc(b->roff, (size_t)b->caproff * sizeof(*b->roff));
+          }
+          b->roff[b->nroff++] = pos;
+        }
+        pos += (uint32_t)sz;
+      }
+      if (ok == 2) break;
+    }
+    if (!ok) {
+      b->nroff = from;
+      break;
+    }
+    b->rstart[c] = from;
+    b->rlen[c] = b->nroff - from;
+  }
+}
+
 static void on_instance(void *ctx, uint64_t id, uint64_t cls,
                         const unsigned char *v, uint32_t n)
 {
   struct build *b = ctx;
   struct hprof *h = b->h;
-  uint32_t i, c = hp_map_get(&h->classes, cls), at, steps = 0, pos = 0;
+  uint32_t i, c = class_of_id(b, cls), at, steps = 0, pos = 0;
 
-  if (b->pass == 1) {
-    if ((i = add_object(b, id, 0x21)) && c != HP_NONE) {
-      b->g->cls[i] = c;
-      b->g->shallow[i] = h->cls[c].size >> 3;
-    }
+  if (!(i = add_object(b, id, 0x21)) || c == HP_NONE) return;
+  b->g->cls[i] = c;
+  b->g->shallow[i] = h->cls[c].size >> 3;
+  if (h->cls[c].chain_fbytes != n) {
+    b->g->bad_fields++;
+  } else if (b->rstart[c] != HP_NONE) {
+    const uint32_t *o = b->roff + b->rstart[c];
+
+    for (uint32_t k = 0; k < b->rlen[c]; k++)
+      add_ref(b, hp_id(v + o[k], h->idsize));
     return;
   }
-  if (!(i = this_object(b, id)) || c == HP_NONE) return;
-  if (h->cls[c].chain_fbytes != n) b->g->bad_fields++;
   /* This class's fields first, then each super's. */
   for (at = c; at != HP_NONE && steps++ <= h->ncls; at = super_of(h, at)) {
     const struct hp_class *k = &h->cls[at];
@@ -241,7 +306,7 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
       int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
 
       if (pos + (uint32_t)sz > n) return;
-      if (t == HP_OBJECT) add_edge(b, hp_id(v + pos, h->idsize));
+      if (t == HP_OBJECT) add_ref(b, hp_id(v + pos, h->idsize));
       pos += (uint32_t)sz;
     }
   }
@@ -250,30 +315,23 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
 static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
 {
   struct build *b = ctx;
-  uint32_t i, c;
+  uint32_t i;
 
-  if (b->pass == 1) {
-    c = hp_map_get(&b->h->classes, cls);
-    if ((i = add_object(b, id, 0x22))) {
-      b->g->cls[i] = c;
-      b->g->shallow[i] =
-          (uint32_t)(hprof_array_size(b->h, HP_OBJECT, count) >> 3);
-    }
-    return;
-  }
-  this_object(b, id);
+  if (!(i = add_object(b, id, 0x22))) return;
+  b->g->cls[i] = hp_map_get(&b->h->classes, cls);
+  b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, HP_OBJECT, count) >> 3);
 }
 
 static void on_elements(void *ctx, const unsigned char *ids, uint32_t first,
                         uint32_t n)
 {
   struct build *b = ctx;
+  int idsize = b->h->idsize;
 
-  /* Elements of a duplicate array follow a record this_object refused:
-   * b->next did not move, so they must not be added. */
-  if (b->pass != 2 || !b->cur) return;
+  /* Elements of a duplicate array follow a record add_object refused. */
+  if (!b->cur) return;
   for (uint32_t k = 0; k < n; k++)
-    add_edge(b, hp_id(ids + (size_t)k * b->h->idsize, b->h->idsize));
+    add_ref(b, hp_id(ids + (size_t)k * idsize, idsize));
 }
 
 static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
@@ -282,51 +340,65 @@ static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
   struct build *b = ctx;
   uint32_t i;
 
-  if (b->pass == 1) {
-    if ((i = add_object(b, id, 0x23))) {
-      b->g->cls[i] = b->h->prim_class[t];
-      b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, t, count) >> 3);
-    }
-    return;
-  }
-  this_object(b, id);
+  if (!(i = add_object(b, id, 0x23))) return;
+  b->g->cls[i] = b->h->prim_class[t];
+  b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, t, count) >> 3);
 }
 
-static int pass(struct build *b, int fd)
+/* Every id has its index: the references become indexes in place (a
+ * 32-bit index written where a 64-bit id was read, never ahead of the
+ * reading), those to ids no object has dropped; the same for roots. */
+static void resolve(struct build *b)
 {
-  struct hin in;
-  struct hp_visit v = {0};
-  int rc;
+  struct hp_graph *g = b->g;
+  unsigned char *e = (unsigned char *)b->raw;
+  uint64_t out = 0, r = 0;
+  uint32_t nr = 0;
 
-  if (lseek(fd, 0, SEEK_SET) < 0) return -errno;
-  if ((rc = hin_open(&in, fd))) {
-    hin_close(&in);
-    return rc;
+  for (uint32_t i = 1; i < g->n; i++) {
+    uint64_t end = i + 1 < g->n ? g->off[i + 1] : b->nraw;
+
+    g->off[i] = (uint32_t)out;
+    for (; r < end; r++) {
+      uint32_t t = lookup(b, b->raw[r]);
+
+      if (t == HP_NONE) {
+        g->dangling++;
+        continue;
+      }
+      memcpy(e + out++ * 4, &t, 4);
+    }
   }
-  v.ctx = b;
-  v.root = on_root;
-  v.klass = on_class;
-  v.instance = on_instance;
-  v.objarray = on_objarray;
-  v.elements = on_elements;
-  v.primarray = on_primarray;
-  rc = hprof_scan(b->h, &in, &v);
-  hin_close(&in);
-  return rc;
+  g->off[0] = 0;
+  g->off[g->n] = (uint32_t)out;
+  g->nedges = g->capedges = out;
+  g->edge = xrealloc(b->raw, (size_t)(out ? out : 1) * 4);
+  b->raw = NULL;
+  for (uint32_t k = 0; k < g->nroots; k++) {
+    uint32_t t = lookup(b, b->rootid[k]);
+
+    if (t == HP_NONE) {
+      g->dangling++;
+      continue;
+    }
+    g->roots[nr] = g->roots[k];
+    g->roots[nr++].obj = t;
+  }
+  g->nroots = nr;
 }
 
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo)
 {
   struct build b = {0};
+  struct hin in;
+  struct hp_visit v = {0};
   int rc;
 
   (void)histo;
   memset(g, 0, sizeof(*g));
   b.g = g;
   b.h = h;
-  b.next = 1;
-  b.pass = 1;
   /* the histogram pass counted the objects it read: the arrays and the
    * table are made that big at once (growing them copied every id) */
   reserve(&b, h->objects + 2 < HP_NONE ? h->objects + 2 : HP_NONE);
@@ -336,27 +408,42 @@ int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
   g->cls[0] = HP_NONE;
   g->kind[0] = 0;
   g->shallow[0] = 0;
-  if ((rc = pass(&b, fd)) && rc != HP_ESHORT) {
-    free(b.slot);
-    return rc;
-  }
-  pack_ids(g);
-  g->off = xmalloc(((size_t)g->n + 1) * sizeof(*g->off));
   g->off[0] = 0;
-  b.pass = 2;
-  g->dangling = 0;
-  rc = pass(&b, fd);
-  free(b.slot);
-  /* Objects a cut file never reached in pass 2 have no edges. */
-  for (uint32_t i = b.next; i <= g->n; i++) g->off[i] = (uint32_t)g->nedges;
-  if (!rc && b.too_many) {
-    snprintf(h->why, sizeof(h->why),
-             "more than %" PRIu64
-             " references and GC roots (the graph's limit)",
-             HP_MAX_EDGES);
-    h->at = h->end;
-    rc = HP_EFORMAT;
+  ref_offsets(&b);
+  v.ctx = &b;
+  v.root = on_root;
+  v.klass = on_class;
+  v.instance = on_instance;
+  v.objarray = on_objarray;
+  v.elements = on_elements;
+  v.primarray = on_primarray;
+  if (lseek(fd, 0, SEEK_SET) < 0) {
+    rc = -errno;
+  } else {
+    if (!(rc = hin_open(&in, fd))) rc = hprof_scan(h, &in, &v);
+    hin_close(&in);
   }
+  free(b.rstart);
+  free(b.rlen);
+  free(b.roff);
+  if (!rc || rc == HP_ESHORT) {
+    int cut = rc;
+
+    pack_ids(g);
+    resolve(&b);
+    rc = cut;
+    if (!rc && b.too_many) {
+      snprintf(h->why, sizeof(h->why),
+               "more than %" PRIu64
+               " references and GC roots (the graph's limit)",
+               HP_MAX_EDGES);
+      h->at = h->end;
+      rc = HP_EFORMAT;
+    }
+  }
+  free(b.slot);
+  free(b.raw);
+  free(b.rootid);
   return rc;
 }
 
@@ -368,8 +455,8 @@ uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id)
 }
 
 /* v's successors: the roots for the super-root, else its edges. */
-static const uint32_t *succ(const struct hp_graph *g, const uint32_t *rootobj,
-                            uint32_t v, uint64_t *n)
+static HP_INLINE const uint32_t *
+succ(const struct hp_graph *g, const uint32_t *rootobj, uint32_t v, uint64_t *n)
 {
   if (!v) {
     *n = g->nroots;

@@ -47,12 +47,12 @@ struct hp_graph {
 };
 
 /* Object index i's id (0 for the super-root) and shallow bytes. */
-static inline uint64_t hp_graph_id(const struct hp_graph *g, uint32_t i)
+static HP_INLINE uint64_t hp_graph_id(const struct hp_graph *g, uint32_t i)
 {
   if (!i) return 0;
   return g->id64 ? g->id64[i] : g->base + ((uint64_t)g->id32[i] << g->shift);
 }
-static inline uint64_t hp_graph_shallow(const struct hp_graph *g, uint32_t i)
+static HP_INLINE uint64_t hp_graph_shallow(const struct hp_graph *g, uint32_t i)
 {
   return (uint64_t)g->shallow[i] << 3;
 }
