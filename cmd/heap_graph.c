@@ -210,10 +210,29 @@ void heap_retained(const struct hprof *h, const struct hp_graph *g, int top,
   free(best);
 }
 
+/* A thread named as its Thread object's name String says ('thread
+ * "main"', escaped; the name alone unless word), or by its serial when
+ * the dump does not say ("thread 1"). */
+static void thread_text(struct buf *b, struct hprof *h,
+                        const struct hp_graph *g, int fd, uint32_t serial,
+                        int word)
+{
+  char name[256];
+
+  if (hprof_thread_name(h, g, fd, serial, name, sizeof(name))) {
+    buf_printf(b, "thread %" PRIu32, serial);
+    return;
+  }
+  buf_adds(b, word ? "thread \"" : "\"");
+  term_escape(b, name, strlen(name), 0);
+  buf_addc(b, '"');
+}
+
 /* The root kind of object o, with its thread and method for a Java frame
- * or JNI local ("Java frame: thread 1, HeapLeak.main"). */
-static void root_text(struct buf *b, const struct hprof *h,
-                      const struct hp_graph *g, uint32_t o)
+ * or JNI local ('Java frame: thread "main", HeapLeak.main'), the thread's
+ * name for a thread object ('thread object: "main"'). */
+static void root_text(struct buf *b, struct hprof *h, const struct hp_graph *g,
+                      int fd, uint32_t o)
 {
   for (uint32_t r = 0; r < g->nroots; r++) {
     const struct hp_root *t = &g->roots[r];
@@ -221,8 +240,14 @@ static void root_text(struct buf *b, const struct hprof *h,
 
     if (t->obj != o) continue;
     buf_adds(b, hprof_root_name(t->kind));
+    if (t->kind == 0x08) {
+      buf_adds(b, ": ");
+      thread_text(b, h, g, fd, t->thread, 0);
+      return;
+    }
     if (t->kind != 0x02 && t->kind != 0x03) return;
-    buf_printf(b, ": thread %" PRIu32, t->thread);
+    buf_adds(b, ": ");
+    thread_text(b, h, g, fd, t->thread, 1);
     tf = hp_map_get(&h->traces, t->thread + 1ull);
     if (tf == HP_NONE || t->frame >= h->trace_frames[tf]) return;
     fi = hp_map_get(&h->frame_ids, h->trace_frames[tf + 1 + t->frame]);
@@ -313,7 +338,7 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
       buf_adds(&field, p->what);
     else if (p && p->name != HP_NONE)
       buf_adds(&field, h->text + p->name);
-    if (k == 1) root_text(&root, h, g, i);
+    if (k == 1) root_text(&root, h, g, fd, i);
     if (json) {
       struct json_obj jo;
 

@@ -859,3 +859,162 @@ int hprof_hops(struct hprof *h, int fd, const uint64_t *ids, uint32_t n,
   hp_map_free(&x.at);
   return rc;
 }
+
+/* hprof_thread_name's passes: the Thread's name field, then the String's
+ * coder and its array's bytes. */
+struct tname {
+  struct hprof *h;
+  uint32_t thread_cls;    /* java.lang.Thread */
+  uint32_t string_cls;    /* java.lang.String */
+  uint64_t want;          /* pass 1: the Thread; pass 2: the String */
+  uint64_t array;         /* pass 2: the String's array */
+  uint64_t string;        /* pass 1's answer: the name's String */
+  int coder, got;         /* pass 2: coder (0 Latin-1, 1 UTF-16; -1 none) */
+  int type;               /* the array's element type */
+  unsigned char raw[512]; /* its first bytes */
+  uint32_t nraw;
+};
+
+/* The value of field fname (type t, declared by class decl) in an
+ * instance of class c's field bytes v (n of them): its offset, or
+ * HP_NONE. */
+static uint32_t field_at(const struct hprof *h, uint32_t c, uint32_t decl,
+                         const char *fname, int type, uint32_t n)
+{
+  uint32_t at, steps = 0, pos = 0;
+
+  for (at = c; at != HP_NONE && steps++ <= h->ncls; at = super_of(h, at)) {
+    const struct hp_class *k = &h->cls[at];
+
+    for (uint32_t f = 0; f < k->nfields; f++) {
+      int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
+      uint32_t name = hp_map_get(&h->names, h->fname[k->fields + f]);
+
+      if (pos + (uint32_t)sz > n) return HP_NONE;
+      if (at == decl && t == type && name != HP_NONE &&
+          !strcmp(h->text + name, fname))
+        return pos;
+      pos += (uint32_t)sz;
+    }
+  }
+  return HP_NONE;
+}
+
+static void tn_instance(void *ctx, uint64_t id, uint64_t cls,
+                        const unsigned char *v, uint32_t n)
+{
+  struct tname *x = ctx;
+  struct hprof *h = x->h;
+  uint32_t c, off;
+
+  if (id != x->want || !id) return;
+  c = hp_map_get(&h->classes, cls);
+  if (!x->array) { /* pass 1: the Thread */
+    off = field_at(h, c, x->thread_cls, "name", HP_OBJECT, n);
+    if (off != HP_NONE) x->string = hp_id(v + off, h->idsize);
+    return;
+  }
+  off = field_at(h, c, x->string_cls, "coder", HP_BYTE, n);
+  x->coder = off == HP_NONE ? -1 : v[off];
+}
+
+static void tn_array(void *ctx, uint64_t id, int type, uint32_t count,
+                     const unsigned char *v)
+{
+  struct tname *x = ctx;
+  size_t bytes = (size_t)count * (type == HP_CHAR ? 2 : 1);
+
+  if (id != x->array || !v || x->got) return;
+  x->got = 1;
+  x->type = type;
+  x->nraw = (uint32_t)(bytes < sizeof(x->raw) ? bytes : sizeof(x->raw));
+  memcpy(x->raw, v, x->nraw);
+}
+
+static int tn_pass(struct tname *x, int fd)
+{
+  struct hp_visit v = {0};
+  struct hin in;
+  int rc;
+
+  v.ctx = x;
+  v.instance = tn_instance;
+  v.primarray = tn_array;
+  v.want_prim = 1;
+  if (lseek(fd, 0, SEEK_SET) < 0) return -errno;
+  if (!(rc = hin_open(&in, fd))) rc = hprof_scan(x->h, &in, &v);
+  hin_close(&in);
+  return rc;
+}
+
+/* UTF-8 of code unit u into out (at least 3 bytes free); surrogates '?'. */
+static size_t put_unit(char *out, unsigned u)
+{
+  if (u < 0x80) {
+    out[0] = (char)u;
+    return 1;
+  }
+  if (u < 0x800) {
+    out[0] = (char)(0xc0 | u >> 6);
+    out[1] = (char)(0x80 | (u & 0x3f));
+    return 2;
+  }
+  if (u >= 0xd800 && u < 0xe000) {
+    out[0] = '?';
+    return 1;
+  }
+  out[0] = (char)(0xe0 | u >> 12);
+  out[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+  out[2] = (char)(0x80 | (u & 0x3f));
+  return 3;
+}
+
+int hprof_thread_name(struct hprof *h, const struct hp_graph *g, int fd,
+                      uint32_t serial, char *out, size_t n)
+{
+  struct tname x = {0};
+  uint32_t t = HP_NONE, s;
+  size_t len = 0;
+  int rc;
+
+  if (n < 8 || !g->off) return -ENOENT;
+  for (uint32_t r = 0; r < g->nroots && t == HP_NONE; r++)
+    if (g->roots[r].kind == 0x08 && g->roots[r].thread == serial)
+      t = g->roots[r].obj;
+  x.h = h;
+  x.thread_cls = hprof_find_class(h, "java.lang.Thread");
+  x.string_cls = hprof_find_class(h, "java.lang.String");
+  if (t == HP_NONE || x.thread_cls == HP_NONE || x.string_cls == HP_NONE)
+    return -ENOENT;
+  x.want = hp_graph_id(g, t);
+  if ((rc = tn_pass(&x, fd))) return rc;
+  s = hprof_graph_index(g, x.string);
+  if (s == HP_NONE || g->cls[s] != x.string_cls) return -ENOENT;
+  /* the String's one reference is its array */
+  for (uint32_t k = g->off[s]; k < g->off[s + 1] && !x.array; k++)
+    if (g->kind[g->edge[k]] == 0x23) x.array = hp_graph_id(g, g->edge[k]);
+  if (!x.array) return -ENOENT;
+  x.want = x.string;
+  x.coder = -1;
+  if ((rc = tn_pass(&x, fd))) return rc;
+  if (!x.got || (x.type != HP_BYTE && x.type != HP_CHAR)) return -ENOENT;
+  for (uint32_t i = 0; len + 4 < n;) {
+    unsigned u;
+
+    if (x.type == HP_CHAR) { /* HPROF writes chars big-endian */
+      if (i + 2 > x.nraw) break;
+      u = (unsigned)x.raw[i] << 8 | x.raw[i + 1];
+      i += 2;
+    } else if (x.coder == 1) { /* UTF-16 as HotSpot stores it: little */
+      if (i + 2 > x.nraw) break;
+      u = (unsigned)x.raw[i + 1] << 8 | x.raw[i];
+      i += 2;
+    } else {
+      if (i >= x.nraw) break;
+      u = x.raw[i++];
+    }
+    len += put_unit(out + len, u);
+  }
+  out[len] = 0;
+  return 0;
+}

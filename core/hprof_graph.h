@@ -100,6 +100,13 @@ struct hp_hop {
  * ids[0..n) (out: n - 1 hops). 0, or what hprof_scan returned. */
 int hprof_hops(struct hprof *h, int fd, const uint64_t *ids, uint32_t n,
                struct hp_hop *out);
+/* The name of the thread of serial (its java.lang.Thread's name String,
+ * as the thread object root names it) as UTF-8 into out (n bytes, cut
+ * short there), from two more reads of the dump behind fd (g's edges
+ * kept). 0, -ENOENT when the dump does not say, or what hprof_scan
+ * returned. */
+int hprof_thread_name(struct hprof *h, const struct hp_graph *g, int fd,
+                      uint32_t serial, char *out, size_t n);
 /* A GC root kind's name ("Java frame", "sticky class", ...). */
 const char *hprof_root_name(int kind);
 
