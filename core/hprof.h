@@ -172,6 +172,13 @@ static HP_INLINE uint64_t hp_mix(uint64_t k)
   return k ^ (k >> 33);
 }
 
+/* Class at's super class: its index, HP_NONE for none or one the dump
+ * lacks. */
+static inline uint32_t hp_super(const struct hprof *h, uint32_t at)
+{
+  return h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super) : HP_NONE;
+}
+
 /* The class's name as jmap prints it ("java.lang.String", "[J",
  * "[Ljava.lang.Object;") into out (size n). */
 void hprof_class_name(const struct hprof *h, uint32_t cls, char *out, size_t n);

@@ -56,6 +56,19 @@ static HP_INLINE uint64_t hp_graph_shallow(const struct hp_graph *g, uint32_t i)
 {
   return (uint64_t)g->shallow[i] << 3;
 }
+/* v's successors: the roots (rootobj: each root's object) for the
+ * super-root, else its references (g->off kept). */
+static HP_INLINE const uint32_t *hp_graph_succ(const struct hp_graph *g,
+                                               const uint32_t *rootobj,
+                                               uint32_t v, uint64_t *n)
+{
+  if (!v) {
+    *n = g->nroots;
+    return rootobj;
+  }
+  *n = g->off[v + 1] - g->off[v];
+  return g->edge + g->off[v];
+}
 /* The index of the object of id, or HP_NONE (a walk over every index:
  * for a lookup or two after the build). */
 uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id);
