@@ -61,6 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       INVARIANT(n >= 2 && path[0] == 0 && path[n - 1] == g.n - 1);
       free(path);
     }
+    for (uint32_t r = 0; r < g.nroots && r < 4; r++) {
+      char name[64];
+
+      if (!hprof_thread_name(&h, &g, fd, g.roots[r].thread, name, sizeof(name)))
+        INVARIANT(strlen(name) < sizeof(name));
+    }
     free(ret);
     hprof_graph_free(&g);
   }
