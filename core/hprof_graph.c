@@ -8,8 +8,9 @@
  * Memory is what --retained's peak is made of, so each phase keeps only
  * what the next needs: ids in 32 bits when the dump's fit (HotSpot's are
  * aligned addresses in one heap), the id -> index table is 32-bit indexes
- * (the ids themselves are the keys) and lives for the two passes only,
- * shallow sizes in 8-byte units, edges and their offsets in 32 bits; the
+ * (the ids themselves are the keys) and lives while the dump is read,
+ * references wait there as ids and become 32-bit indexes in place,
+ * shallow sizes in 8-byte units, edge offsets in 32 bits; the
  * dominators turn the references into predecessors by DFS number and free
  * them, and a node's DFS parent is its first predecessor, not an array.
  */

@@ -73,10 +73,11 @@ static HP_INLINE const uint32_t *hp_graph_succ(const struct hp_graph *g,
  * for a lookup or two after the build). */
 uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id);
 
-/* Build g from the dump behind fd: one pass (hprof_scan with h as the
- * histogram left it) for the indexes, one for the references and roots;
- * histo (may be NULL) also counts the first. fd is read from offset 0
- * twice. 0, or what hprof_scan returned (h->why). */
+/* Build g from the dump behind fd in one pass (hprof_scan with h as the
+ * histogram left it: its counts size the tables): objects get indexes in
+ * file order, their references and the roots are kept as ids and become
+ * indexes once every object has one. histo is not used (may be NULL).
+ * fd is read from offset 0. 0, or what hprof_scan returned (h->why). */
 struct hp_histo;
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo);
