@@ -322,6 +322,7 @@ static int graph(struct dump *d, const struct args *a)
     warn_msg("%" PRIu64
              " instances whose field bytes differ from their class's",
              g.bad_fields);
+  g.keep_edges = a->count[OPT_path] > 0;
   hprof_dominators(&g);
   if (a->count[OPT_folded] || a->val[OPT_svg])
     rc = heap_folded(&d->h, &g, a->count[OPT_folded] ? NULL : a->val[OPT_svg]);

@@ -172,7 +172,7 @@ void heap_retained(const struct hprof *h, const struct hp_graph *g, int top,
 
     if (json) {
       buf_printf(&b, "%s{\"id\": \"0x%" PRIx64 "\", \"class\": ",
-                 i ? ",\n  " : "\n  ", g->id[o]);
+                 i ? ",\n  " : "\n  ", hp_graph_id(g, o));
       if (g->kind[o] == 0x20 || g->cls[o] == HP_NONE) {
         struct buf t = {0};
 
@@ -183,11 +183,11 @@ void heap_retained(const struct hprof *h, const struct hp_graph *g, int top,
         heap_put_name(&b, h, g->cls[o], 1);
       }
       buf_printf(&b, ", \"shallow\": %" PRIu64 ", \"retained\": %" PRIu64 "}",
-                 g->shallow[o], g->retained[o]);
+                 hp_graph_shallow(g, o), g->retained[o]);
     } else {
-      buf_printf(&b,
-                 "%4" PRIu32 ":  %#20" PRIx64 " %14" PRIu64 " %14" PRIu64 "  ",
-                 i + 1, g->id[o], g->shallow[o], g->retained[o]);
+      buf_printf(
+          &b, "%4" PRIu32 ":  %#20" PRIx64 " %14" PRIu64 " %14" PRIu64 "  ",
+          i + 1, hp_graph_id(g, o), hp_graph_shallow(g, o), g->retained[o]);
       class_of(&b, h, g, o, 0);
       buf_addc(&b, '\n');
     }
@@ -210,10 +210,29 @@ void heap_retained(const struct hprof *h, const struct hp_graph *g, int top,
   free(best);
 }
 
+/* A thread named as its Thread object's name String says ('thread
+ * "main"', escaped; the name alone unless word), or by its serial when
+ * the dump does not say ("thread 1"). */
+static void thread_text(struct buf *b, struct hprof *h,
+                        const struct hp_graph *g, int fd, uint32_t serial,
+                        int word)
+{
+  char name[256];
+
+  if (hprof_thread_name(h, g, fd, serial, name, sizeof(name))) {
+    buf_printf(b, "thread %" PRIu32, serial);
+    return;
+  }
+  buf_adds(b, word ? "thread \"" : "\"");
+  term_escape(b, name, strlen(name), 0);
+  buf_addc(b, '"');
+}
+
 /* The root kind of object o, with its thread and method for a Java frame
- * or JNI local ("Java frame: thread 1, HeapLeak.main"). */
-static void root_text(struct buf *b, const struct hprof *h,
-                      const struct hp_graph *g, uint32_t o)
+ * or JNI local ('Java frame: thread "main", HeapLeak.main'), the thread's
+ * name for a thread object ('thread object: "main"'). */
+static void root_text(struct buf *b, struct hprof *h, const struct hp_graph *g,
+                      int fd, uint32_t o)
 {
   for (uint32_t r = 0; r < g->nroots; r++) {
     const struct hp_root *t = &g->roots[r];
@@ -221,8 +240,14 @@ static void root_text(struct buf *b, const struct hprof *h,
 
     if (t->obj != o) continue;
     buf_adds(b, hprof_root_name(t->kind));
+    if (t->kind == 0x08) {
+      buf_adds(b, ": ");
+      thread_text(b, h, g, fd, t->thread, 0);
+      return;
+    }
     if (t->kind != 0x02 && t->kind != 0x03) return;
-    buf_printf(b, ": thread %" PRIu32, t->thread);
+    buf_adds(b, ": ");
+    thread_text(b, h, g, fd, t->thread, 1);
     tf = hp_map_get(&h->traces, t->thread + 1ull);
     if (tf == HP_NONE || t->frame >= h->trace_frames[tf]) return;
     fi = hp_map_get(&h->frame_ids, h->trace_frames[tf + 1 + t->frame]);
@@ -253,7 +278,7 @@ static uint32_t find_target(const struct hprof *h, const struct hp_graph *g,
   errno = 0;
   id = strtoull(what, &end, 0);
   if (!errno && *what && !*end) {
-    uint32_t i = hp_map_get(&g->ids, id);
+    uint32_t i = hprof_graph_index(g, id);
 
     if (i == HP_NONE) error_msg("no object 0x%llx in the dump", id);
     return i == HP_NONE ? 0 : i;
@@ -285,13 +310,14 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
 
   if (!o) return 1;
   if (hprof_shortest_path(g, o, &path, &n)) {
-    error_msg("object 0x%" PRIx64 " is not reachable from a GC root", g->id[o]);
+    error_msg("object 0x%" PRIx64 " is not reachable from a GC root",
+              hp_graph_id(g, o));
     return 1;
   }
   /* path: super-root, the root object, ..., o; printed from o up. */
   ids = xmalloc((size_t)n * sizeof(*ids));
   hop = xmalloc((size_t)n * sizeof(*hop));
-  for (uint32_t k = 1; k < n; k++) ids[k - 1] = g->id[path[k]];
+  for (uint32_t k = 1; k < n; k++) ids[k - 1] = hp_graph_id(g, path[k]);
   if ((rc = hprof_hops(h, fd, ids, n - 1, hop))) {
     error_msg("cannot read the path again: %s", h->why);
     free(ids);
@@ -312,7 +338,7 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
       buf_adds(&field, p->what);
     else if (p && p->name != HP_NONE)
       buf_adds(&field, h->text + p->name);
-    if (k == 1) root_text(&root, h, g, i);
+    if (k == 1) root_text(&root, h, g, fd, i);
     if (json) {
       struct json_obj jo;
 
@@ -323,7 +349,7 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
       json_str(&jo, "root", root.len ? root.p : NULL, root.len);
       json_close(&jo);
       b.len--;
-      buf_printf(&b, ", \"id\": \"0x%" PRIx64 "\"}", g->id[i]);
+      buf_printf(&b, ", \"id\": \"0x%" PRIx64 "\"}", hp_graph_id(g, i));
     } else {
       buf_add(&b, name.p, name.len);
       if (field.len) {
@@ -332,7 +358,7 @@ int heap_path(struct hprof *h, const struct hp_graph *g, int fd,
         term_escape(&b, field.p, field.len, 0);
         if (p->is_static) buf_adds(&b, " (static)");
       }
-      buf_printf(&b, " 0x%" PRIx64 "\n", g->id[i]);
+      buf_printf(&b, " 0x%" PRIx64 "\n", hp_graph_id(g, i));
       if (k == 1) {
         buf_adds(&b, "root: ");
         buf_add(&b, root.p, root.len);
@@ -437,7 +463,7 @@ int heap_folded(const struct hprof *h, const struct hp_graph *g,
       }
       buf_free(&frame);
       mark[sp] = before;
-      fold_add(f, path.p, path.len, (int64_t)g->shallow[w], 0);
+      fold_add(f, path.p, path.len, (int64_t)hp_graph_shallow(g, w), 0);
       stack[sp++] = w;
       continue;
     }

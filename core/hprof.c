@@ -8,20 +8,13 @@
  * HotSpot never splits a sub-record across segments, so one that runs
  * past its segment is refused.
  */
+/* The per-object loops: built for speed in a binary otherwise built for
+ * size. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #include "core/jvmtool.h"
 #include "core/hprof.h"
-
-/* Object ids are addresses (8-byte aligned, dense): a full avalanche
- * (murmur3's finalizer), so every bit of the id reaches the slot bits;
- * the multiply alone left runs that linear probing walked. */
-uint64_t hp_mix(uint64_t k)
-{
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  return k ^ (k >> 33);
-}
 
 uint32_t hp_map_get(const struct hp_map *m, uint64_t key)
 {

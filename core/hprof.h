@@ -25,9 +25,6 @@ struct hp_map {
   uint32_t *vals;
   size_t cap, n;
 };
-/* A 64-bit value's full avalanche (murmur3's finalizer): the map's slot
- * hash, and heap --strings' for a value's characters. */
-uint64_t hp_mix(uint64_t k);
 /* The value of key, or HP_NONE. */
 uint32_t hp_map_get(const struct hp_map *m, uint64_t key);
 /* Set key to val unless key is there: 1 when added, 0 when it was. */
@@ -160,6 +157,26 @@ static HP_INLINE uint64_t hp_id(const unsigned char *p, int idsize)
   if (idsize == 4) return hp_u4(p);
   for (int i = 0; i < idsize; i++) v = v << 8 | p[i];
   return v;
+}
+
+/* A 64-bit value's full avalanche (murmur3's finalizer): the maps' slot
+ * hash (object ids are addresses, 8-byte aligned and dense: every bit of
+ * the id must reach the slot bits; the multiply alone left runs that
+ * linear probing walked), and heap --strings' for a value's characters. */
+static HP_INLINE uint64_t hp_mix(uint64_t k)
+{
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  return k ^ (k >> 33);
+}
+
+/* Class at's super class: its index, HP_NONE for none or one the dump
+ * lacks. */
+static inline uint32_t hp_super(const struct hprof *h, uint32_t at)
+{
+  return h->cls[at].super ? hp_map_get(&h->classes, h->cls[at].super) : HP_NONE;
 }
 
 /* The class's name as jmap prints it ("java.lang.String", "[J",

@@ -21,15 +21,19 @@ struct hp_root {
 };
 
 struct hp_graph {
-  uint32_t n;        /* indexes 0..n-1; 0: the super-root */
-  struct hp_map ids; /* object id -> index */
-  uint64_t *id;      /* index -> object id */
+  uint32_t n; /* indexes 0..n-1; 0: the super-root */
+  /* index -> object id: base + (id32 << shift) when every id fits so
+   * (HotSpot's are aligned addresses in one heap), else id64 */
+  uint32_t *id32;
+  uint64_t *id64, base;
+  int shift;
   uint32_t *cls;     /* index -> class index; class objects: their class's */
   uint8_t *kind;     /* index -> 0x20 class, 0x21 instance, 0x22, 0x23 */
-  uint64_t *shallow; /* index -> bytes as the JVM counts them */
-  uint64_t *off;     /* n + 1 */
+  uint32_t *shallow; /* index -> bytes as the JVM counts them, / 8 */
+  uint32_t *off;     /* n + 1; NULL once hprof_dominators freed them */
   uint32_t *edge;
   uint64_t nedges, capedges;
+  int keep_edges; /* hprof_dominators keeps off/edge (for paths) */
   struct hp_root *roots;
   uint32_t nroots, caproots;
   /* after hprof_dominators */
@@ -42,14 +46,43 @@ struct hp_graph {
   uint64_t bad_fields; /* instances whose field bytes differ from their class */
 };
 
-/* Build g from the dump behind fd: one pass (hprof_scan with h as the
- * histogram left it) for the indexes, one for the references and roots;
- * histo (may be NULL) also counts the first. fd is read from offset 0
- * twice. 0, or what hprof_scan returned (h->why). */
+/* Object index i's id (0 for the super-root) and shallow bytes. */
+static HP_INLINE uint64_t hp_graph_id(const struct hp_graph *g, uint32_t i)
+{
+  if (!i) return 0;
+  return g->id64 ? g->id64[i] : g->base + ((uint64_t)g->id32[i] << g->shift);
+}
+static HP_INLINE uint64_t hp_graph_shallow(const struct hp_graph *g, uint32_t i)
+{
+  return (uint64_t)g->shallow[i] << 3;
+}
+/* v's successors: the roots (rootobj: each root's object) for the
+ * super-root, else its references (g->off kept). */
+static HP_INLINE const uint32_t *hp_graph_succ(const struct hp_graph *g,
+                                               const uint32_t *rootobj,
+                                               uint32_t v, uint64_t *n)
+{
+  if (!v) {
+    *n = g->nroots;
+    return rootobj;
+  }
+  *n = g->off[v + 1] - g->off[v];
+  return g->edge + g->off[v];
+}
+/* The index of the object of id, or HP_NONE (a walk over every index:
+ * for a lookup or two after the build). */
+uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id);
+
+/* Build g from the dump behind fd in one pass (hprof_scan with h as the
+ * histogram left it: its counts size the tables): objects get indexes in
+ * file order, their references and the roots are kept as ids and become
+ * indexes once every object has one. histo is not used (may be NULL).
+ * fd is read from offset 0. 0, or what hprof_scan returned (h->why). */
 struct hp_histo;
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo);
-/* Immediate dominators from the super-root and retained sizes. */
+/* Immediate dominators from the super-root and retained sizes; the
+ * references (off, edge) are freed unless g->keep_edges. */
 void hprof_dominators(struct hp_graph *g);
 /* The dominator tree's children lists, from g->idom: object v's children
  * are (*child)[(*coff)[v] .. (*coff)[v + 1]), in index order. Both are
@@ -81,6 +114,13 @@ struct hp_hop {
  * ids[0..n) (out: n - 1 hops). 0, or what hprof_scan returned. */
 int hprof_hops(struct hprof *h, int fd, const uint64_t *ids, uint32_t n,
                struct hp_hop *out);
+/* The name of the thread of serial (its java.lang.Thread's name String,
+ * as the thread object root names it) as UTF-8 into out (n bytes, cut
+ * short there), from two more reads of the dump behind fd (g's edges
+ * kept). 0, -ENOENT when the dump does not say, or what hprof_scan
+ * returned. */
+int hprof_thread_name(struct hprof *h, const struct hp_graph *g, int fd,
+                      uint32_t serial, char *out, size_t n);
 /* A GC root kind's name ("Java frame", "sticky class", ...). */
 const char *hprof_root_name(int kind);
 

@@ -21,6 +21,24 @@ static const struct hidden {
 #undef HIDDEN
 };
 
+static const char *const oops_first[] = {
+#define OOPS_FIRST(name) name,
+#include "specs/heap_oops_first.def"
+#undef OOPS_FIRST
+};
+
+/* Does JDK 14 and before lay class at out references first (a row of
+ * specs/heap_oops_first.def, defined by the boot loader)? */
+static int is_oops_first(const struct hprof *h, uint32_t at)
+{
+  uint32_t name = h->cls[at].name;
+
+  if (name == HP_NONE || h->cls[at].loader) return 0;
+  for (size_t i = 0; i < sizeof(oops_first) / sizeof(*oops_first); i++)
+    if (!strcmp(h->text + name, oops_first[i])) return 1;
+  return 0;
+}
+
 /* Does class at declare an instance field named f? */
 static int has_field(const struct hprof *h, uint32_t at, const char *f)
 {
@@ -140,11 +158,12 @@ static uint64_t dump_bytes(const struct hprof *h, const struct hp_class *k)
  * longs and doubles first (the gap before them filled with one int, then
  * shorts, then bytes, then a compressed reference), then ints, shorts,
  * bytes, references last
- * (HotSpot's FieldsAllocationStyle 1 with CompactFields). at: the
- * super's end; extra: the bytes HotSpot injects (8: a pointer, 12: a
+ * (HotSpot's FieldsAllocationStyle 1 with CompactFields); the classes
+ * of specs/heap_oops_first.def put references first and fill no gap. at:
+ * the super's end; extra: the bytes HotSpot injects (8: a pointer, 12: a
  * pointer and a reference). Returns this class's end. */
 static uint64_t legacy_block(const struct hprof *h, const struct hp_class *k,
-                             uint64_t at, int extra)
+                             uint64_t at, int extra, int refs_first)
 {
   uint64_t n[9] = {0}; /* by size: 8, 4, 2, 1 and references (n[0]) */
   int ref = h->compressed ? 4 : 8;
@@ -160,7 +179,13 @@ static uint64_t legacy_block(const struct hprof *h, const struct hp_class *k,
   if (extra == 8 || extra == 12) n[8]++;
   if (extra == 12) n[0]++;
   if (extra && extra != 8 && extra != 12) n[1] += (uint64_t)extra;
-  if (n[8] && at % 8) { /* the gap before the longs */
+  if (refs_first && n[0]) {
+    at = ((at + (uint64_t)ref - 1) & ~((uint64_t)ref - 1)) + ref * n[0];
+    n[0] = 0;
+  }
+  if (n[8] && at % 8 && refs_first) {
+    at += 8 - at % 8;
+  } else if (n[8] && at % 8) { /* the gap before the longs */
     uint64_t gap = 8 - at % 8;
 
     if (n[4] && gap >= 4) n[4]--, gap -= 4, at += 4;
@@ -221,7 +246,8 @@ uint32_t hprof_histo_finish(struct hp_histo *x)
       int extra = hidden_bytes(h, chain[steps]);
 
       if (legacy && extra < 128)
-        bytes = legacy_block(h, &h->cls[chain[steps]], bytes, extra);
+        bytes = legacy_block(h, &h->cls[chain[steps]], bytes, extra,
+                             is_oops_first(h, chain[steps]));
       else
         bytes += field_bytes(h, &h->cls[chain[steps]]) + (uint64_t)extra;
       hbytes += dump_bytes(h, &h->cls[chain[steps]]);

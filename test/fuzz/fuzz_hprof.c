@@ -48,10 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t sum = 0, *ret = xmalloc(((size_t)h.ncls + 1) * sizeof(*ret));
     uint32_t *path, n;
 
+    g.keep_edges = 1;
     hprof_dominators(&g);
     for (uint32_t i = 1; i < g.n; i++) {
       if (g.idom[i] == HP_NONE) continue;
-      sum += g.shallow[i];
+      sum += hp_graph_shallow(&g, i);
       INVARIANT(!g.idom[i] || g.idom[g.idom[i]] != HP_NONE);
     }
     INVARIANT(sum == g.retained[0]);
@@ -59,6 +60,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (g.n > 1 && !hprof_shortest_path(&g, g.n - 1, &path, &n)) {
       INVARIANT(n >= 2 && path[0] == 0 && path[n - 1] == g.n - 1);
       free(path);
+    }
+    for (uint32_t r = 0; r < g.nroots && r < 4; r++) {
+      char name[64];
+
+      if (!hprof_thread_name(&h, &g, fd, g.roots[r].thread, name, sizeof(name)))
+        INVARIANT(strlen(name) < sizeof(name));
     }
     free(ret);
     hprof_graph_free(&g);
