@@ -194,15 +194,11 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
 {
   struct root ours;
   struct stat tsb, osb;
-  char path[32];
   int ourtmp = -1, rc;
 
   jvm_init(j);
   j->pid = pid;
-  snprintf(path, sizeof(path), "/proc/%d", pid);
-  if (pid <= 0 ||
-      (j->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-      proc_status_at(j->procfd, &j->st))
+  if ((j->procfd = proc_open(pid)) < 0 || proc_status_at(j->procfd, &j->st))
     return fail(j, -ESRCH, err, n, "no process %d", pid);
   if ((rc = proc_foreign_user(pid, &j->st, err, n))) {
     jvm_close(j);
@@ -231,7 +227,7 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
   root_close(&ours);
   /* its /tmp as it sees it; ours when its root cannot be opened (or it is
    * a container's files in a host process: those are not opened) */
-  if (!j->seen.foreign && !root_open(pid, &j->root) &&
+  if (!j->seen.foreign && !root_open_at(j->procfd, pid, &j->root) &&
       !root_tmp(&j->root, &j->tmpfd, &tsb)) {
     j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
     close(ourtmp);
@@ -446,7 +442,7 @@ static uint64_t own_ns(const char *kind)
 {
   uint64_t ino;
 
-  return proc_ns_ino(0, kind, &ino) ? 0 : ino;
+  return proc_self_ns_ino(kind, &ino) ? 0 : ino;
 }
 
 void jvm_owner(const struct jvm *j, struct jvm_owner *o)

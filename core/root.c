@@ -49,17 +49,15 @@ enum root_method root_method(enum root_method force)
   return method;
 }
 
-/* The first lines of /proc/<pid>/<file> (uid_map, gid_map) into map;
- * returns how many (0: none read: no id is theirs). */
-static int read_idmap(int pid, const char *file, struct root_idmap *map)
+/* The first lines of <file> (uid_map, gid_map) in procfd's process into
+ * map; returns how many (0: none read: no id is theirs). */
+static int read_idmap(int procfd, const char *file, struct root_idmap *map)
 {
-  char path[64], text[512];
+  char text[512];
   size_t len;
   int n = 0;
 
-  snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-  if (proc_read_small(AT_FDCWD, path, text, sizeof(text), &len) || !len)
-    return 0;
+  if (proc_read_small(procfd, file, text, sizeof(text), &len) || !len) return 0;
   for (char *line = text, *next; *line && n < ROOT_IDMAP_MAX; line = next) {
     unsigned long long in, out, count;
 
@@ -80,26 +78,47 @@ static int read_idmap(int pid, const char *file, struct root_idmap *map)
 
 int root_open(int pid, struct root *r)
 {
-  char path[64];
-  uint64_t ours, theirs;
-  int rc;
+  int procfd, rc;
 
-  if (pid)
-    snprintf(path, sizeof(path), "/proc/%d/root", pid);
-  else
-    snprintf(path, sizeof(path), "/");
-  rc = root_open_dir(path, r);
+  if (!pid) return root_open_dir("/", r);
+  if ((procfd = proc_open(pid)) < 0) {
+    memset(r, 0, sizeof(*r));
+    r->fd = -1;
+    return procfd;
+  }
+  rc = root_open_at(procfd, pid, r);
+  close(procfd);
+  return rc;
+}
+
+int root_open_at(int procfd, int pid, struct root *r)
+{
+  uint64_t theirs;
+  static uint64_t ours;
+  struct stat sb, own;
+  int rc = 0;
+
+  memset(r, 0, sizeof(*r));
+  r->fd = openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (r->fd < 0 || fstat(r->fd, &sb)) {
+    rc = errno == ESRCH ? -ENOENT : -errno;
+    root_close(r);
+    return rc;
+  }
+  r->dev = sb.st_dev;
+  r->ino = sb.st_ino;
+  r->same =
+      !stat("/", &own) && own.st_dev == sb.st_dev && own.st_ino == sb.st_ino;
   r->pid = pid;
   /* Another user namespace, or one we cannot tell: its maps say whose
    * folders are its users' (none, when they cannot be read). */
-  if (!rc && pid &&
-      (proc_ns_ino(0, "user", &ours) || proc_ns_ino(pid, "user", &theirs) ||
-       ours != theirs)) {
+  if ((!ours && proc_self_ns_ino("user", &ours)) ||
+      proc_ns_ino_at(procfd, "user", &theirs) || ours != theirs) {
     r->other = 1;
-    r->nuid = read_idmap(pid, "uid_map", r->uid);
-    r->ngid = read_idmap(pid, "gid_map", r->gid);
+    r->nuid = read_idmap(procfd, "uid_map", r->uid);
+    r->ngid = read_idmap(procfd, "gid_map", r->gid);
   }
-  return rc;
+  return 0;
 }
 
 int root_open_dir(const char *dir, struct root *r)
@@ -365,18 +384,6 @@ int root_tmp(const struct root *r, int *fd, struct stat *sb)
   return rc;
 }
 
-int root_cwd(const struct root *r, int *fd)
-{
-  char path[64];
-
-  if (r->pid)
-    snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
-  else
-    snprintf(path, sizeof(path), ".");
-  *fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  return *fd < 0 ? -errno : 0;
-}
-
 int root_release(const struct root *r, const char *exe, char **data,
                  size_t *len)
 {
@@ -607,13 +614,11 @@ int root_mounts_same_root(const struct root_mounts *a,
   return same;
 }
 
-ssize_t root_link(int procdir, int pid, char *buf, size_t n)
+ssize_t root_link(int procfd, char *buf, size_t n)
 {
-  char path[32];
   ssize_t len;
 
-  snprintf(path, sizeof(path), "%d/root", pid);
-  if ((len = readlinkat(procdir, path, buf, n - 1)) < 0) return -errno;
+  if ((len = readlinkat(procfd, "root", buf, n - 1)) < 0) return -errno;
   buf[len] = 0;
   return len;
 }

@@ -80,10 +80,11 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
                           const struct stat *sb, int first),
                 void *arg);
 
-/* The /tmp process pid sees, as vm_each_tmp judges it (its stat in *sb):
- * 0, -EREMOTE when opening it could wait on a file system a process
- * serves (a FUSE /tmp: noted in vm_skipped, never opened), or -errno. */
-int vm_tmp_of(int pid, struct stat *sb);
+/* The /tmp the process whose /proc folder procfd is (host pid pid) sees,
+ * as vm_each_tmp judges it (its stat in *sb): 0, -EREMOTE when opening it
+ * could wait on a file system a process serves (a FUSE /tmp: noted in
+ * vm_skipped, never opened), or -errno. */
+int vm_tmp_of(int procfd, int pid, struct stat *sb);
 
 /* 1 when a file system a process serves is mounted at our own
  * /tmp/<name> or under it (a local user's FUSE mount on their

@@ -185,8 +185,8 @@ static void self_read(void)
 {
   if (self.done) return;
   self.done = 1;
-  if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
-  if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
+  if (proc_self_ns_ino("pid", &self.pidns)) self.pidns = 0;
+  if (proc_self_ns_ino("mnt", &self.mntns)) self.mntns = 0;
 }
 
 int vm_see(int procfd, int maps_read, struct vm_seen *s)
@@ -258,6 +258,7 @@ struct seen_pid {
   struct vm_seen *seen;       /* SEEN_HOLDER, judged: vm_see's */
   int nspid;                  /* its innermost pid */
   uint64_t start;             /* its start time */
+  int procfd;                 /* judged: its /proc folder, opened once */
 };
 enum { SEEN_GONE, SEEN_PLAIN, SEEN_UNREADABLE, SEEN_HOLDER };
 
@@ -323,7 +324,9 @@ int vm_proc_open(const struct vm *v)
 
 /* Whether the process e names maps e's file under another name (our own
  * /tmp's link to a file elsewhere, as jps lists it): its maps read again,
- * for such a file only. */
+ * for such a file only. By pid: the walk has not opened this process (it
+ * maps no PerfData-shaped file, so it was not judged), and one read of
+ * its maps is all it is asked. */
 static int mapped_as(const struct entry *e)
 {
   char path[32];
@@ -348,7 +351,9 @@ static void add_host(struct walk *w, const struct tmpdir *t,
 
     v.file = xasprintf("/tmp/hsperfdata_%s/%d", e->user, e->name);
     if (!p || p->state == SEEN_GONE)
-      own = proc_alive(e->name) ? 0 : -1; /* born since: not its file */
+      /* born since: not its file (a question about the file's name, a
+       * number: the process, not seen by the walk, is not opened) */
+      own = proc_alive(e->name) ? 0 : -1;
     else if (p->state == SEEN_UNREADABLE)
       own = 1;
     else if (p->state == SEEN_PLAIN)
@@ -430,7 +435,7 @@ static void add_other(struct walk *w, const struct seen_pid *sp)
     int fd;
 
     if (p->name != sp->nspid && p->name != sp->pid) continue;
-    if (r.fd < 0 && root_open(sp->pid, &r)) break;
+    if (r.fd < 0 && root_open_at(sp->procfd, sp->pid, &r)) break;
     v.file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
     if (!root_openat(&r, -1, v.file, O_PATH, 0, &fd)) {
       if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && readable(&sb) &&
@@ -473,11 +478,12 @@ static void judge(int procdir, struct seen_pid *sp)
       proc_stat_parse(buf, len, &ps)) {
     free(sp->seen);
     sp->seen = NULL;
+    close(procfd);
   } else {
     sp->nspid = proc_innermost(&st, sp->pid);
     sp->start = ps.starttime;
+    sp->procfd = procfd; /* add_other opens its root through it */
   }
-  close(procfd);
 }
 
 /* The /tmp of each distinct mount namespace and root, judged once. */
@@ -491,32 +497,30 @@ struct tmp_key {
 static struct tmp_key *keys;
 static size_t nkeys;
 
-/* The /tmp pid sees, judged without asking a file system first: its mount
- * namespace and root tell which /tmp it is; its mounts whether opening it
- * may wait on a process that serves it (then -EREMOTE, why noted). When r
- * is not NULL and this /tmp was not handed out yet, r and *tmpfd are left
- * open for the caller (*first set). */
-static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
+/* The /tmp procfd's process (host pid pid) sees, judged without asking a
+ * file system first: its mount namespace and root tell which /tmp it is;
+ * its mounts whether opening it may wait on a process that serves it
+ * (then -EREMOTE, why noted). When r is not NULL and this /tmp was not
+ * handed out yet, r and *tmpfd are left open for the caller (*first
+ * set). */
+static int tmp_of(int procfd, int pid, struct stat *sb, struct root *r,
                   int *tmpfd, int *first)
 {
-  char path[64], why[192];
+  char why[192];
   struct tmp_key k = {0}, *hit = NULL;
   struct root_mounts mi;
   struct stat ns;
   ssize_t len;
 
   *first = 0;
-  snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-  if (fstatat(procdir, path, &ns, 0)) return -errno;
+  if (fstatat(procfd, "ns/mnt", &ns, 0)) return -errno;
   k.mntns = ns.st_ino;
-  if ((len = root_link(procdir, pid, k.root, sizeof(k.root))) < 0)
-    return (int)len;
+  if ((len = root_link(procfd, k.root, sizeof(k.root))) < 0) return (int)len;
   for (size_t i = 0; i < nkeys && !hit; i++)
     if (keys[i].mntns == k.mntns && !strcmp(keys[i].root, k.root))
       hit = &keys[i];
   if (!hit) {
-    snprintf(path, sizeof(path), "%d/mountinfo", pid);
-    if ((k.rc = root_mounts_read(procdir, path, &mi))) return k.rc;
+    if ((k.rc = root_mounts_read(procfd, "mountinfo", &mi))) return k.rc;
     if (root_mounts_hostile(&mi, "/tmp", 0, why, sizeof(why))) {
       k.rc = -EREMOTE;
       skip(pid, why, 0);
@@ -531,7 +535,8 @@ static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
     struct root tr;
     int fd = -1, rc;
 
-    if (!(rc = root_open(pid, &tr))) rc = root_tmp(&tr, &fd, &hit->sb);
+    if (!(rc = root_open_at(procfd, pid, &tr)))
+      rc = root_tmp(&tr, &fd, &hit->sb);
     hit->rc = rc;
     if (!rc && r) {
       hit->given = 1;
@@ -547,12 +552,11 @@ static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
   return hit->rc;
 }
 
-int vm_tmp_of(int pid, struct stat *sb)
+int vm_tmp_of(int procfd, int pid, struct stat *sb)
 {
   int first;
 
-  if (proc_dirfd() < 0) return -ENOENT;
-  return tmp_of(proc_dirfd(), pid, sb, NULL, NULL, &first);
+  return tmp_of(procfd, pid, sb, NULL, NULL, &first);
 }
 
 int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
@@ -562,7 +566,7 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
   struct root ours;
   struct stat tsb, *seen = NULL;
   size_t nseen = 0, npids = 0;
-  int *pids = NULL, tmpfd, rc, procdir;
+  int *pids = NULL, tmpfd, rc;
 
   if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
     root_close(&ours);
@@ -570,15 +574,18 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
   }
   close(tmpfd);
   root_close(&ours);
-  if ((procdir = proc_dirfd()) < 0) return -ENOENT;
+  if (proc_dirfd() < 0) return -ENOENT;
   if ((rc = proc_pids(&pids, &npids))) return rc;
   for (size_t i = 0; i < npids; i++) {
     struct root r = {.fd = -1};
     struct stat sb;
-    int first = 0, dup = 0;
+    int first = 0, dup = 0, procfd = proc_open(pids[i]);
 
     tmpfd = -1;
-    if (tmp_of(procdir, pids[i], &sb, &r, &tmpfd, &first) || !first) continue;
+    if (procfd < 0) continue;
+    rc = tmp_of(procfd, pids[i], &sb, &r, &tmpfd, &first);
+    close(procfd);
+    if (rc || !first) continue;
     dup = sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino;
     for (size_t k = 0; k < nseen && !dup; k++)
       dup = seen[k].st_dev == sb.st_dev && seen[k].st_ino == sb.st_ino;
@@ -622,7 +629,10 @@ static void sort_unique(struct list *l)
 
 /* The one walk of /proc: every process's maps read once (a few system
  * calls each, no file system asked), kept for those that map a
- * PerfData-shaped file. */
+ * PerfData-shaped file. The maps are read by pid ("<pid>/maps" at /proc):
+ * the walk has not opened any process yet, and opening every process's
+ * folder first would cost a system call per process for nothing; those
+ * worth judging are opened then (judge), once, and read through that. */
 static int read_all(struct walk *w, int procdir)
 {
   int *pids, rc;
@@ -675,7 +685,8 @@ int vm_list(struct vm **out, size_t *n)
     for (size_t i = 0; i < w.np; i++)
       if (w.p[i].state == SEEN_HOLDER) add_other(&w, &w.p[i]);
   } else {
-    for (size_t i = 0; i < host.n; i++) /* no /proc: by name, as jps */
+    for (size_t i = 0; i < host.n; i++) /* no /proc: by name, as jps (no
+                                           process can be opened) */
       if (proc_alive(host.e[i].name)) {
         struct vm v = {0};
 
@@ -690,6 +701,7 @@ int vm_list(struct vm **out, size_t *n)
   }
   root_close(&ours);
   for (size_t i = 0; i < w.np; i++) {
+    if (w.p[i].seen) close(w.p[i].procfd);
     free(w.p[i].maps);
     free(w.p[i].seen);
   }

@@ -132,7 +132,7 @@ void vm_names(const char *target, const struct vm *v, size_t n, char *err,
   uint64_t ours = 0;
   size_t k, shown;
 
-  proc_ns_ino(0, "mnt", &ours);
+  proc_self_ns_ino("mnt", &ours);
   for (size_t i = 0; i < n; i++) owner_of(&v[i], &o[i]);
   k = owners(o, n);
   buf_printf(&b, "'%s' names %zu JVMs", target, n);
@@ -237,19 +237,30 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
   return 0;
 }
 
-/* The process in the pid namespace of host pid n whose own pid there is
- * nspid, or 0. */
+/* The process in the pid namespace of host pid n (a number in a path the
+ * user typed) whose own pid there is nspid, or 0. Each candidate is
+ * opened once and read through its folder: its namespace first (one
+ * stat), its status only when that is the one. */
 static int pid_in_ns_of(int n, int nspid)
 {
+  struct proc_status st;
   uint64_t want, ino;
   size_t np;
-  int *pids, found = 0;
+  int *pids, found = 0, fd = proc_open(n);
 
-  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
-  for (size_t i = 0; i < np && !found; i++)
-    if (proc_nspid(pids[i]) == nspid && !proc_ns_ino(pids[i], "pid", &ino) &&
-        ino == want)
+  if (fd < 0) return 0;
+  if (proc_ns_ino_at(fd, "pid", &want) || proc_pids(&pids, &np)) {
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  for (size_t i = 0; i < np && !found; i++) {
+    if ((fd = proc_open(pids[i])) < 0) continue;
+    if (!proc_ns_ino_at(fd, "pid", &ino) && ino == want &&
+        !proc_status_at(fd, &st) && proc_innermost(&st, pids[i]) == nspid)
       found = pids[i];
+    close(fd);
+  }
   free(pids);
   return found;
 }
