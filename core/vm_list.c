@@ -715,6 +715,8 @@ int vm_list(struct vm **out, size_t *n)
 
 void vm_free(struct vm *v)
 {
+  if (v->pd) pd_close(v->pd);
+  free(v->pd);
   free(v->user);
   free(v->path);
   free(v->file);
