@@ -117,7 +117,7 @@ static void open_counters(struct jvm *j, int dfd, const struct proc_perf_map *p,
     return;
   }
   pd = xmalloc(sizeof(*pd));
-  if (pd_open_fd(pd, fd, j->vm.path)) {
+  if (pd_open_stat(pd, fd, j->vm.path, &now)) {
     free(pd);
     return;
   }
@@ -146,7 +146,8 @@ static void find_perfdata(struct jvm *j, struct vm *row)
     if (m->perf[i].name == j->pid) p = &m->perf[i];
   if (!p || j->seen.foreign || j->seen.hostile[0]) return;
   file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
-  if (!j->other_ns) {
+  if (!j->other_ns && !(j->root.fd >= 0 && j->root.same && j->seen.mntns &&
+                        j->seen.mntns == vm_self_mntns())) {
     if (root_open(0, &ours)) {
       free(file);
       return;
@@ -169,11 +170,10 @@ static void find_perfdata(struct jvm *j, struct vm *row)
   j->vm.uid = sb.st_uid;
   j->vm.alive = 1;
   j->vm.other_ns = j->other_ns;
-  /* the walk's answer for this very file: /proc/locks, a list of every
-   * lock on the machine, read once per JVM per command */
-  j->vm.locked = row && row->ino == (uint64_t)sb.st_ino && row->locked >= 0
-                     ? row->locked
-                     : vm_flock_held(sb.st_dev, sb.st_ino);
+  /* the walk's answer for this very file; else not read: /proc/locks, a
+   * list of every lock on the machine (5-24 ms a read on a busy one), is
+   * the listing's to read (ps --json) */
+  j->vm.locked = row && row->ino == (uint64_t)sb.st_ino ? row->locked : -1;
   if (row && row->pd && row->pd->fd >= 0 && !fstat(row->pd->fd, &rsb) &&
       rsb.st_dev == sb.st_dev && rsb.st_ino == sb.st_ino) {
     take_counters(j, row->pd); /* vm_find's read of this very file */
@@ -220,6 +220,33 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
   return 1;
 }
 
+/* j's /tmp as it sees it (j->tmpfd, j->root, j->other_ns); ours when its
+ * root cannot be opened (or it is a container's files in a host process:
+ * those are not opened). 0 or -errno (our own /tmp cannot be opened). */
+static int open_tmp(struct jvm *j, int pid)
+{
+  struct root ours;
+  struct stat tsb, osb;
+  int ourtmp = -1, rc;
+
+  root_close(&j->root);
+  if (j->tmpfd >= 0) close(j->tmpfd);
+  j->tmpfd = -1;
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourtmp, &osb))) {
+    root_close(&ours);
+    return rc;
+  }
+  root_close(&ours);
+  if (!j->seen.foreign && !root_open_at(j->procfd, pid, &j->root) &&
+      !root_tmp(&j->root, &j->tmpfd, &tsb)) {
+    j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
+    close(ourtmp);
+  } else {
+    j->tmpfd = ourtmp;
+  }
+  return 0;
+}
+
 int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
 {
   return open_pid(j, pid, NULL, err, n);
@@ -227,9 +254,8 @@ int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
 
 static int open_pid(struct jvm *j, int pid, struct vm *row, char *err, size_t n)
 {
-  struct root ours;
-  struct stat tsb, osb;
-  int ourtmp = -1, rc;
+  struct stat tsb;
+  int rc;
 
   jvm_init(j);
   j->pid = pid;
@@ -255,19 +281,13 @@ static int open_pid(struct jvm *j, int pid, struct vm *row, char *err, size_t n)
   if (j->seen.hostile[0])
     return fail(j, -EREMOTE, err, n, "pid %d: %s: not looked at", pid,
                 j->seen.hostile);
-  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourtmp, &osb))) {
-    root_close(&ours);
-    return fail(j, rc, err, n, "cannot open /tmp: %s", strerror(-rc));
-  }
-  root_close(&ours);
-  /* its /tmp as it sees it; ours when its root cannot be opened (or it is
-   * a container's files in a host process: those are not opened) */
-  if (!j->seen.foreign && !root_open_at(j->procfd, pid, &j->root) &&
+  /* our mount namespace and our "/": its /tmp is ours, opened once */
+  if (!j->seen.foreign && j->seen.mntns && j->seen.mntns == vm_self_mntns() &&
+      !root_open_at(j->procfd, pid, &j->root) && j->root.same &&
       !root_tmp(&j->root, &j->tmpfd, &tsb)) {
-    j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
-    close(ourtmp);
-  } else {
-    j->tmpfd = ourtmp;
+    j->other_ns = 0;
+  } else if ((rc = open_tmp(j, pid))) {
+    return fail(j, rc, err, n, "cannot open /tmp: %s", strerror(-rc));
   }
   find_perfdata(j, j->seen.row ? row : NULL);
   /* an emulated JVM is one only with the PerfData file it maps */
@@ -425,6 +445,7 @@ int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
 int jvm_perfdata(struct jvm *j, struct perfdata *pd)
 {
   struct root ours;
+  struct stat sb;
   int fd, rc;
 
   if (j->pd) { /* the open's, handed over */
@@ -445,13 +466,13 @@ int jvm_perfdata(struct jvm *j, struct perfdata *pd)
   if (!j->pid) return pd_open(pd, j->vm.file, 0);
   if (j->other_ns) {
     rc = root_open_checked(&j->root, -1, j->vm.file, O_RDONLY, S_IFREG,
-                           (long long)j->vm.uid, &fd, NULL);
+                           (long long)j->vm.uid, &fd, &sb);
   } else if (!(rc = root_open(0, &ours))) { /* our own /tmp */
     rc = root_open_checked(&ours, -1, j->vm.file, O_RDONLY, S_IFREG,
-                           (long long)j->vm.uid, &fd, NULL);
+                           (long long)j->vm.uid, &fd, &sb);
     root_close(&ours);
   }
-  if (!rc) return pd_open_fd(pd, fd, j->vm.path);
+  if (!rc) return pd_open_stat(pd, fd, j->vm.path, &sb);
   snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
   return rc;
 }

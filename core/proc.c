@@ -6,12 +6,20 @@
 /* /proc/<pid>/status read as dirfd and path lead to it. */
 static int status_at(int dirfd, const char *path, struct proc_status *st)
 {
-  char *data, *line, *next;
+  char small[8192], *data, *line, *next;
   size_t len;
   int rc, seen = 0;
 
   memset(st, 0, sizeof(*st));
-  if ((rc = read_file(dirfd, path, 0, 1 << 20, &data, &len))) return rc;
+  /* one read into a buffer of the stack (a status is ~1.5 KB); a longer
+   * one (thousands of supplementary groups) is read whole */
+  if ((rc = proc_read_small(dirfd, path, small, sizeof(small), &len)))
+    return rc;
+  if (len < sizeof(small) - 1) {
+    data = small;
+  } else if ((rc = read_file(dirfd, path, 0, 1 << 20, &data, &len))) {
+    return rc;
+  }
   for (line = data; line && *line; line = next) {
     unsigned long long a, b;
     char *p;
@@ -39,7 +47,7 @@ static int status_at(int dirfd, const char *path, struct proc_status *st)
       st->sigcgt = a;
     }
   }
-  free(data);
+  if (data != small) free(data);
   return seen == 3 ? 0 : -EINVAL;
 }
 
@@ -81,7 +89,8 @@ int proc_dirfd(void)
 {
   static int fd = -1;
 
-  if (fd < 0) fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) /* openat: musl's open adds an fcntl for O_CLOEXEC */
+    fd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   return fd;
 }
 

@@ -11,6 +11,7 @@
 int vm_open(const struct vm *v, struct perfdata *pd)
 {
   struct root r = {.fd = -1};
+  struct stat sb;
   int fd, rc, procfd;
 
   if (v->root_pid < 0) return pd_open(pd, v->file, 0);
@@ -28,9 +29,9 @@ int vm_open(const struct vm *v, struct perfdata *pd)
   }
   if (!rc)
     rc = root_open_checked(&r, -1, v->file, O_RDONLY, S_IFREG,
-                           (long long)v->uid, &fd, NULL);
+                           (long long)v->uid, &fd, &sb);
   root_close(&r);
-  if (!rc) return pd_open_fd(pd, fd, v->path);
+  if (!rc) return pd_open_stat(pd, fd, v->path, &sb);
   snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
   return rc;
 }
