@@ -29,7 +29,7 @@ struct proc_view {
   int pid;
   int nspid; /* innermost pid, 0 when unknown */
   uint64_t pidns;
-  int ns_err;  /* proc_ns_ino's error, 0 when pidns is known */
+  int ns_err;  /* proc_ns_ino_at's error, 0 when pidns is known */
   int has_tmp; /* tdev, tino: its /tmp, inside its root */
   dev_t tdev;
   ino_t tino;
@@ -64,18 +64,21 @@ static void build_view(void)
     struct proc_view *p = &view[nview];
     struct proc_status st;
     struct stat sb;
+    int procfd = proc_open(pids[i]); /* read through it, once */
 
+    if (procfd < 0) continue; /* gone */
     p->pid = pids[i];
-    if (!proc_status(p->pid, &st) && st.nnspid)
+    if (!proc_status_at(procfd, &st) && st.nnspid)
       p->nspid = proc_innermost(&st, p->pid);
-    p->ns_err = proc_ns_ino(p->pid, "pid", &p->pidns);
+    p->ns_err = proc_ns_ino_at(procfd, "pid", &p->pidns);
     /* judged by what the kernel shows: a /tmp a process serves is not
      * opened (core/vm) */
-    if (!vm_tmp_of(p->pid, &sb)) {
+    if (!vm_tmp_of(procfd, p->pid, &sb)) {
       p->has_tmp = 1;
       p->tdev = sb.st_dev;
       p->tino = sb.st_ino;
     }
+    close(procfd);
     nview++;
   }
   free(pids);
@@ -111,7 +114,7 @@ static int alive_in(const struct place *pl, int pid)
   for (size_t i = 0; i < pl->npidns; i++) {
     if (pl->pidns[i] != own_pidns)
       others = 1;
-    else if (proc_alive(pid))
+    else if (proc_alive(pid)) /* a file's name: no process to open */
       return 1;
   }
   if (!others) return 0;
@@ -455,7 +458,7 @@ int clean_main(int argc, char **argv)
   if ((rc = opt_parse(opt_rows, opt_usage, 0, argc, argv, &a)) >= 0) return rc;
   if (a.argc) return usage_error("unexpected argument '%s'", a.argv[0]);
   jt_verbose = a.count[OPT_verbose];
-  if ((rc = proc_ns_ino(0, "pid", &own_pidns))) {
+  if ((rc = proc_self_ns_ino("pid", &own_pidns))) {
     errno_msg(rc, "cannot read '/proc/self/ns/pid'");
     return 1;
   }

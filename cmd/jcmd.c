@@ -66,11 +66,16 @@ static int list(void)
   if (vm_list(&vms, &n)) return 1;
   say_skipped();
   for (size_t i = 0; i < n; i++) {
-    if (vm_attachable(&vms[i]) != 1) continue;
-    vm_java_command(&vms[i], &cmd);
-    printf("%d ", vms[i].pid);
-    term_write(stdout, cmd.p, cmd.len, 0);
-    putchar('\n');
+    struct perfdata pd;
+
+    if (!vms[i].path || vm_open_budget(&vms[i], &pd)) continue;
+    if (vm_attachable(&pd) == 1) {
+      vm_java_command(&pd, &cmd);
+      printf("%d ", vms[i].pid);
+      term_write(stdout, cmd.p, cmd.len, 0);
+      putchar('\n');
+    }
+    pd_close(&pd);
   }
   buf_free(&cmd);
   vm_list_free(vms, n);
@@ -350,8 +355,7 @@ static void fan_say(const char *target, const struct vm *v, const struct fan *f,
 
 /* r to every JVM of v at once, a command a round: 0, or 1 when one
  * failed. said: the line on stderr also when every JVM answered. */
-static int fan_out(const struct vm *v, size_t n, const struct request *r,
-                   int said)
+static int fan_out(struct vm *v, size_t n, const struct request *r, int said)
 {
   struct fan *f = xmalloc(n * sizeof(*f));
   const struct jvm **js = xmalloc(n * sizeof(*js));
@@ -465,6 +469,14 @@ static int run_all(const struct request *r, int said)
   int rc = 0;
 
   if (targets(r->target, &v, &n)) return 1;
+  if (r->out && n > 1) { /* resolved once: the dump of one */
+    char err[1024];
+
+    vm_names(r->target, v, n, err, sizeof(err));
+    error_msg("%s (--out-file takes the dump of one)", err);
+    vm_list_free(v, n);
+    return 1;
+  }
   if ((n > 1 || every_jvm(r->target)) && !r->counters && !r->out) {
     rc = fan_out(v, n, r, said);
     vm_list_free(v, n);
@@ -516,14 +528,12 @@ int jcmd_link_main(int argc, char **argv)
   return rc;
 }
 
-/* --out-file takes GC.heap_dump and its options, no file of its own, and
- * one JVM. Returns -1 to go on, or the exit status after a message. */
+/* --out-file takes GC.heap_dump and its options, no file of its own (and
+ * one JVM: run_all). Returns -1 to go on, or the exit status after a
+ * message. */
 static int out_file_words(const struct request *r)
 {
   const char *w = r->text;
-  struct vm *v;
-  char err[1024];
-  size_t n;
 
   if (r->from_file || r->counters || strncmp(w, "GC.heap_dump", 12) ||
       (w[12] && w[12] != ' '))
@@ -536,13 +546,7 @@ static int out_file_words(const struct request *r)
   if (!*r->out || !strcmp(r->out, "-") || strpbrk(r->out, " \t\"'"))
     return usage_error("--out-file takes a file name without blanks or "
                        "quotes");
-  if (targets(r->target, &v, &n)) return 1;
-  if (n > 1) {
-    vm_names(r->target, v, n, err, sizeof(err));
-    error_msg("%s (--out-file takes the dump of one)", err);
-  }
-  vm_list_free(v, n);
-  return n > 1 ? 1 : -1;
+  return -1;
 }
 
 int jcmd_main(int argc, char **argv)

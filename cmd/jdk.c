@@ -86,7 +86,7 @@ void jdk_refusal(int pid, int why, const char *err)
     fprintf(stderr, "%d: %s\n", pid, err);
 }
 
-int jdk_open(struct jvm *j, const struct vm *row)
+int jdk_open(struct jvm *j, struct vm *row)
 {
   char err[256];
   int rc = jvm_open_row(j, row, err, sizeof(err));

@@ -64,7 +64,7 @@ int jdk_find(const char *target, struct vm **v, size_t *n);
 void jdk_refusal(int pid, int why, const char *err);
 /* jvm_open_row for the JDK tool links: 0, or -1 after jdk_refusal's line. */
 struct jvm;
-int jdk_open(struct jvm *j, const struct vm *row);
+int jdk_open(struct jvm *j, struct vm *row);
 /* Print a reply through term_write: its body on stdout when the status is
  * 0 (empty: the line empty, unless NULL) and return 0, else on stderr and
  * return 1. */

@@ -157,8 +157,7 @@ static int requests(enum jinfo_mode m, const char *name, struct jinfo_req *r,
  * each JVM's answers in order ("Pid:<pid>" before each of several), up to
  * its first failure, as jinfo does one JVM after another. One JVM waits
  * the links' hour for an answer, several JDK_FAN_REPLY_MS each. */
-static int ask_all(const struct vm *v, size_t n, const struct jinfo_req *r,
-                   size_t nr)
+static int ask_all(struct vm *v, size_t n, const struct jinfo_req *r, size_t nr)
 {
   struct attach_answer *ans = xzalloc(nr * n * sizeof(*ans));
   struct jvm *j = xmalloc(n * sizeof(*j));

@@ -90,7 +90,7 @@ static uint64_t until;
  * become ready. A file over a ceiling or the budget (core/vm.h) is said in
  * one line on stderr; the JVM is still listed, its information
  * unavailable. */
-static int attach(const struct vm *v, struct perfdata *pd)
+static int attach(struct vm *v, struct perfdata *pd)
 {
   char err[256];
   struct jvm j;
@@ -118,8 +118,7 @@ static int attach(const struct vm *v, struct perfdata *pd)
 
 /* A JVM's line; pod (not NULL: some JVM listed has pod names) its pod's
  * names after the pid, "-" for none. */
-static void line(const struct vm *v, const int *flags,
-                 const struct pod_names *pod)
+static void line(struct vm *v, const int *flags, const struct pod_names *pod)
 {
   struct buf out = {0}, cmd = {0}, s = {0};
   struct perfdata pd;
@@ -178,7 +177,7 @@ done:
  * args and the JVM's strings as its PerfData has them. The one rule for
  * empty values: null what its PerfData cannot say (no file, no such
  * counter), "" what it says is empty (no arguments). */
-static void json_vm(const struct vm *v, const struct pod_names *pod, int first)
+static void json_vm(struct vm *v, const struct pod_names *pod, int first)
 {
   struct perfdata pd;
   struct buf out = {0}, cmd = {0}, s = {0};

@@ -244,13 +244,13 @@ static int cmp_u64(const void *a, const void *b)
 /* A process whose maps or fds we cannot read: its euid, once. One whose
  * root we cannot open either is left out: through that root our agent
  * was never put, nor a recording taken (its /tmp is out of our reach). */
-static void unread(struct agent_in_use *u, int pid)
+static void unread(struct agent_in_use *u, int procfd, int pid)
 {
   struct proc_status st;
-  uid_t uid = proc_status(pid, &st) ? 0 : st.euid; /* unknown: root's */
+  uid_t uid = proc_status_at(procfd, &st) ? 0 : st.euid; /* unknown: root's */
   struct root r;
 
-  if (root_open(pid, &r)) return;
+  if (root_open_at(procfd, pid, &r)) return;
   root_close(&r);
 
   for (size_t i = 0; i < u->nunread; i++)
@@ -259,12 +259,12 @@ static void unread(struct agent_in_use *u, int pid)
   u->unread[u->nunread++] = uid;
 }
 
-/* Add the inode of open file fd (a name in /proc/<pid>/fd, dfd) when its
- * path names one of our files. Nothing is opened or stat'ed through the
- * link (a file on a hung FUSE mount would block us): the link's text, then
- * the inode in /proc/<pid>/fdinfo/<fd> (Linux 5.14+). Returns 0, or -1
- * when it cannot tell (an fdinfo without "ino:"). */
-static int fd_ino(int pid, int dfd, const char *fd, struct inodes *s)
+/* Add the inode of open file fd (a name in the fd folder dfd of procfd's
+ * process) when its path names one of our files. Nothing is opened or
+ * stat'ed through the link (a file on a hung FUSE mount would block us):
+ * the link's text, then the inode in its fdinfo/<fd> (Linux 5.14+).
+ * Returns 0, or -1 when it cannot tell (an fdinfo without "ino:"). */
+static int fd_ino(int procfd, int dfd, const char *fd, struct inodes *s)
 {
   char link[PATH_MAX], path[64], text[1024], *ino;
   const char *base;
@@ -276,9 +276,8 @@ static int fd_ino(int pid, int dfd, const char *fd, struct inodes *s)
   link[n] = 0;
   base = strrchr(link, '/') + 1;
   if (agent_file_kind(base) == AGENT_FILE_NONE) return 0; /* or deleted */
-  snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
-  if (proc_read_small(AT_FDCWD, path, text, sizeof(text), &len) || !len)
-    return 0;
+  snprintf(path, sizeof(path), "fdinfo/%s", fd);
+  if (proc_read_small(procfd, path, text, sizeof(text), &len) || !len) return 0;
   if (!(ino = strstr(text, "\nino:")) || sscanf(ino + 5, "%" SCNu64, &v) != 1)
     return -1;
   add_ino(s, v);
@@ -294,27 +293,30 @@ int agent_in_use_read(struct agent_in_use *u)
   memset(u, 0, sizeof(*u));
   if ((err = proc_pids(&pids, &np))) return err;
   for (size_t i = 0; i < np; i++) {
-    char path[64];
     struct dirent *e;
     DIR *d;
-    int fd;
+    int fd, procfd = proc_open(pids[i]); /* each process read through it */
 
-    snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-      if (errno != ENOENT) unread(u, pids[i]);
+    if (procfd < 0) continue; /* gone */
+    if ((fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC)) < 0) {
+      if (errno != ENOENT && errno != ESRCH) unread(u, procfd, pids[i]);
+      close(procfd);
       continue;
     }
     proc_maps_fd(fd, ino_line, &s);
     close(fd);
-    snprintf(path, sizeof(path), "/proc/%d/fd", pids[i]);
-    if (!(d = opendir(path))) {
-      if (errno != ENOENT) unread(u, pids[i]);
+    fd = openat(procfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || !(d = fdopendir(fd))) {
+      if (errno != ENOENT && errno != ESRCH) unread(u, procfd, pids[i]);
+      if (fd >= 0) close(fd);
+      close(procfd);
       continue;
     }
     while ((e = readdir(d)))
-      if (e->d_name[0] != '.' && fd_ino(pids[i], dirfd(d), e->d_name, &s))
-        unread(u, pids[i]);
+      if (e->d_name[0] != '.' && fd_ino(procfd, dirfd(d), e->d_name, &s))
+        unread(u, procfd, pids[i]);
     closedir(d);
+    close(procfd);
   }
   free(pids);
   if (s.n) qsort(s.v, s.n, sizeof(*s.v), cmp_u64);

@@ -299,6 +299,10 @@ static int find(struct attach_xchg *x, uint64_t now)
                       "a HotSpot JVM, or still starting",
                       t->pid);
     if (x->tmpfd < 0 && root_tmp(&t->root, &x->tmpfd, &sb)) x->tmpfd = -1;
+    /* its cwd, opened only when a trigger is needed (a JVM listening
+     * already needs none) */
+    if (x->cwdfd < 0)
+      x->cwdfd = openat(t->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if ((rc = trigger(t, x->cwdfd, x->tmpfd, &x->tr)))
       return done_err(x, ATTACH_PERM,
                       "cannot create the trigger file of pid "
@@ -406,7 +410,6 @@ int attach_begin(struct attach_xchg *x, const struct jvm *t, const char *cmd,
   if (t->root.fd < 0)
     return x->rc = fail(x->err, sizeof(x->err), ATTACH_PERM,
                         "cannot open the root of pid %d", t->pid);
-  x->cwdfd = openat(t->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
   buf_add(&x->req, "1", 2);
   buf_add(&x->req, cmd, strlen(cmd) + 1);
   for (int i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@
 #include "core/jvmtool.h"
 #include "core/jvm.h"
 #include "core/perfdata.h"
+#include "core/pod.h"
 #include <poll.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -49,63 +50,93 @@ static int fail(struct jvm *j, int rc, char *err, size_t n, const char *fmt,
   return rc;
 }
 
-/* What j's PerfData says of it: its Java version and whether it takes
+/* What j's PerfData pd says of it: its Java version and whether it takes
  * attach requests (sun.rt.jvmCapabilities' first character, as the JDK's
- * attach client reads it). */
+ * attach client reads it). pd is kept for the command (jvm_perfdata). */
+static void take_counters(struct jvm *j, struct perfdata *pd)
+{
+  j->jdk = vm_java_feature(pd);
+  j->off = vm_attachable(pd) < 0 ? -1 : !vm_attachable(pd);
+  j->pd = pd;
+}
+
+/* read_counters for a file j names: its PerfData opened afresh. */
 static void read_counters(struct jvm *j)
 {
   struct perfdata *pd = xmalloc(sizeof(*pd));
-  const struct pd_counter *c;
-  const char *s;
 
   if (jvm_perfdata(j, pd)) {
     free(pd);
     return;
   }
-  j->jdk = vm_java_feature(pd);
-  if ((c = pd_find(pd, "sun.rt.jvmCapabilities")) && c->type == 'B' &&
-      pd_string(pd, c, &s))
-    j->off = s[0] != '1';
-  j->pd = pd; /* kept for the command (jvm_perfdata) */
+  take_counters(j, pd);
 }
 
-/* The file p names, /tmp/hsperfdata_<user>/<name> in r, as the JVM's own
- * tools take it (docs/jvmstat.md §2.3-2.4): in a folder the JVM would
- * trust (a real directory, not writable by group or others, ours unless
- * we are root), a regular file with bytes in it, never through a link. 1
- * and *fd (O_PATH) and *sb when it is. */
+/* The folder /tmp/hsperfdata_<user> of p in r, as the JVM's own tools take
+ * it (docs/jvmstat.md §2.3-2.4): a real directory, not writable by group
+ * or others, ours unless we are root, never through a link; and in it the
+ * file named p->name: a regular file with bytes in it, not a link (its
+ * stat in *sb, nothing opened). 1 and *dfd (O_PATH) when it is. */
 static int secure_file(const struct root *r, const struct proc_perf_map *p,
-                       int *fd, struct stat *sb)
+                       int *dfd, struct stat *sb)
 {
   char *dir = xasprintf("/tmp/hsperfdata_%s", p->user), name[16];
   struct stat dsb;
-  int dfd, ok = 0;
+  int ok = 0;
 
-  *fd = -1;
-  if (!root_openat(r, -1, dir, O_PATH | O_DIRECTORY, 0, &dfd)) {
+  if (!root_openat(r, -1, dir, O_PATH | O_DIRECTORY, 0, dfd)) {
     snprintf(name, sizeof(name), "%d", p->name);
-    ok = !fstat(dfd, &dsb) && S_ISDIR(dsb.st_mode) &&
+    ok = !fstat(*dfd, &dsb) && S_ISDIR(dsb.st_mode) &&
          !(dsb.st_mode & (S_IWGRP | S_IWOTH)) &&
          (!geteuid() || dsb.st_uid == geteuid()) &&
-         !root_openat(NULL, dfd, name, O_PATH, 0, fd) && !fstat(*fd, sb) &&
+         !fstatat(*dfd, name, sb, AT_SYMLINK_NOFOLLOW) &&
          S_ISREG(sb->st_mode) && sb->st_size > 0;
-    close(dfd);
+    if (!ok) close(*dfd);
   }
   free(dir);
   return ok;
 }
 
+/* Open the file sb describes, p->name in dfd, for j: checked as any
+ * PerfData file (a regular file of its owner, one link), the very inode
+ * seen. The PerfData read, into j->pd. */
+static void open_counters(struct jvm *j, int dfd, const struct proc_perf_map *p,
+                          const struct stat *sb)
+{
+  struct perfdata *pd;
+  struct stat now;
+  char name[16];
+  int fd;
+
+  snprintf(name, sizeof(name), "%d", p->name);
+  if (root_open_checked(NULL, dfd, name, O_RDONLY, S_IFREG,
+                        (long long)sb->st_uid, &fd, &now))
+    return;
+  if (now.st_dev != sb->st_dev || now.st_ino != sb->st_ino) {
+    close(fd);
+    return;
+  }
+  pd = xmalloc(sizeof(*pd));
+  if (pd_open_stat(pd, fd, j->vm.path, &now)) {
+    free(pd);
+    return;
+  }
+  take_counters(j, pd);
+}
+
 /* j's PerfData file: the one its process maps shared under the name of
  * its own pid (innermost, else host), /tmp/hsperfdata_<user>/<pid> in its
- * root, kept when that file is the very one mapped (device and inode). */
-static void find_perfdata(struct jvm *j, const struct vm *row)
+ * root, kept when that file is the very one mapped (device and inode).
+ * Read once: row's PerfData when the row read this very file (vm_find),
+ * else opened through the folder just checked. */
+static void find_perfdata(struct jvm *j, struct vm *row)
 {
   const struct proc_jvm_maps *m = &j->seen.maps;
   const struct proc_perf_map *p = NULL;
   struct root ours, *r = &j->root;
-  struct stat sb;
+  struct stat sb, rsb;
   char *file;
-  int fd;
+  int dfd;
 
   j->vm.pid = j->pid;
   j->vm.nspid = j->nspid;
@@ -115,21 +146,20 @@ static void find_perfdata(struct jvm *j, const struct vm *row)
     if (m->perf[i].name == j->pid) p = &m->perf[i];
   if (!p || j->seen.foreign || j->seen.hostile[0]) return;
   file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
-  if (!j->other_ns) {
+  if (!j->other_ns && !(j->root.fd >= 0 && j->root.same && j->seen.mntns &&
+                        j->seen.mntns == vm_self_mntns())) {
     if (root_open(0, &ours)) {
       free(file);
       return;
     }
     r = &ours;
   }
-  if (!secure_file(r, p, &fd, &sb) ||
+  if (!secure_file(r, p, &dfd, &sb) ||
       !proc_jvm_maps_file(m, sb.st_dev, sb.st_ino, file)) {
-    if (fd >= 0) close(fd);
     if (r == &ours) root_close(&ours);
     free(file);
     return;
   }
-  close(fd);
   if (r == &ours) root_close(&ours);
   j->vm.nspid = p->name;
   j->vm.user = xstrdup(p->user);
@@ -140,15 +170,21 @@ static void find_perfdata(struct jvm *j, const struct vm *row)
   j->vm.uid = sb.st_uid;
   j->vm.alive = 1;
   j->vm.other_ns = j->other_ns;
-  /* the walk's answer for this very file: /proc/locks, a list of every
-   * lock on the machine, read once per JVM per command */
-  j->vm.locked = row && row->ino == (uint64_t)sb.st_ino && row->locked >= 0
-                     ? row->locked
-                     : vm_flock_held(sb.st_dev, sb.st_ino);
-  read_counters(j);
+  /* the walk's answer for this very file; else not read: /proc/locks, a
+   * list of every lock on the machine (5-24 ms a read on a busy one), is
+   * the listing's to read (ps --json) */
+  j->vm.locked = row && row->ino == (uint64_t)sb.st_ino ? row->locked : -1;
+  if (row && row->pd && row->pd->fd >= 0 && !fstat(row->pd->fd, &rsb) &&
+      rsb.st_dev == sb.st_dev && rsb.st_ino == sb.st_ino) {
+    take_counters(j, row->pd); /* vm_find's read of this very file */
+    row->pd = NULL;
+  } else {
+    open_counters(j, dfd, p, &sb);
+  }
+  close(dfd);
 }
 
-static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
+static int open_pid(struct jvm *j, int pid, struct vm *row, char *err,
                     size_t n);
 
 /* What the walk saw of row's process (vm_list's facts) as vm_see's
@@ -184,25 +220,46 @@ static int seen_of_row(struct jvm *j, const struct vm *row)
   return 1;
 }
 
+/* j's /tmp as it sees it (j->tmpfd, j->root, j->other_ns); ours when its
+ * root cannot be opened (or it is a container's files in a host process:
+ * those are not opened). 0 or -errno (our own /tmp cannot be opened). */
+static int open_tmp(struct jvm *j, int pid)
+{
+  struct root ours;
+  struct stat tsb, osb;
+  int ourtmp = -1, rc;
+
+  root_close(&j->root);
+  if (j->tmpfd >= 0) close(j->tmpfd);
+  j->tmpfd = -1;
+  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourtmp, &osb))) {
+    root_close(&ours);
+    return rc;
+  }
+  root_close(&ours);
+  if (!j->seen.foreign && !root_open_at(j->procfd, pid, &j->root) &&
+      !root_tmp(&j->root, &j->tmpfd, &tsb)) {
+    j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
+    close(ourtmp);
+  } else {
+    j->tmpfd = ourtmp;
+  }
+  return 0;
+}
+
 int jvm_open_pid(struct jvm *j, int pid, char *err, size_t n)
 {
   return open_pid(j, pid, NULL, err, n);
 }
 
-static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
-                    size_t n)
+static int open_pid(struct jvm *j, int pid, struct vm *row, char *err, size_t n)
 {
-  struct root ours;
-  struct stat tsb, osb;
-  char path[32];
-  int ourtmp = -1, rc;
+  struct stat tsb;
+  int rc;
 
   jvm_init(j);
   j->pid = pid;
-  snprintf(path, sizeof(path), "/proc/%d", pid);
-  if (pid <= 0 ||
-      (j->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-      proc_status_at(j->procfd, &j->st))
+  if ((j->procfd = proc_open(pid)) < 0 || proc_status_at(j->procfd, &j->st))
     return fail(j, -ESRCH, err, n, "no process %d", pid);
   if ((rc = proc_foreign_user(pid, &j->st, err, n))) {
     jvm_close(j);
@@ -224,19 +281,13 @@ static int open_pid(struct jvm *j, int pid, const struct vm *row, char *err,
   if (j->seen.hostile[0])
     return fail(j, -EREMOTE, err, n, "pid %d: %s: not looked at", pid,
                 j->seen.hostile);
-  if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &ourtmp, &osb))) {
-    root_close(&ours);
-    return fail(j, rc, err, n, "cannot open /tmp: %s", strerror(-rc));
-  }
-  root_close(&ours);
-  /* its /tmp as it sees it; ours when its root cannot be opened (or it is
-   * a container's files in a host process: those are not opened) */
-  if (!j->seen.foreign && !root_open(pid, &j->root) &&
+  /* our mount namespace and our "/": its /tmp is ours, opened once */
+  if (!j->seen.foreign && j->seen.mntns && j->seen.mntns == vm_self_mntns() &&
+      !root_open_at(j->procfd, pid, &j->root) && j->root.same &&
       !root_tmp(&j->root, &j->tmpfd, &tsb)) {
-    j->other_ns = tsb.st_dev != osb.st_dev || tsb.st_ino != osb.st_ino;
-    close(ourtmp);
-  } else {
-    j->tmpfd = ourtmp;
+    j->other_ns = 0;
+  } else if ((rc = open_tmp(j, pid))) {
+    return fail(j, rc, err, n, "cannot open /tmp: %s", strerror(-rc));
   }
   find_perfdata(j, j->seen.row ? row : NULL);
   /* an emulated JVM is one only with the PerfData file it maps */
@@ -264,7 +315,7 @@ static int open_file(struct jvm *j, char *path, char *err, size_t n)
   return 0;
 }
 
-int jvm_open_row(struct jvm *j, const struct vm *row, char *err, size_t n)
+int jvm_open_row(struct jvm *j, struct vm *row, char *err, size_t n)
 {
   if (row->pid) return open_pid(j, row->pid, row, err, n);
   return open_file(j, xstrdup(row->path), err, n);
@@ -302,6 +353,14 @@ int jvm_open(struct jvm *j, const char *target, int flags, char *err, size_t n)
   if (*target && !target[strspn(target, "0")]) {
     snprintf(err, n, "no JVM matches '%s'", target);
     return -ESRCH;
+  }
+  if (vm_pod_target(target)) { /* its row: opened without a second lookup */
+    struct vm row;
+
+    if ((rc = pod_find(target, &row, err, n))) return rc;
+    rc = jvm_open_row(j, &row, err, n);
+    vm_free(&row);
+    return rc;
   }
   rc = vm_parse_target(target, flags & JVM_JSTAT ? VM_TARGET_JSTAT : 0, &pid,
                        &path, err, n);
@@ -386,6 +445,7 @@ int jvm_maps(const struct jvm *j, int (*cb)(void *, const struct proc_map *),
 int jvm_perfdata(struct jvm *j, struct perfdata *pd)
 {
   struct root ours;
+  struct stat sb;
   int fd, rc;
 
   if (j->pd) { /* the open's, handed over */
@@ -406,13 +466,13 @@ int jvm_perfdata(struct jvm *j, struct perfdata *pd)
   if (!j->pid) return pd_open(pd, j->vm.file, 0);
   if (j->other_ns) {
     rc = root_open_checked(&j->root, -1, j->vm.file, O_RDONLY, S_IFREG,
-                           (long long)j->vm.uid, &fd, NULL);
+                           (long long)j->vm.uid, &fd, &sb);
   } else if (!(rc = root_open(0, &ours))) { /* our own /tmp */
     rc = root_open_checked(&ours, -1, j->vm.file, O_RDONLY, S_IFREG,
-                           (long long)j->vm.uid, &fd, NULL);
+                           (long long)j->vm.uid, &fd, &sb);
     root_close(&ours);
   }
-  if (!rc) return pd_open_fd(pd, fd, j->vm.path);
+  if (!rc) return pd_open_stat(pd, fd, j->vm.path, &sb);
   snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
   return rc;
 }
@@ -446,7 +506,7 @@ static uint64_t own_ns(const char *kind)
 {
   uint64_t ino;
 
-  return proc_ns_ino(0, kind, &ino) ? 0 : ino;
+  return proc_self_ns_ino(kind, &ino) ? 0 : ino;
 }
 
 void jvm_owner(const struct jvm *j, struct jvm_owner *o)

@@ -70,8 +70,10 @@ int jvm_open(struct jvm *j, const char *target, int flags, char *err,
              size_t errlen);
 
 /* Open the JVM of a listing row (vm_list, vm_find): its process when
- * row->pid, its PerfData file when row->path. Same returns. */
-int jvm_open_row(struct jvm *j, const struct vm *row, char *err, size_t errlen);
+ * row->pid, its PerfData file when row->path. The row's PerfData, when
+ * vm_find read it and it is the file verified, is taken (row->pd NULL
+ * then): not read again. Same returns. */
+int jvm_open_row(struct jvm *j, struct vm *row, char *err, size_t errlen);
 
 /* Open host pid pid (a number the user typed, or a listing's). */
 int jvm_open_pid(struct jvm *j, int pid, char *err, size_t errlen);

@@ -374,14 +374,25 @@ int pd_open_fd(struct perfdata *pd, int fd, const char *name)
   struct stat sb;
   int rc;
 
-  memset(pd, 0, sizeof(*pd));
-  pd->fd = -1;
   /* A FIFO or a device never holds PerfData: refused before any read. */
   if (fstat(fd, &sb)) {
     rc = -errno;
+    memset(pd, 0, sizeof(*pd));
+    pd->fd = -1;
     close(fd);
     return fail(pd, rc, "%s", strerror(-rc));
   }
+  return pd_open_stat(pd, fd, name, &sb);
+}
+
+int pd_open_stat(struct perfdata *pd, int fd, const char *name,
+                 const struct stat *st)
+{
+  struct stat sb = *st;
+  int rc;
+
+  memset(pd, 0, sizeof(*pd));
+  pd->fd = -1;
   if (!S_ISREG(sb.st_mode)) {
     close(fd);
     return fail(pd, -EINVAL, "not a regular file");

@@ -90,6 +90,11 @@ int pd_open(struct perfdata *pd, const char *path, int flags);
  * anything but a regular file is refused (-EINVAL) before the first read.
  * name is for messages. */
 int pd_open_fd(struct perfdata *pd, int fd, const char *name);
+/* The same with fd's fstat already taken (st, as the caller's check of
+ * the file had it): no second fstat. */
+struct stat;
+int pd_open_stat(struct perfdata *pd, int fd, const char *name,
+                 const struct stat *st);
 
 /* Parse size bytes of data (copied) as a PerfData file named name, with no
  * file behind it (pd_refresh then fails). Same returns as pd_open. */

@@ -460,16 +460,16 @@ int pod_is_target(const char *s)
 /* At most this many candidates are named in one line. */
 enum { POD_NAMES_SHOWN = 16 };
 
-int pod_find(const char *s, int *pid, char *err, size_t errlen)
+int pod_find(const char *s, struct vm *row, char *err, size_t errlen)
 {
   struct pod_names want, got, *names;
   struct vm *v;
   struct buf b = {0};
   size_t n, k = 0, shown;
-  int rc, *hit;
+  int rc, *hit, one = -1;
   char text[POD_NS_MAX + POD_NAME_MAX + POD_CTR_MAX + 3];
 
-  *pid = 0;
+  vm_init(row);
   if (!split(s, &want)) {
     snprintf(err, errlen, "not a pod name: %s", s);
     return -EINVAL;
@@ -486,11 +486,15 @@ int pod_find(const char *s, int *pid, char *err, size_t errlen)
         (!*want.container || !strcmp(got.container, want.container))) {
       names[k] = got;
       hit[k++] = v[i].pid;
+      one = (int)i;
     }
+  }
+  if (k == 1) { /* the row itself, with what the walk saw of it */
+    *row = v[one];
+    memset(&v[one], 0, sizeof(v[one]));
   }
   vm_list_free(v, n);
   if (k == 1) {
-    *pid = hit[0];
     free(hit);
     free(names);
     return 0;

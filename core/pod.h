@@ -76,10 +76,13 @@ void pod_text(const struct pod_names *names, char *b, size_t n);
  * part a Kubernetes name as above. */
 int pod_is_target(const char *s);
 
-/* The one live JVM the pod target s names (pod_is_target): 0 and *pid,
+/* The one live JVM the pod target s names (pod_is_target): 0 and its
+ * listing row in *row (vm_free it; jvm_open_row opens it without a
+ * second lookup),
  * -ESRCH with "no JVM in pod 's'" in err, or -E2BIG when it names several
  * (err lists them: "'s' names 2 JVMs: 12 (ns/pod/a), 34 (ns/pod/b): give
  * one pid"), or -errno when JVMs cannot be listed. */
-int pod_find(const char *s, int *pid, char *err, size_t errlen);
+struct vm;
+int pod_find(const char *s, struct vm *row, char *err, size_t errlen);
 
 #endif

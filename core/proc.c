@@ -3,30 +3,23 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
-/* Where a pid's /proc files are: dirfd and the prefix of a path at it
- * ("<pid>/" at /proc opened once, else "/proc/<pid>/"). The *_at
- * functions read a process's folder the caller holds open ("" at procfd). */
-static int pid_dir(int pid, char pre[32])
-{
-  int fd = proc_dirfd();
-
-  if (fd < 0) {
-    snprintf(pre, 32, "/proc/%d/", pid);
-    return AT_FDCWD;
-  }
-  snprintf(pre, 32, "%d/", pid);
-  return fd;
-}
-
 /* /proc/<pid>/status read as dirfd and path lead to it. */
 static int status_at(int dirfd, const char *path, struct proc_status *st)
 {
-  char *data, *line, *next;
+  char small[8192], *data, *line, *next;
   size_t len;
   int rc, seen = 0;
 
   memset(st, 0, sizeof(*st));
-  if ((rc = read_file(dirfd, path, 0, 1 << 20, &data, &len))) return rc;
+  /* one read into a buffer of the stack (a status is ~1.5 KB); a longer
+   * one (thousands of supplementary groups) is read whole */
+  if ((rc = proc_read_small(dirfd, path, small, sizeof(small), &len)))
+    return rc;
+  if (len < sizeof(small) - 1) {
+    data = small;
+  } else if ((rc = read_file(dirfd, path, 0, 1 << 20, &data, &len))) {
+    return rc;
+  }
   for (line = data; line && *line; line = next) {
     unsigned long long a, b;
     char *p;
@@ -54,13 +47,8 @@ static int status_at(int dirfd, const char *path, struct proc_status *st)
       st->sigcgt = a;
     }
   }
-  free(data);
+  if (data != small) free(data);
   return seen == 3 ? 0 : -EINVAL;
-}
-
-int proc_status(int pid, struct proc_status *st)
-{
-  return proc_task_status(pid, 0, st);
 }
 
 static int task_status(int dirfd, const char *pre, int tid,
@@ -73,14 +61,6 @@ static int task_status(int dirfd, const char *pre, int tid,
   else
     snprintf(path, sizeof(path), "%sstatus", pre);
   return status_at(dirfd, path, st);
-}
-
-int proc_task_status(int pid, int tid, struct proc_status *st)
-{
-  char pre[32];
-  int fd = pid_dir(pid, pre);
-
-  return task_status(fd, pre, tid, st);
 }
 
 int proc_task_status_at(int procfd, int tid, struct proc_status *st)
@@ -98,14 +78,6 @@ int proc_innermost(const struct proc_status *st, int pid)
   return st->nnspid ? st->nspid[st->nnspid - 1] : pid;
 }
 
-int proc_nspid(int pid)
-{
-  struct proc_status st;
-  int rc = proc_status(pid, &st);
-
-  return rc ? rc : proc_innermost(&st, pid);
-}
-
 static int by_value(const void *a, const void *b)
 {
   int x = *(const int *)a, y = *(const int *)b;
@@ -117,7 +89,8 @@ int proc_dirfd(void)
 {
   static int fd = -1;
 
-  if (fd < 0) fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) /* openat: musl's open adds an fcntl for O_CLOEXEC */
+    fd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   return fd;
 }
 
@@ -151,15 +124,40 @@ int proc_pids(int **pids, size_t *n)
   return 0;
 }
 
-int proc_ns_ino(int pid, const char *kind, uint64_t *ino)
+int proc_open(int pid)
 {
-  char path[64];
+  char path[32];
+  int fd;
+
+  if (pid <= 0) return -ESRCH;
+  if (proc_dirfd() < 0) {
+    snprintf(path, sizeof(path), "/proc/%d", pid);
+    fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  } else {
+    snprintf(path, sizeof(path), "%d", pid);
+    fd = openat(proc_dirfd(), path,
+                O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  }
+  return fd < 0 ? -errno : fd;
+}
+
+int proc_ns_ino_at(int procfd, const char *kind, uint64_t *ino)
+{
+  char path[32];
   struct stat sb;
 
-  if (pid)
-    snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
-  else
-    snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+  snprintf(path, sizeof(path), "ns/%s", kind);
+  if (fstatat(procfd, path, &sb, 0)) return -errno;
+  *ino = sb.st_ino;
+  return 0;
+}
+
+int proc_self_ns_ino(const char *kind, uint64_t *ino)
+{
+  char path[32];
+  struct stat sb;
+
+  snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
   if (stat(path, &sb)) return -errno;
   *ino = sb.st_ino;
   return 0;
@@ -248,14 +246,6 @@ static int stat_of(int dirfd, const char *pre, int tid, struct proc_stat *st)
     snprintf(path, sizeof(path), "%sstat", pre);
   if ((rc = proc_read_small(dirfd, path, buf, sizeof(buf), &len))) return rc;
   return proc_stat_parse(buf, len, st);
-}
-
-int proc_stat(int pid, int tid, struct proc_stat *st)
-{
-  char pre[32];
-  int fd = pid_dir(pid, pre);
-
-  return stat_of(fd, pre, tid, st);
 }
 
 int proc_stat_at(int procfd, int tid, struct proc_stat *st)
@@ -641,14 +631,6 @@ const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
       return p;
   }
   return NULL;
-}
-
-int proc_container(int pid, char id[65], char pod[37])
-{
-  char pre[32];
-  int fd = pid_dir(pid, pre);
-
-  return container_of(fd, pre, id, pod);
 }
 
 int proc_container_at(int procfd, char id[65], char pod[37])

@@ -23,25 +23,25 @@ struct proc_status {
   char name[64];   /* Name: (the comm, truncated) */
 };
 
-/* Each function that reads a process's files comes in two forms: by host
- * pid, for the node walk and the opener (core/vm, core/jvm) that find
- * processes, and *_at(procfd, ...), reading the /proc/<pid> folder an
- * opened JVM holds (core/jvm's procfd): a process once opened is never
- * looked up by its pid again, and a pid reused since is never read.
+/* Every function that reads a process's files reads it through its
+ * /proc/<pid> folder, opened once (proc_open): by the node walk and the
+ * opener (core/vm_list, core/jvm) that find processes, and after them
+ * through the folder an opened JVM holds (core/jvm's procfd). A process
+ * once opened is never looked up by its pid again, and a pid reused since
+ * is never read.
  *
- * Read /proc/<pid>/status. Returns 0, or -errno (-ENOENT: no such process,
- * -EINVAL: unparsable). */
-int proc_status(int pid, struct proc_status *st);
-/* The same for one thread: /proc/<pid>/task/<tid>/status (tid 0: the
- * process). Its NSpid is the thread's tid in each pid namespace, so
- * proc_innermost of it is the tid the JVM itself prints (a dump's nid). */
-int proc_task_status(int pid, int tid, struct proc_status *st);
-int proc_task_status_at(int procfd, int tid, struct proc_status *st);
+ * The /proc/<pid> folder of host pid pid (O_PATH): the one way from a pid
+ * to a process. Returns the fd (the caller closes it), or -errno
+ * (-ENOENT: no such process). */
+int proc_open(int pid);
 
-/* The pid of <pid> inside its innermost pid namespace (the last NSpid field),
- * or pid itself where the kernel has no NSpid line. Returns -errno when
- * /proc/<pid>/status cannot be read. */
-int proc_nspid(int pid);
+/* The status of the process whose /proc/<pid> folder procfd is. Returns
+ * 0, or -errno (-ENOENT: gone, -EINVAL: unparsable). */
+int proc_status_at(int procfd, struct proc_status *st);
+/* The same for one thread: task/<tid>/status (tid 0: the process). Its
+ * NSpid is the thread's tid in each pid namespace, so proc_innermost of
+ * it is the tid the JVM itself prints (a dump's nid). */
+int proc_task_status_at(int procfd, int tid, struct proc_status *st);
 
 /* The innermost pid of a status read for pid (the last NSpid field), or
  * pid where the kernel has no NSpid line. The one place that knows. */
@@ -55,9 +55,11 @@ int proc_dirfd(void);
  * (caller frees) and *n; returns 0 or -errno when /proc cannot be read. */
 int proc_pids(int **pids, size_t *n);
 
-/* The inode of /proc/<pid>/ns/<kind> ("pid", "mnt"); pid 0 means self.
+/* The inode of ns/<kind> ("pid", "mnt", "user") in procfd's process.
  * Returns 0 and sets *ino, or -errno. */
-int proc_ns_ino(int pid, const char *kind, uint64_t *ino);
+int proc_ns_ino_at(int procfd, const char *kind, uint64_t *ino);
+/* The same of our own process. */
+int proc_self_ns_ino(const char *kind, uint64_t *ino);
 
 /* When we are not root and pid (whose status st is) runs as another
  * user: "pid N belongs to uid U: run as that user or root" in err, and
@@ -67,7 +69,9 @@ int proc_foreign_user(int pid, const struct proc_status *st, char *err,
                       size_t errlen);
 
 /* 1 if a process with this pid exists in our pid namespace (kill(pid, 0)
- * succeeds or says EPERM), 0 if not (ESRCH). */
+ * succeeds or says EPERM), 0 if not (ESRCH). A question about a number
+ * (a PerfData file's name), not about a process: nothing of a process is
+ * read, and nothing is aimed at it. */
 int proc_alive(int pid);
 
 /* One line of /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat. */
@@ -87,10 +91,9 @@ struct proc_stat {
  * spaces or ')' cannot shift the fields. Returns 0 or -EINVAL. */
 int proc_stat_parse(const char *s, size_t n, struct proc_stat *st);
 
-/* Read /proc/<pid>/stat (tid 0) or /proc/<pid>/task/<tid>/stat, at most
- * PROC_STAT_MAX bytes. Returns 0, -ENOENT when it is gone, or -errno. */
+/* Read procfd's stat (tid 0) or task/<tid>/stat, at most PROC_STAT_MAX
+ * bytes. Returns 0, -ENOENT when it is gone, or -errno. */
 enum { PROC_STAT_MAX = 4096 };
-int proc_stat(int pid, int tid, struct proc_stat *st);
 int proc_stat_at(int procfd, int tid, struct proc_stat *st);
 
 /* How many file descriptors the process has open: the entries of its fd folder,
@@ -188,12 +191,11 @@ long proc_page(void);
  * *secs, or -errno. */
 int proc_uptime(double *secs);
 
-/* The container id of pid: the first 64-hex-digit name in its
- * /proc/<pid>/cgroup (docker, containerd, cri-o name them so), into id (65
+/* The container id of procfd's process: the first 64-hex-digit name in
+ * its cgroup (docker, containerd, cri-o name them so), into id (65
  * bytes, "" for none); and the pod uid ("pod" and 36 of [0-9a-f-_], '_'
  * read as '-') into pod (37 bytes, "" for none; may be NULL). Returns 0
  * or -errno when the file cannot be read. */
-int proc_container(int pid, char id[65], char pod[37]);
 int proc_container_at(int procfd, char id[65], char pod[37]);
 
 /* One line of /proc/<pid>/maps: "start-end perms offset MAJ:MIN inode
@@ -269,8 +271,5 @@ int proc_read_small(int dirfd, const char *path, char *buf, size_t max,
  * of a process whose libjvm.so mapping is not executable
  * (docs/security.md §10). */
 int proc_exe_emulator(int procfd);
-
-/* proc_status of the process whose /proc/<pid> folder procfd is. */
-int proc_status_at(int procfd, struct proc_status *st);
 
 #endif

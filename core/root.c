@@ -27,39 +27,34 @@ enum { RESOLVE_NO_MAGICLINKS_ = 0x02, RESOLVE_IN_ROOT_ = 0x10 };
 enum { MAX_LINKS = 40, MAX_DEPTH = 256 };
 
 static enum root_method method = ROOT_AUTO;
+static int tried; /* openat2 answered once: method is what the kernel has */
 
 enum root_method root_method(enum root_method force)
 {
-  if (force != ROOT_AUTO) method = force;
+  if (force != ROOT_AUTO) {
+    method = force;
+    tried = 1;
+  }
   if (method == ROOT_AUTO) {
     const char *e = getenv("JVMTOOL_NO_OPENAT2");
-    struct open_how_ how = {O_PATH | O_CLOEXEC, 0, 0};
-    long fd;
 
-    if (e && *e && strcmp(e, "0")) {
-      method = ROOT_WALK;
-    } else {
-      /* Missing (ENOSYS) or filtered by a seccomp profile (EPERM). */
-      fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
-      method = fd < 0 && (errno == ENOSYS || errno == EPERM) ? ROOT_WALK
-                                                             : ROOT_OPENAT2;
-      if (fd >= 0) close((int)fd);
-    }
+    /* openat2 until its first call says the kernel has none (by_openat2):
+     * no call spent asking */
+    method = e && *e && strcmp(e, "0") ? ROOT_WALK : ROOT_OPENAT2;
+    tried = method == ROOT_WALK;
   }
   return method;
 }
 
-/* The first lines of /proc/<pid>/<file> (uid_map, gid_map) into map;
- * returns how many (0: none read: no id is theirs). */
-static int read_idmap(int pid, const char *file, struct root_idmap *map)
+/* The first lines of <file> (uid_map, gid_map) in procfd's process into
+ * map; returns how many (0: none read: no id is theirs). */
+static int read_idmap(int procfd, const char *file, struct root_idmap *map)
 {
-  char path[64], text[512];
+  char text[512];
   size_t len;
   int n = 0;
 
-  snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-  if (proc_read_small(AT_FDCWD, path, text, sizeof(text), &len) || !len)
-    return 0;
+  if (proc_read_small(procfd, file, text, sizeof(text), &len) || !len) return 0;
   for (char *line = text, *next; *line && n < ROOT_IDMAP_MAX; line = next) {
     unsigned long long in, out, count;
 
@@ -80,34 +75,65 @@ static int read_idmap(int pid, const char *file, struct root_idmap *map)
 
 int root_open(int pid, struct root *r)
 {
-  char path[64];
-  uint64_t ours, theirs;
-  int rc;
+  int procfd, rc;
 
-  if (pid)
-    snprintf(path, sizeof(path), "/proc/%d/root", pid);
-  else
-    snprintf(path, sizeof(path), "/");
-  rc = root_open_dir(path, r);
+  if (!pid) return root_open_dir("/", r);
+  if ((procfd = proc_open(pid)) < 0) {
+    memset(r, 0, sizeof(*r));
+    r->fd = -1;
+    return procfd;
+  }
+  rc = root_open_at(procfd, pid, r);
+  close(procfd);
+  return rc;
+}
+
+/* Our own "/" (dev, ino), stat'ed once per run: 1 when sb is it. */
+static int our_root(const struct stat *sb)
+{
+  static struct stat ours;
+  static int known;
+
+  if (!known) known = !stat("/", &ours) ? 1 : -1;
+  return known > 0 && ours.st_dev == sb->st_dev && ours.st_ino == sb->st_ino;
+}
+
+int root_open_at(int procfd, int pid, struct root *r)
+{
+  uint64_t theirs;
+  static uint64_t ours;
+  struct stat sb;
+  int rc = 0;
+
+  memset(r, 0, sizeof(*r));
+  r->fd = openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (r->fd < 0 || fstat(r->fd, &sb)) {
+    rc = errno == ESRCH ? -ENOENT : -errno;
+    root_close(r);
+    return rc;
+  }
+  r->dev = sb.st_dev;
+  r->ino = sb.st_ino;
+  r->same = our_root(&sb);
   r->pid = pid;
   /* Another user namespace, or one we cannot tell: its maps say whose
    * folders are its users' (none, when they cannot be read). */
-  if (!rc && pid &&
-      (proc_ns_ino(0, "user", &ours) || proc_ns_ino(pid, "user", &theirs) ||
-       ours != theirs)) {
+  if ((!ours && proc_self_ns_ino("user", &ours)) ||
+      proc_ns_ino_at(procfd, "user", &theirs) || ours != theirs) {
     r->other = 1;
-    r->nuid = read_idmap(pid, "uid_map", r->uid);
-    r->ngid = read_idmap(pid, "gid_map", r->gid);
+    r->nuid = read_idmap(procfd, "uid_map", r->uid);
+    r->ngid = read_idmap(procfd, "gid_map", r->gid);
   }
-  return rc;
+  return 0;
 }
 
 int root_open_dir(const char *dir, struct root *r)
 {
-  struct stat sb, ours;
+  struct stat sb;
 
   memset(r, 0, sizeof(*r));
-  r->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  /* openat: musl's open adds an fcntl for O_CLOEXEC */
+  r->fd = openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (r->fd < 0 || fstat(r->fd, &sb)) {
     int err = -errno;
 
@@ -116,8 +142,7 @@ int root_open_dir(const char *dir, struct root *r)
   }
   r->dev = sb.st_dev;
   r->ino = sb.st_ino;
-  r->same =
-      !stat("/", &ours) && ours.st_dev == sb.st_dev && ours.st_ino == sb.st_ino;
+  r->same = our_root(&sb);
   return 0;
 }
 
@@ -140,6 +165,14 @@ static int by_openat2(int dirfd, const char *path, int flags, mode_t mode)
                           RESOLVE_IN_ROOT_ | RESOLVE_NO_MAGICLINKS_};
   long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 
+  /* Missing (ENOSYS) or filtered by a seccomp profile (EPERM) at the first
+   * call: the walk from then on (-ENOSYS tells the caller to take it). */
+  if (fd < 0 && !tried && (errno == ENOSYS || errno == EPERM)) {
+    method = ROOT_WALK;
+    tried = 1;
+    return -ENOSYS;
+  }
+  tried = 1;
   return fd < 0 ? -errno : (int)fd;
 }
 
@@ -249,12 +282,15 @@ static int by_walk(int rootfd, const char *path, int flags, mode_t mode,
   return rc;
 }
 
-int root_openat(const struct root *r, int dirfd, const char *path, int flags,
-                mode_t mode, int *fd)
+/* root_openat, and when sb is not NULL the opened file's fstat in *sb
+ * (one fstat serves the link check and the caller's). */
+static int open_in(const struct root *r, int dirfd, const char *path, int flags,
+                   mode_t mode, int *fd, struct stat *sb)
 {
   int base = dirfd >= 0 ? dirfd : r ? r->fd : -1, rc;
-  struct stat sb;
+  struct stat st;
 
+  if (!sb) sb = &st;
   *fd = -1;
   if (base < 0) return -EBADF;
   if (dirfd >= 0 && (strchr(path, '/') || !*path || !strcmp(path, ".") ||
@@ -262,15 +298,27 @@ int root_openat(const struct root *r, int dirfd, const char *path, int flags,
     return -EINVAL;
   flags = open_flags(flags);
   if (!(flags & O_CREAT)) mode = 0;
-  if (root_method(ROOT_AUTO) == ROOT_OPENAT2)
-    rc = by_openat2(base, path, flags, mode);
-  else if (dirfd < 0)
-    rc = by_walk(base, path, flags, mode, 0);
-  else if ((rc = openat(base, path, flags, mode)) < 0)
-    rc = -errno;
+  rc = root_method(ROOT_AUTO) == ROOT_OPENAT2
+           ? by_openat2(base, path, flags, mode)
+           : -ENOSYS;
+  if (rc == -ENOSYS && root_method(ROOT_AUTO) == ROOT_WALK) {
+    if (dirfd < 0)
+      rc = by_walk(base, path, flags, mode, 0);
+    else if ((rc = openat(base, path, flags, mode)) < 0)
+      rc = -errno;
+  }
   if (rc < 0) return rc;
-  /* O_PATH|O_NOFOLLOW opens a link itself: never the answer. */
-  if ((flags & O_PATH) && (fstat(rc, &sb) || S_ISLNK(sb.st_mode))) {
+  /* O_PATH|O_NOFOLLOW opens a link itself: never the answer (with
+   * O_DIRECTORY the kernel already refused it: ENOTDIR). */
+  if (((flags & O_PATH) && !(flags & O_DIRECTORY)) || sb != &st) {
+    if (fstat(rc, sb)) {
+      int err = -errno;
+
+      close(rc);
+      return err;
+    }
+  }
+  if ((flags & O_PATH) && !(flags & O_DIRECTORY) && S_ISLNK(sb->st_mode)) {
     close(rc);
     return -ELOOP;
   }
@@ -278,18 +326,34 @@ int root_openat(const struct root *r, int dirfd, const char *path, int flags,
   return 0;
 }
 
+int root_openat(const struct root *r, int dirfd, const char *path, int flags,
+                mode_t mode, int *fd)
+{
+  return open_in(r, dirfd, path, flags, mode, fd, NULL);
+}
+
 int root_stat(const struct root *r, const char *path, struct stat *sb)
 {
   int fd, rc;
 
-  if (root_method(ROOT_AUTO) == ROOT_OPENAT2)
-    fd = by_openat2(r->fd, path, O_PATH | O_CLOEXEC, 0);
-  else
+  fd = root_method(ROOT_AUTO) == ROOT_OPENAT2
+           ? by_openat2(r->fd, path, O_PATH | O_CLOEXEC, 0)
+           : -ENOSYS;
+  if (fd == -ENOSYS && root_method(ROOT_AUTO) == ROOT_WALK)
     fd = by_walk(r->fd, path, O_PATH | O_CLOEXEC, 0, 1);
   if (fd < 0) return fd;
   rc = fstat(fd, sb) ? -errno : 0;
   close(fd);
   return rc;
+}
+
+/* root_check's rule on a stat already taken. */
+static int check_sb(const struct stat *sb, mode_t type, long long uid)
+{
+  if (type && (sb->st_mode & S_IFMT) != type) return -EINVAL;
+  if (uid >= 0 && sb->st_uid != (uid_t)uid) return -EPERM;
+  if (S_ISREG(sb->st_mode) && sb->st_nlink != 1) return -EMLINK;
+  return 0;
 }
 
 int root_check(int fd, mode_t type, long long uid, struct stat *sb)
@@ -298,10 +362,7 @@ int root_check(int fd, mode_t type, long long uid, struct stat *sb)
 
   if (!sb) sb = &st;
   if (fstat(fd, sb)) return -errno;
-  if (type && (sb->st_mode & S_IFMT) != type) return -EINVAL;
-  if (uid >= 0 && sb->st_uid != (uid_t)uid) return -EPERM;
-  if (S_ISREG(sb->st_mode) && sb->st_nlink != 1) return -EMLINK;
-  return 0;
+  return check_sb(sb, type, uid);
 }
 
 const char *root_check_msg(int rc, mode_t type)
@@ -330,10 +391,11 @@ int root_open_checked(const struct root *r, int dirfd, const char *path,
                       int flags, mode_t type, long long uid, int *fd,
                       struct stat *sb)
 {
-  int rc = root_openat(r, dirfd, path, flags, 0, fd);
+  struct stat st;
+  int rc = open_in(r, dirfd, path, flags, 0, fd, sb ? sb : &st);
 
   if (rc) return rc;
-  if ((rc = root_check(*fd, type, uid, sb))) {
+  if ((rc = check_sb(sb ? sb : &st, type, uid))) {
     close(*fd);
     *fd = -1;
   }
@@ -363,18 +425,6 @@ int root_tmp(const struct root *r, int *fd, struct stat *sb)
     *fd = -1;
   }
   return rc;
-}
-
-int root_cwd(const struct root *r, int *fd)
-{
-  char path[64];
-
-  if (r->pid)
-    snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
-  else
-    snprintf(path, sizeof(path), ".");
-  *fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  return *fd < 0 ? -errno : 0;
 }
 
 int root_release(const struct root *r, const char *exe, char **data,
@@ -607,13 +657,11 @@ int root_mounts_same_root(const struct root_mounts *a,
   return same;
 }
 
-ssize_t root_link(int procdir, int pid, char *buf, size_t n)
+ssize_t root_link(int procfd, char *buf, size_t n)
 {
-  char path[32];
   ssize_t len;
 
-  snprintf(path, sizeof(path), "%d/root", pid);
-  if ((len = readlinkat(procdir, path, buf, n - 1)) < 0) return -errno;
+  if ((len = readlinkat(procfd, "root", buf, n - 1)) < 0) return -errno;
   buf[len] = 0;
   return len;
 }

@@ -56,10 +56,13 @@ struct root {
 
 /* Open the root of process pid (0: our own "/"). Returns 0 and fills *r
  * (release with root_close), or -errno (-ENOENT: no such process, -EACCES:
- * not ours to see). */
+ * not ours to see). For our own root; a process's is opened through its
+ * /proc folder (root_open_at), a pid is looked up once (core/proc). */
 int root_open(int pid, struct root *r);
-/* The same for any folder taken as a root (clean --root, tests): pid 0,
- * root_cwd then means our own current directory. */
+/* The root of the process whose /proc/<pid> folder procfd is (host pid
+ * pid, kept for names: root_name). Same returns. */
+int root_open_at(int procfd, int pid, struct root *r);
+/* The same for any folder taken as a root (clean --root, tests): pid 0. */
 int root_open_dir(const char *dir, struct root *r);
 /* Close r's fd; r may be closed twice. */
 void root_close(struct root *r);
@@ -112,10 +115,6 @@ int root_read(const struct root *r, int dirfd, const char *path, long long uid,
 /* The root's /tmp as a directory fd (O_RDONLY, so it can be listed; /tmp
  * itself may be a link inside the root). Sets *sb. Returns 0 or -errno. */
 int root_tmp(const struct root *r, int *fd, struct stat *sb);
-
-/* The process's current directory as an O_PATH directory fd (only for
- * creating or opening single names in it). Returns 0 or -errno. */
-int root_cwd(const struct root *r, int *fd);
 
 /* Whether r's users own a folder with sb's owner and group: 0 when r
  * shares our user namespace or both ids are mapped into r's, else -EXDEV
@@ -225,11 +224,11 @@ int root_pid_of(const char *path);
  * on a socket opened with O_PATH). Writes it into buf. */
 void root_fd_path(int fd, char *buf, size_t n);
 
-/* The text of process pid's root link in procdir (/proc, opened): "/"
- * for the root of its mount namespace, the folder it chrooted into
- * otherwise; read through procfs, no file system asked. Tells roots
- * apart without opening them. Its length, or -errno. */
-ssize_t root_link(int procdir, int pid, char *buf, size_t n);
+/* The text of the root link of procfd's process: "/" for the root of
+ * its mount namespace, the folder it chrooted into otherwise; read
+ * through procfs, no file system asked. Tells roots apart without opening
+ * them. Its length, or -errno. */
+ssize_t root_link(int procfd, char *buf, size_t n);
 
 /* A process's mounts as the kernel lists them (its mountinfo, read
  * through procfs: no file system is asked). Finding JVMs decides from it

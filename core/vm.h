@@ -48,6 +48,9 @@ struct vm {
   uint64_t ino;
   uint64_t pidns, mntns; /* its namespaces' inodes */
   uint64_t start;        /* its start time (ticks after boot) */
+  struct perfdata *pd;   /* vm_find's: its PerfData file, read once to
+                            match it, handed to jvm_open_row (which takes
+                            it: not read again); NULL. vm_free closes it */
 };
 
 /* Every JVM this user can see, sorted by host pid, each pid once: a file
@@ -80,10 +83,11 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
                           const struct stat *sb, int first),
                 void *arg);
 
-/* The /tmp process pid sees, as vm_each_tmp judges it (its stat in *sb):
- * 0, -EREMOTE when opening it could wait on a file system a process
- * serves (a FUSE /tmp: noted in vm_skipped, never opened), or -errno. */
-int vm_tmp_of(int pid, struct stat *sb);
+/* The /tmp the process whose /proc folder procfd is (host pid pid) sees,
+ * as vm_each_tmp judges it (its stat in *sb): 0, -EREMOTE when opening it
+ * could wait on a file system a process serves (a FUSE /tmp: noted in
+ * vm_skipped, never opened), or -errno. */
+int vm_tmp_of(int procfd, int pid, struct stat *sb);
 
 /* 1 when a file system a process serves is mounted at our own
  * /tmp/<name> or under it (a local user's FUSE mount on their
@@ -148,6 +152,10 @@ uint64_t vm_self_mntns(void);
 enum { VM_TARGET_JSTAT = 1 };
 int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
                     size_t errlen);
+
+/* 1 when s is a pod target (NAMESPACE/POD[/CONTAINER]) and no file has
+ * that name: core/pod's pod_find resolves it to its listing row. */
+int vm_pod_target(const char *s);
 
 /* An empty row: no pid, no file, root_pid -1, locked -1. */
 void vm_init(struct vm *out);
@@ -232,12 +240,13 @@ size_t vm_main_class(const char *cmd, size_t n);
  * for /srv/app.jar). Returns its length; *at is where it starts in cls. */
 size_t vm_main(const char *cls, size_t n, size_t *at);
 
-/* Whether v takes attach requests, as its sun.rt.jvmCapabilities counter
- * says (its first character, as the JDK attach client reads it): 1 yes, 0
- * no (started with -XX:+DisableAttachMechanism), -errno when it cannot be
- * told (no PerfData file, unreadable; -ENOENT: no such counter). A SIGQUIT
- * to a JVM that says no prints a thread dump into its log. */
-int vm_attachable(const struct vm *v);
+/* Whether the JVM whose PerfData pd is takes attach requests, as its
+ * sun.rt.jvmCapabilities counter says (its first character, as the JDK
+ * attach client reads it): 1 yes, 0 no (started with
+ * -XX:+DisableAttachMechanism), -ENOENT when it cannot be told (pd NULL,
+ * no such counter). A SIGQUIT to a JVM that says no prints a thread dump
+ * into its log. */
+int vm_attachable(const struct perfdata *pd);
 
 struct buf;
 /* The string counter name of pd as the JDK tools print it (Java's text of
@@ -246,9 +255,9 @@ struct buf;
 void vm_text(const struct perfdata *pd, const char *name, const char *missing,
              struct buf *b);
 
-/* v's command line (vm_command) as vm_text gives a counter, "" when it
- * cannot be read. */
-void vm_java_command(const struct vm *v, struct buf *b);
+/* pd's command line (vm_command) as vm_text gives a counter, "" when it
+ * cannot be read (pd NULL: none). */
+void vm_java_command(const struct perfdata *pd, struct buf *b);
 
 /* The Java feature version a version text starts with: 8 for "1.8.0_144",
  * 11 for "11.0.2", 21 for "21-ea" (n bytes at s, NUL not needed). 0 when

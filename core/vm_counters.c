@@ -41,23 +41,17 @@ size_t vm_main(const char *cls, size_t n, size_t *at)
   return n - p;
 }
 
-int vm_attachable(const struct vm *v)
+int vm_attachable(const struct perfdata *pd)
 {
-  struct perfdata pd;
   const struct pd_counter *c;
   const char *s;
-  int rc;
 
-  if (!v->path) return -ENOENT;
-  if ((rc = vm_open(v, &pd))) return rc;
+  if (!pd) return -ENOENT;
   /* A string of '0'/'1', one per capability; the first is attach. */
-  if (!(c = pd_find(&pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
-      !pd_string(&pd, c, &s))
-    rc = -ENOENT;
-  else
-    rc = s[0] == '1';
-  pd_close(&pd);
-  return rc;
+  if (!(c = pd_find(pd, "sun.rt.jvmCapabilities")) || c->type != 'B' ||
+      !pd_string(pd, c, &s))
+    return -ENOENT;
+  return s[0] == '1';
 }
 
 void vm_text(const struct perfdata *pd, const char *name, const char *missing,
@@ -77,18 +71,14 @@ void vm_text(const struct perfdata *pd, const char *name, const char *missing,
   out_java_text(b, s, n, fmt_locale_utf8());
 }
 
-void vm_java_command(const struct vm *v, struct buf *b)
+void vm_java_command(const struct perfdata *pd, struct buf *b)
 {
-  struct perfdata pd;
   const char *s;
   size_t n;
-  int rc = !v->path ? -ENOENT : vm_open(v, &pd);
 
   b->len = 0;
   buf_add(b, "", 0);
-  if (rc) return;
-  if (!vm_command(&pd, &s, &n)) out_java_text(b, s, n, fmt_locale_utf8());
-  pd_close(&pd);
+  if (pd && !vm_command(pd, &s, &n)) out_java_text(b, s, n, fmt_locale_utf8());
 }
 /* The leading decimal number of s[0..n), at most 4 digits; *used its
  * length (0: none). */

@@ -11,36 +11,89 @@
 #include "core/root.h"
 #include "core/vm.h"
 #include <sys/sysmacros.h>
-#include <sys/sysmacros.h>
+
+/* A file's identity: the key of a lock in /proc/locks. */
+struct file_key {
+  dev_t dev;
+  ino_t ino;
+};
 
 struct list {
   struct vm *v;
+  struct file_key *key; /* v[i]'s file */
   size_t n, cap;
 };
 
-int vm_flock_held(dev_t dev, ino_t ino)
+static int by_key(const void *a, const void *b)
+{
+  const struct file_key *x = a, *y = b;
+
+  if (x->dev != y->dev) return (x->dev > y->dev) - (x->dev < y->dev);
+  return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+/* Every flock held on the machine, per /proc/locks (sorted by key, caller
+ * frees), or -errno. "1: FLOCK  ADVISORY  WRITE 24134 fe:00:10960948 0
+ * EOF"; a waiter's line has "->" before FLOCK and is skipped: it holds
+ * nothing. */
+static int flocks(struct file_key **out, size_t *n)
 {
   char *data, *line, *next;
-  size_t len;
-  int rc, held = 0;
+  size_t len, cap = 0;
+  int rc;
 
+  *out = NULL;
+  *n = 0;
   if ((rc = read_file(AT_FDCWD, "/proc/locks", 0, 16 << 20, &data, &len)))
     return rc;
-  for (line = data; line && *line && !held; line = next) {
+  for (line = data; line && *line; line = next) {
     unsigned maj, min;
     unsigned long long inode;
     char *p;
 
     if ((next = strchr(line, '\n'))) *next++ = 0;
-    /* "1: FLOCK  ADVISORY  WRITE 24134 fe:00:10960948 0 EOF"; a waiter's
-     * line has "->" before FLOCK and is skipped: it holds nothing. */
-    if (!(p = strstr(line, ": FLOCK "))) continue;
-    if (sscanf(p + 8, "%*s %*s %*d %x:%x:%llu", &maj, &min, &inode) == 3 &&
-        makedev(maj, min) == dev && inode == (unsigned long long)ino)
-      held = 1;
+    if (!(p = strstr(line, ": FLOCK ")) ||
+        sscanf(p + 8, "%*s %*s %*d %x:%x:%llu", &maj, &min, &inode) != 3)
+      continue;
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 64;
+      *out = xrealloc(*out, cap * sizeof(**out));
+    }
+    (*out)[*n].dev = makedev(maj, min);
+    (*out)[(*n)++].ino = (ino_t)inode;
   }
   free(data);
-  return held;
+  if (*n) qsort(*out, *n, sizeof(**out), by_key);
+  return 0;
+}
+
+int vm_flock_held(dev_t dev, ino_t ino)
+{
+  struct file_key k = {dev, ino}, *v;
+  size_t n;
+  int rc = flocks(&v, &n);
+
+  if (rc) return rc;
+  rc = n && bsearch(&k, v, n, sizeof(*v), by_key);
+  free(v);
+  return rc;
+}
+
+/* Each row's locked, from one read of /proc/locks for the whole listing
+ * (a list of every lock on the machine: 5-24 ms a read on a busy one).
+ * O((rows + locks) log locks). */
+static void mark_locks(struct list *l)
+{
+  struct file_key *v;
+  size_t n;
+  int rc;
+
+  if (!l->n) return;
+  rc = flocks(&v, &n);
+  for (size_t i = 0; i < l->n; i++)
+    l->v[i].locked =
+        rc ? rc : n && bsearch(&l->key[i], v, n, sizeof(*v), by_key) != NULL;
+  free(v);
 }
 
 /* Add a row for proto, whose file is sb: alive when own > 0 (its
@@ -54,7 +107,10 @@ static void add(struct list *l, const struct vm *proto, const struct stat *sb,
   if (l->n == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 16;
     l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+    l->key = xrealloc(l->key, l->cap * sizeof(*l->key));
   }
+  l->key[l->n].dev = sb->st_dev;
+  l->key[l->n].ino = sb->st_ino;
   v = &l->v[l->n++];
   *v = *proto;
   v->user = xstrdup(proto->user);
@@ -62,7 +118,7 @@ static void add(struct list *l, const struct vm *proto, const struct stat *sb,
   v->file = xstrdup(proto->file);
   v->uid = sb->st_uid;
   v->alive = own > 0;
-  v->locked = vm_flock_held(sb->st_dev, sb->st_ino);
+  v->locked = -1; /* mark_locks */
 }
 
 /* One PerfData file candidate of a /tmp. */
@@ -185,8 +241,8 @@ static void self_read(void)
 {
   if (self.done) return;
   self.done = 1;
-  if (proc_ns_ino(0, "pid", &self.pidns)) self.pidns = 0;
-  if (proc_ns_ino(0, "mnt", &self.mntns)) self.mntns = 0;
+  if (proc_self_ns_ino("pid", &self.pidns)) self.pidns = 0;
+  if (proc_self_ns_ino("mnt", &self.mntns)) self.mntns = 0;
 }
 
 int vm_see(int procfd, int maps_read, struct vm_seen *s)
@@ -258,6 +314,7 @@ struct seen_pid {
   struct vm_seen *seen;       /* SEEN_HOLDER, judged: vm_see's */
   int nspid;                  /* its innermost pid */
   uint64_t start;             /* its start time */
+  int procfd;                 /* judged: its /proc folder, opened once */
 };
 enum { SEEN_GONE, SEEN_PLAIN, SEEN_UNREADABLE, SEEN_HOLDER };
 
@@ -323,7 +380,9 @@ int vm_proc_open(const struct vm *v)
 
 /* Whether the process e names maps e's file under another name (our own
  * /tmp's link to a file elsewhere, as jps lists it): its maps read again,
- * for such a file only. */
+ * for such a file only. By pid: the walk has not opened this process (it
+ * maps no PerfData-shaped file, so it was not judged), and one read of
+ * its maps is all it is asked. */
 static int mapped_as(const struct entry *e)
 {
   char path[32];
@@ -348,7 +407,9 @@ static void add_host(struct walk *w, const struct tmpdir *t,
 
     v.file = xasprintf("/tmp/hsperfdata_%s/%d", e->user, e->name);
     if (!p || p->state == SEEN_GONE)
-      own = proc_alive(e->name) ? 0 : -1; /* born since: not its file */
+      /* born since: not its file (a question about the file's name, a
+       * number: the process, not seen by the walk, is not opened) */
+      own = proc_alive(e->name) ? 0 : -1;
     else if (p->state == SEEN_UNREADABLE)
       own = 1;
     else if (p->state == SEEN_PLAIN)
@@ -430,7 +491,7 @@ static void add_other(struct walk *w, const struct seen_pid *sp)
     int fd;
 
     if (p->name != sp->nspid && p->name != sp->pid) continue;
-    if (r.fd < 0 && root_open(sp->pid, &r)) break;
+    if (r.fd < 0 && root_open_at(sp->procfd, sp->pid, &r)) break;
     v.file = xasprintf("/tmp/hsperfdata_%s/%d", p->user, p->name);
     if (!root_openat(&r, -1, v.file, O_PATH, 0, &fd)) {
       if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && readable(&sb) &&
@@ -473,11 +534,12 @@ static void judge(int procdir, struct seen_pid *sp)
       proc_stat_parse(buf, len, &ps)) {
     free(sp->seen);
     sp->seen = NULL;
+    close(procfd);
   } else {
     sp->nspid = proc_innermost(&st, sp->pid);
     sp->start = ps.starttime;
+    sp->procfd = procfd; /* add_other opens its root through it */
   }
-  close(procfd);
 }
 
 /* The /tmp of each distinct mount namespace and root, judged once. */
@@ -491,32 +553,30 @@ struct tmp_key {
 static struct tmp_key *keys;
 static size_t nkeys;
 
-/* The /tmp pid sees, judged without asking a file system first: its mount
- * namespace and root tell which /tmp it is; its mounts whether opening it
- * may wait on a process that serves it (then -EREMOTE, why noted). When r
- * is not NULL and this /tmp was not handed out yet, r and *tmpfd are left
- * open for the caller (*first set). */
-static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
+/* The /tmp procfd's process (host pid pid) sees, judged without asking a
+ * file system first: its mount namespace and root tell which /tmp it is;
+ * its mounts whether opening it may wait on a process that serves it
+ * (then -EREMOTE, why noted). When r is not NULL and this /tmp was not
+ * handed out yet, r and *tmpfd are left open for the caller (*first
+ * set). */
+static int tmp_of(int procfd, int pid, struct stat *sb, struct root *r,
                   int *tmpfd, int *first)
 {
-  char path[64], why[192];
+  char why[192];
   struct tmp_key k = {0}, *hit = NULL;
   struct root_mounts mi;
   struct stat ns;
   ssize_t len;
 
   *first = 0;
-  snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-  if (fstatat(procdir, path, &ns, 0)) return -errno;
+  if (fstatat(procfd, "ns/mnt", &ns, 0)) return -errno;
   k.mntns = ns.st_ino;
-  if ((len = root_link(procdir, pid, k.root, sizeof(k.root))) < 0)
-    return (int)len;
+  if ((len = root_link(procfd, k.root, sizeof(k.root))) < 0) return (int)len;
   for (size_t i = 0; i < nkeys && !hit; i++)
     if (keys[i].mntns == k.mntns && !strcmp(keys[i].root, k.root))
       hit = &keys[i];
   if (!hit) {
-    snprintf(path, sizeof(path), "%d/mountinfo", pid);
-    if ((k.rc = root_mounts_read(procdir, path, &mi))) return k.rc;
+    if ((k.rc = root_mounts_read(procfd, "mountinfo", &mi))) return k.rc;
     if (root_mounts_hostile(&mi, "/tmp", 0, why, sizeof(why))) {
       k.rc = -EREMOTE;
       skip(pid, why, 0);
@@ -531,7 +591,8 @@ static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
     struct root tr;
     int fd = -1, rc;
 
-    if (!(rc = root_open(pid, &tr))) rc = root_tmp(&tr, &fd, &hit->sb);
+    if (!(rc = root_open_at(procfd, pid, &tr)))
+      rc = root_tmp(&tr, &fd, &hit->sb);
     hit->rc = rc;
     if (!rc && r) {
       hit->given = 1;
@@ -547,12 +608,11 @@ static int tmp_of(int procdir, int pid, struct stat *sb, struct root *r,
   return hit->rc;
 }
 
-int vm_tmp_of(int pid, struct stat *sb)
+int vm_tmp_of(int procfd, int pid, struct stat *sb)
 {
   int first;
 
-  if (proc_dirfd() < 0) return -ENOENT;
-  return tmp_of(proc_dirfd(), pid, sb, NULL, NULL, &first);
+  return tmp_of(procfd, pid, sb, NULL, NULL, &first);
 }
 
 int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
@@ -562,7 +622,7 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
   struct root ours;
   struct stat tsb, *seen = NULL;
   size_t nseen = 0, npids = 0;
-  int *pids = NULL, tmpfd, rc, procdir;
+  int *pids = NULL, tmpfd, rc;
 
   if ((rc = root_open(0, &ours)) || (rc = root_tmp(&ours, &tmpfd, &tsb))) {
     root_close(&ours);
@@ -570,15 +630,18 @@ int vm_each_tmp(int (*cb)(void *arg, int pid, const struct root *r, int tmpfd,
   }
   close(tmpfd);
   root_close(&ours);
-  if ((procdir = proc_dirfd()) < 0) return -ENOENT;
+  if (proc_dirfd() < 0) return -ENOENT;
   if ((rc = proc_pids(&pids, &npids))) return rc;
   for (size_t i = 0; i < npids; i++) {
     struct root r = {.fd = -1};
     struct stat sb;
-    int first = 0, dup = 0;
+    int first = 0, dup = 0, procfd = proc_open(pids[i]);
 
     tmpfd = -1;
-    if (tmp_of(procdir, pids[i], &sb, &r, &tmpfd, &first) || !first) continue;
+    if (procfd < 0) continue;
+    rc = tmp_of(procfd, pids[i], &sb, &r, &tmpfd, &first);
+    close(procfd);
+    if (rc || !first) continue;
     dup = sb.st_dev == tsb.st_dev && sb.st_ino == tsb.st_ino;
     for (size_t k = 0; k < nseen && !dup; k++)
       dup = seen[k].st_dev == sb.st_dev && seen[k].st_ino == sb.st_ino;
@@ -622,7 +685,10 @@ static void sort_unique(struct list *l)
 
 /* The one walk of /proc: every process's maps read once (a few system
  * calls each, no file system asked), kept for those that map a
- * PerfData-shaped file. */
+ * PerfData-shaped file. The maps are read by pid ("<pid>/maps" at /proc):
+ * the walk has not opened any process yet, and opening every process's
+ * folder first would cost a system call per process for nothing; those
+ * worth judging are opened then (judge), once, and read through that. */
 static int read_all(struct walk *w, int procdir)
 {
   int *pids, rc;
@@ -675,7 +741,8 @@ int vm_list(struct vm **out, size_t *n)
     for (size_t i = 0; i < w.np; i++)
       if (w.p[i].state == SEEN_HOLDER) add_other(&w, &w.p[i]);
   } else {
-    for (size_t i = 0; i < host.n; i++) /* no /proc: by name, as jps */
+    for (size_t i = 0; i < host.n; i++) /* no /proc: by name, as jps (no
+                                           process can be opened) */
       if (proc_alive(host.e[i].name)) {
         struct vm v = {0};
 
@@ -690,11 +757,14 @@ int vm_list(struct vm **out, size_t *n)
   }
   root_close(&ours);
   for (size_t i = 0; i < w.np; i++) {
+    if (w.p[i].seen) close(w.p[i].procfd);
     free(w.p[i].maps);
     free(w.p[i].seen);
   }
   free(w.p);
   free_tmp(&host);
+  mark_locks(&w.l);
+  free(w.l.key);
   sort_unique(&w.l);
   *out = w.l.v;
   *n = w.l.n;
@@ -703,6 +773,8 @@ int vm_list(struct vm **out, size_t *n)
 
 void vm_free(struct vm *v)
 {
+  if (v->pd) pd_close(v->pd);
+  free(v->pd);
   free(v->user);
   free(v->path);
   free(v->file);

@@ -10,17 +10,28 @@
 
 int vm_open(const struct vm *v, struct perfdata *pd)
 {
-  struct root r;
-  int fd, rc;
+  struct root r = {.fd = -1};
+  struct stat sb;
+  int fd, rc, procfd;
 
   if (v->root_pid < 0) return pd_open(pd, v->file, 0);
   memset(pd, 0, sizeof(*pd));
   pd->fd = -1;
-  if (!(rc = root_open(v->root_pid, &r)))
+  /* a container's file: through the root of the very process the walk
+   * listed it under (its folder, checked by its start time) */
+  if (!v->root_pid) {
+    rc = root_open(0, &r);
+  } else if (v->root_pid != v->pid || (procfd = vm_proc_open(v)) < 0) {
+    rc = -ESRCH;
+  } else {
+    rc = root_open_at(procfd, v->pid, &r);
+    close(procfd);
+  }
+  if (!rc)
     rc = root_open_checked(&r, -1, v->file, O_RDONLY, S_IFREG,
-                           (long long)v->uid, &fd, NULL);
+                           (long long)v->uid, &fd, &sb);
   root_close(&r);
-  if (!rc) return pd_open_fd(pd, fd, v->path);
+  if (!rc) return pd_open_stat(pd, fd, v->path, &sb);
   snprintf(pd->err, sizeof(pd->err), "%s", root_check_msg(rc, S_IFREG));
   return rc;
 }

@@ -50,6 +50,12 @@ static int parse_file_uri(const char *s, int flags, char **path, char *err,
   return 0;
 }
 
+int vm_pod_target(const char *s)
+{
+  /* NAMESPACE/POD[/CONTAINER], unless a file of that name is there */
+  return pod_is_target(s) && access(s, F_OK);
+}
+
 int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
                     size_t errlen)
 {
@@ -64,8 +70,14 @@ int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
   else if (starts_with(p, "//"))
     p += 2;
   if (!parse_pid(p, pid)) return 0;
-  /* NAMESPACE/POD[/CONTAINER], unless a file of that name is there */
-  if (pod_is_target(s) && access(s, F_OK)) return pod_find(s, pid, err, errlen);
+  if (vm_pod_target(s)) {
+    struct vm row;
+    int rc = pod_find(s, &row, err, errlen);
+
+    *pid = row.pid;
+    vm_free(&row);
+    return rc;
+  }
   if (strchr(s, '@') && !strchr(s, '/') && access(s, F_OK)) {
     snprintf(err, errlen, "remote vmids are not supported: %s", s);
     return -EINVAL;
@@ -78,8 +90,8 @@ int vm_parse_target(const char *s, int flags, int *pid, char **path, char *err,
   return 0;
 }
 
-/* A pid as attach takes it: its PerfData file is looked for only when
- * needed (vm_attachable's caller in core/attach, PerfCounter.print). */
+/* A pid as attach takes it: its PerfData file is looked for by the open
+ * (core/jvm), verified. */
 static void bare_pid(int pid, struct vm *v)
 {
   memset(v, 0, sizeof(*v));
@@ -132,7 +144,7 @@ void vm_names(const char *target, const struct vm *v, size_t n, char *err,
   uint64_t ours = 0;
   size_t k, shown;
 
-  proc_ns_ino(0, "mnt", &ours);
+  proc_self_ns_ino("mnt", &ours);
   for (size_t i = 0; i < n; i++) owner_of(&v[i], &o[i]);
   k = owners(o, n);
   buf_printf(&b, "'%s' names %zu JVMs", target, n);
@@ -191,6 +203,15 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
 
   *out = NULL;
   *n = 0;
+  if (!all && vm_pod_target(target)) { /* the walk's row, not its pid */
+    struct vm row;
+
+    if ((rc = pod_find(target, &row, err, errlen))) return rc;
+    *out = xmalloc(sizeof(**out));
+    **out = row;
+    *n = 1;
+    return 0;
+  }
   rc = all ? -EINVAL
            : vm_parse_target(target, VM_TARGET_JSTAT, &pid, &path, err, errlen);
   if (rc && !all && pod_is_target(target) && access(target, F_OK)) return rc;
@@ -211,10 +232,16 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
     return rc;
   }
   for (size_t i = 0; i < nv; i++) {
-    int keep = vms[i].alive && vm_attachable(&vms[i]) == 1;
+    struct perfdata *pd = xmalloc(sizeof(*pd));
+    int keep = vms[i].alive && vms[i].path && !vm_open_budget(&vms[i], pd);
 
+    if (keep) /* read once: the open that follows takes it */
+      vms[i].pd = pd;
+    else
+      free(pd);
+    keep = keep && vm_attachable(vms[i].pd) == 1;
     if (keep && !all) {
-      vm_java_command(&vms[i], &cmd);
+      vm_java_command(vms[i].pd, &cmd);
       cmd.p[vm_main_class(cmd.p, cmd.len)] = 0;
       keep = *cmd.p && strstr(cmd.p, target);
     }
@@ -237,19 +264,30 @@ int vm_find(const char *target, struct vm **out, size_t *n, char *err,
   return 0;
 }
 
-/* The process in the pid namespace of host pid n whose own pid there is
- * nspid, or 0. */
+/* The process in the pid namespace of host pid n (a number in a path the
+ * user typed) whose own pid there is nspid, or 0. Each candidate is
+ * opened once and read through its folder: its namespace first (one
+ * stat), its status only when that is the one. */
 static int pid_in_ns_of(int n, int nspid)
 {
+  struct proc_status st;
   uint64_t want, ino;
   size_t np;
-  int *pids, found = 0;
+  int *pids, found = 0, fd = proc_open(n);
 
-  if (proc_ns_ino(n, "pid", &want) || proc_pids(&pids, &np)) return 0;
-  for (size_t i = 0; i < np && !found; i++)
-    if (proc_nspid(pids[i]) == nspid && !proc_ns_ino(pids[i], "pid", &ino) &&
-        ino == want)
+  if (fd < 0) return 0;
+  if (proc_ns_ino_at(fd, "pid", &want) || proc_pids(&pids, &np)) {
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  for (size_t i = 0; i < np && !found; i++) {
+    if ((fd = proc_open(pids[i])) < 0) continue;
+    if (!proc_ns_ino_at(fd, "pid", &ino) && ino == want &&
+        !proc_status_at(fd, &st) && proc_innermost(&st, pids[i]) == nspid)
       found = pids[i];
+    close(fd);
+  }
   free(pids);
   return found;
 }

@@ -174,6 +174,7 @@ static void test_stat(void)
       "25541 (burn) worker) 1) R 1 2 3 4 5 6 7 8 9 10 485 12 13 14 15 16 43 "
       "0 9876 123456 2000 rest";
   struct proc_stat st;
+  int fd;
   struct proc_task a[3] = {{10, {"", 'S', 5, 5, 0, 100, 0}},
                            {11, {"", 'S', 1, 0, 0, 100, 0}},
                            {13, {"", 'S', 7, 0, 0, 100, 0}}};
@@ -191,7 +192,9 @@ static void test_stat(void)
         "tdump-4.4 threads, starttime, rss");
   CHECK_INT(proc_stat_parse(line, 30, &st), -EINVAL,
             "tdump-4.5 a cut line is refused");
-  CHECK_INT(proc_stat(getpid(), 0, &st), 0, "tdump-4.6 our own stat");
+  fd = proc_open(getpid());
+  CHECK_INT(proc_stat_at(fd, 0, &st), 0, "tdump-4.6 our own stat");
+  close(fd);
   CHECK(st.threads >= 1 && st.rss > 0, "tdump-4.7 its threads and rss");
   proc_tasks_delta(a, 3, b, 3, d);
   CHECK(d[0][0] == 4 && d[0][1] == 1 && d[1][0] == 4 && d[2][0] == 3,
@@ -201,10 +204,11 @@ static void test_stat(void)
 static void test_task_status(void)
 {
   struct proc_status st;
-  int tid = (int)syscall(SYS_gettid);
+  int tid = (int)syscall(SYS_gettid), fd = proc_open(getpid());
 
-  CHECK_INT(proc_task_status(getpid(), tid, &st), 0,
+  CHECK_INT(proc_task_status_at(fd, tid, &st), 0,
             "tdump-4.9 a thread's own status");
+  close(fd);
   CHECK_INT(proc_innermost(&st, -1), tid,
             "tdump-4.10 its innermost NSpid is its tid");
 }
