@@ -134,7 +134,8 @@ struct vm_seen {
 
 /* Read maps (unless done: s->maps filled, maps_read set) and judge the
  * namespaces and mounts of the process whose /proc folder is procfd.
- * 0, or -errno when its maps cannot be read. */
+ * 0, or -errno when its maps cannot be read; -ESRCH when it exited
+ * meanwhile (its namespaces gone). */
 int vm_see(int procfd, int maps_read, struct vm_seen *s);
 
 /* The inode of our own mount namespace (read once per run). */

@@ -262,11 +262,17 @@ int vm_see(int procfd, int maps_read, struct vm_seen *s)
     return rc;
   self_read();
   if (!fstatat(procfd, "ns/pid", &sb, 0)) s->pidns = sb.st_ino;
-  if (!fstatat(procfd, "ns/mnt", &sb, 0)) s->mntns = sb.st_ino;
+  if (!fstatat(procfd, "ns/mnt", &sb, 0))
+    s->mntns = sb.st_ino;
+  else if (errno == ENOENT)
+    return -ESRCH; /* exited since its maps */
   s->other_mnt = !s->mntns || s->mntns != self.mntns;
   if (!s->maps.libjvm && !s->maps.nperf) return 0; /* nothing to judge */
   if (s->other_mnt) {
     if ((rc = root_mounts_read(procfd, "mountinfo", &theirs))) {
+      /* an exited process (a zombie) has no namespaces left: its
+       * mountinfo says EINVAL; it is gone, not hostile */
+      if (fstatat(procfd, "ns/mnt", &sb, 0) && errno == ENOENT) return -ESRCH;
       snprintf(s->hostile, sizeof(s->hostile), "its mounts cannot be read: %s",
                strerror(-rc));
       return 0;

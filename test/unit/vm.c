@@ -5,6 +5,7 @@
 #include "core/jvm.h"
 #include "core/vm.h"
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include "check.h"
 #include "pdwriter.h"
@@ -177,6 +178,29 @@ static void test_mounts(void)
   CHECK_INT(root_mounts_same_root(&m, &n), 0, "vm-6.8 no / (a chroot): not");
 }
 
+/* A process that exits between the walk's read of its maps and its
+ * mounts (a zombie: no namespaces, its mountinfo says EINVAL) is gone,
+ * not a process whose mounts are hostile (ps printed "its mounts cannot
+ * be read: Invalid argument" for one). */
+static void test_exited(void)
+{
+  struct vm_seen seen = {0};
+  siginfo_t si;
+  pid_t pid = fork();
+  int procfd;
+
+  if (pid == 0) _exit(0);
+  CHECK(pid > 0 && !waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT),
+        "vm-7.0 a zombie to look at");
+  procfd = proc_open(pid);
+  seen.maps.nperf = 1; /* what the walk saw before it exited */
+  CHECK_INT(vm_see(procfd, 1, &seen), -ESRCH,
+            "vm-7.1 a process that exited after its maps were read: gone");
+  CHECK_STR(seen.hostile, "", "vm-7.2 ... and not said to be hostile");
+  if (procfd >= 0) close(procfd);
+  waitpid(pid, NULL, 0);
+}
+
 static void test_list(void)
 {
   struct vm *v;
@@ -207,7 +231,7 @@ static int attachable(const char *dir, const char *caps)
   pdw_save(&w, path);
   free(w.p);
   rc = jvm_open(&j, path, 0, err, sizeof(err));
-  if (!rc) rc = vm_attachable(&j.vm);
+  if (!rc) rc = vm_attachable(j.pd);
   if (!rc) CHECK_INT(j.off, 1, "vm-4.0 jvm_open read it too");
   jvm_close(&j);
   unlink(path);
@@ -269,6 +293,7 @@ int main(void)
   test_open(dir);
   test_maps_file(dir);
   test_mounts();
+  test_exited();
   test_list();
   test_attachable(dir);
   test_main_class();
