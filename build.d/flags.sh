@@ -27,7 +27,8 @@
 : "${JT_VERSION:=test}"
 : "${JT_ARCH:=$(uname -m)}"
 WARN="-Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter \
- -Werror=implicit-function-declaration -Werror=vla"
+ -Werror=implicit-function-declaration -Werror=vla \
+ -Werror=incompatible-pointer-types -Werror=int-conversion"
 BASE="-std=c11 -D_GNU_SOURCE -I$JT_SRC -I$JT_SRC/dist/gen $WARN \
  -DJVMTOOL_VERSION=\"$JT_VERSION\""
 DEBUG="-g -O1 -fno-omit-frame-pointer"
