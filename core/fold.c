@@ -158,9 +158,12 @@ int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
 static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
                        int has_type)
 {
+  int64_t ctx = fold_context(f, has_type);
+
+  /* the hash the line formats look stacks up by (core/foldline.c) */
   fold_tally(f,
-             strset_intern(&f->bytes, &f->stacks, s, n,
-                           fold_context(f, has_type), UNFOLDED),
+             strset_intern_h(&f->bytes, &f->stacks, s, n, ctx, UNFOLDED,
+                             fv_hash(s, n, ctx)),
              has_type, v);
 }
 

@@ -187,7 +187,7 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
   q->s = s, q->k = k, q->v = v, q->line = f->lineno;
   q->has_type = f->fmt != FOLD_FOLDED;
   q->ctx = fold_context(f, q->has_type);
-  q->h = strset_hash_in(s, k, q->ctx);
+  q->h = fv_hash(s, k, q->ctx);
   if (f->stacks.icap)
     __builtin_prefetch(&f->stacks.index[q->h & (f->stacks.icap - 1)]);
   if (b->n == BATCH) resolve(f, b);
@@ -258,7 +258,7 @@ static inline FV_INLINE int fast_line(struct fold *f, struct batch *b,
     f->st.skipped++;
     return 1;
   }
-  h = strset_hash_in(s, k, c->ctx);
+  h = fv_hash(s, k, c->ctx);
   if (now) {
     direct(f, s, k, c->ctx, h, c->has_type, v);
     return 1;
