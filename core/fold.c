@@ -96,11 +96,10 @@ static void normalize(struct buf *k, const char *t, size_t n)
 
 /* Fold a stack seen for the first time: filter, squash, type leaf.
  * Returns the number of its total, or SKIPPED or EMPTY. */
-int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
-                       int has_type)
+int32_t fold_new_stack(struct fold *f, size_t off, size_t len, int has_type)
 {
-  const char *s = f->bytes.p + st->off;
-  size_t n = st->len, nf = 0, first = 0, type;
+  const char *s = f->bytes.p + off;
+  size_t n = len, nf = 0, first = 0, type;
   struct buf *k = &f->key;
   struct frame *fr;
   struct strset_entry *e;
@@ -150,7 +149,62 @@ int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
     e = strset_intern(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0);
   else
     e = strset_intern(&f->bytes, &f->totals, k->p, k->len, 0, 0);
-  return e - f->totals.e;
+  return (int32_t)(e - f->totals.e);
+}
+
+size_t fold_find(struct fold *f, const char *s, size_t n, int64_t ctx,
+                 uint64_t h)
+{
+  const size_t *recs = (const size_t *)(void *)f->recs.p;
+  size_t nrec = f->recs.len / sizeof(size_t), mask, i, r;
+  struct fold_rec *e, hdr = {h, (uint32_t)n, UNFOLDED, ctx, 0};
+  uint64_t x;
+
+  if (nrec << 2 >= f->icap) { /* grow the index: three quarters empty */
+    f->icap = f->icap ? f->icap * 2 : 1024;
+    free(f->index);
+    f->index = xzalloc(f->icap * sizeof(*f->index));
+    for (size_t j = 0; j < nrec; j++) {
+      e = fold_rec(f, recs[j]);
+      for (i = e->hash & (f->icap - 1); f->index[i]; i = (i + 1) & (f->icap - 1))
+        ;
+      f->index[i] = (e->hash >> 32 << 32) | (recs[j] / 8 + 1);
+    }
+  }
+  mask = f->icap - 1;
+  for (i = h & mask; (x = f->index[i]); i = (i + 1) & mask) {
+    if (x >> 32 != h >> 32) continue;
+    e = fold_rec(f, (size_t)((uint32_t)x - 1) * 8);
+    if (e->hash != h || e->len != n || e->ctx != ctx) continue;
+    /* a long stack is seldom in cache: ask for all of it at once */
+    for (size_t o = 0; o < n; o += 64) __builtin_prefetch(fold_rec_key(e) + o);
+    if (fv_same(fold_rec_key(e), s, n)) return (size_t)((uint32_t)x - 1) * 8;
+  }
+  /* 8-byte aligned, numbered by offset / 8 in 32 bits */
+  r = (f->bytes.len + 7) & ~(size_t)7;
+  if (n > UINT32_MAX || r / 8 + 1 > UINT32_MAX) return FOLD_FULL;
+  buf_add(&f->bytes, "\0\0\0\0\0\0\0", r - f->bytes.len);
+  buf_add(&f->bytes, &hdr, sizeof(hdr));
+  /* then the bytes: a mapped key may fault (SIGBUS) while copied, and
+   * leave a record that nothing points to */
+  buf_add(&f->bytes, s, n);
+  f->index[i] = (h >> 32 << 32) | (r / 8 + 1);
+  buf_add(&f->recs, &r, sizeof(r));
+  return r;
+}
+
+void fold_flush(struct fold *f)
+{
+  const size_t *recs = (const size_t *)(void *)f->recs.p;
+
+  for (size_t j = 0; j < f->recs.len / sizeof(size_t); j++) {
+    struct fold_rec *e = fold_rec(f, recs[j]);
+
+    if (e->n >= 0 && e->sum) {
+      fold_add_sat(&f->totals.e[e->n].n, e->sum);
+      e->sum = 0;
+    }
+  }
 }
 
 /* Fold the stack [s, s+n) (frames, root first) with value v. How a stack
@@ -160,11 +214,7 @@ static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
 {
   int64_t ctx = fold_context(f, has_type);
 
-  /* the hash the line formats look stacks up by (core/foldline.c) */
-  fold_tally(f,
-             strset_intern_h(&f->bytes, &f->stacks, s, n, ctx, UNFOLDED,
-                             fv_hash(s, n, ctx)),
-             has_type, v);
+  fold_tally(f, fold_find(f, s, n, ctx, fv_hash(s, n, ctx)), has_type, v);
 }
 
 void fold_add(struct fold *f, const char *s, size_t n, int64_t v, int has_type)
@@ -295,13 +345,13 @@ struct fold *fold_new(const struct fold_opts *o)
   f->o.filters = (const char *const *)f->filter_lc;
   f->fmt = o->format;
   f->name = "-";
-  f->stacks.sparse = 1; /* looked up for every line */
   return f;
 }
 
 /* Add the totals g folded to f's. */
 void fold_merge_totals(struct fold *f, struct fold *g)
 {
+  fold_flush(g);
   for (size_t i = 0; i < g->totals.used; i++) {
     struct strset_entry *e = &g->totals.e[i], *t;
 
@@ -342,6 +392,7 @@ size_t fold_result(struct fold *f, const struct fold_stack **out)
 {
   size_t n = f->totals.used;
 
+  fold_flush(f);
   free(f->sorted);
   f->sorted = xmalloc((n + 1) * sizeof(*f->sorted));
   for (size_t i = 0; i < n; i++) {
@@ -374,7 +425,8 @@ const struct fold_stats *fold_stats(struct fold *f)
 
 void fold_free(struct fold *f)
 {
-  strset_free(&f->stacks);
+  free(f->index);
+  buf_free(&f->recs);
   strset_free(&f->totals);
   buf_free(&f->bytes);
   buf_free(&f->key);

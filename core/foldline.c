@@ -84,7 +84,7 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
 }
 
 /* Stack lines read and waiting for their look-up: their hashes first,
- * then the table slots, then the entries, then the compares, each step
+ * then the index slots, then the records, then the compares, each step
  * over the batch, so that the cache misses of one line overlap those of
  * the next instead of following them. */
 enum { BATCH = 16 };
@@ -95,7 +95,7 @@ struct batch {
     size_t k;
     int64_t v, ctx;
     uint64_t h, line;
-    uint32_t cand; /* the entry number + 1 the hash points to, or 0 */
+    size_t cand; /* the record offset + 1 the hash points to, or 0 */
     int has_type;
   } p[BATCH];
   int n;
@@ -104,46 +104,38 @@ struct batch {
 /* Look the batch's stacks up and count them, in the order read. */
 static void resolve(struct fold *f, struct batch *b)
 {
-  struct strset *t = &f->stacks;
-  uint64_t line = f->lineno;
+  uint64_t line = f->lineno, x;
   int n = b->n;
 
   b->n = 0;
   for (int i = 0; i < n; i++) {
     struct pend *q = &b->p[i];
-    size_t mask = t->icap - 1, j;
+    size_t mask = f->icap - 1, j;
 
     q->cand = 0;
-    if (!t->icap) continue;
-    for (j = q->h & mask; t->index[j]; j = (j + 1) & mask)
-      if (t->index[j] >> 32 == q->h >> 32) {
-        q->cand = (uint32_t)t->index[j];
-        __builtin_prefetch(&t->e[q->cand - 1]);
+    if (!f->icap) continue;
+    for (j = q->h & mask; (x = f->index[j]); j = (j + 1) & mask)
+      if (x >> 32 == q->h >> 32) {
+        const char *r;
+
+        q->cand = (size_t)((uint32_t)x - 1) * 8 + 1;
+        r = f->bytes.p + q->cand - 1;
+        for (size_t o = 0; o < q->k + sizeof(struct fold_rec) && o < 1024;
+             o += 64)
+          __builtin_prefetch(r + o);
         break;
       }
   }
   for (int i = 0; i < n; i++) {
     struct pend *q = &b->p[i];
-
-    if (q->cand) {
-      const struct strset_entry *e = &t->e[q->cand - 1];
-      const char *k = f->bytes.p + e->off;
-
-      for (size_t o = 0; o < e->len && o < 1024; o += 64)
-        __builtin_prefetch(k + o);
-      if (e->n >= 0 && (size_t)e->n < f->totals.used)
-        __builtin_prefetch(&f->totals.e[e->n].n, 1);
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    struct pend *q = &b->p[i];
-    struct strset_entry *e = q->cand ? &t->e[q->cand - 1] : NULL;
+    struct fold_rec *e = q->cand ? fold_rec(f, q->cand - 1) : NULL;
+    size_t r = q->cand - 1;
 
     if (!e || e->hash != q->h || e->len != q->k || e->ctx != q->ctx ||
-        !fv_same(f->bytes.p + e->off, q->s, q->k))
-      e = strset_intern_h(&f->bytes, t, q->s, q->k, q->ctx, UNFOLDED, q->h);
+        !fv_same(fold_rec_key(e), q->s, q->k))
+      r = fold_find(f, q->s, q->k, q->ctx, q->h);
     f->lineno = q->line; /* for an "empty stack" report */
-    fold_tally(f, e, q->has_type, q->v);
+    fold_tally(f, r, q->has_type, q->v);
   }
   f->lineno = line;
 }
@@ -188,40 +180,40 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
   q->has_type = f->fmt != FOLD_FOLDED;
   q->ctx = fold_context(f, q->has_type);
   q->h = fv_hash(s, k, q->ctx);
-  if (f->stacks.icap)
-    __builtin_prefetch(&f->stacks.index[q->h & (f->stacks.icap - 1)]);
+  if (f->icap) __builtin_prefetch(&f->index[q->h & (f->icap - 1)]);
   if (b->n == BATCH) resolve(f, b);
 }
 
 /* Look stack s[0..k) up and count it at once, with no batch: when the
- * stacks known so far fit in the cache, a batch only costs. */
+ * stacks known so far fit in the cache, a batch only costs. The record
+ * holds its hash, length, context, the stack and the sum: one place to
+ * wait for after the index. */
 static inline FV_INLINE void direct(struct fold *f, const char *s, size_t k,
                                     int64_t ctx, uint64_t h, int has_type,
                                     int64_t v)
 {
-  struct strset *t = &f->stacks;
-  struct strset_entry *e;
-  size_t mask = t->icap - 1, j;
+  size_t mask = f->icap - 1, j;
   uint64_t x;
 
-  if (t->icap)
-    for (j = h & mask; (x = t->index[j]); j = (j + 1) & mask)
+  if (f->icap)
+    for (j = h & mask; (x = f->index[j]); j = (j + 1) & mask)
       if (x >> 32 == h >> 32) {
-        e = &t->e[(uint32_t)x - 1];
+        size_t r = (size_t)((uint32_t)x - 1) * 8;
+        struct fold_rec *e = fold_rec(f, r);
+
         if (e->hash == h && e->len == k && e->ctx == ctx &&
-            fv_same(f->bytes.p + e->off, s, k)) {
+            fv_same(fold_rec_key(e), s, k)) {
           if (e->n >= 0) { /* a stack known and kept: the common case */
             f->st.samples++;
-            fold_add_sat(&f->totals.e[e->n].n, f->o.samples ? 1 : v);
+            fold_add_sat(&e->sum, f->o.samples ? 1 : v);
             return;
           }
-          fold_tally(f, e, has_type, v);
+          fold_tally(f, r, has_type, v);
           return;
         }
-        break; /* strset_intern_h looks further */
+        break; /* fold_find looks further */
       }
-  e = strset_intern_h(&f->bytes, t, s, k, ctx, UNFOLDED, h);
-  fold_tally(f, e, has_type, v);
+  fold_tally(f, fold_find(f, s, k, ctx, h), has_type, v);
 }
 
 /* What the lines of a stretch without comments or bad lines share:
@@ -268,8 +260,7 @@ static inline FV_INLINE int fast_line(struct fold *f, struct batch *b,
   q->has_type = c->has_type;
   q->ctx = c->ctx;
   q->h = h;
-  if (f->stacks.icap)
-    __builtin_prefetch(&f->stacks.index[h & (f->stacks.icap - 1)]);
+  if (f->icap) __builtin_prefetch(&f->index[h & (f->icap - 1)]);
   if (b->n == BATCH) resolve(f, b);
   return 1;
 }
