@@ -83,75 +83,17 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
 #endif
 }
 
-/* Stack lines read and waiting for their look-up: their hashes first,
- * then the index slots, then the records, then the compares, each step
- * over the batch, so that the cache misses of one line overlap those of
- * the next instead of following them. */
-enum { BATCH = 16 };
-
-struct batch {
-  struct pend {
-    const char *s;
-    size_t k;
-    int64_t v, ctx;
-    uint64_t h, line;
-    size_t cand; /* the record offset + 1 the hash points to, or 0 */
-    int has_type;
-  } p[BATCH];
-  int n;
-};
-
-/* Look the batch's stacks up and count them, in the order read. */
-static void resolve(struct fold *f, struct batch *b)
-{
-  uint64_t line = f->lineno, x;
-  int n = b->n;
-
-  b->n = 0;
-  for (int i = 0; i < n; i++) {
-    struct pend *q = &b->p[i];
-    size_t mask = f->icap - 1, j;
-
-    q->cand = 0;
-    if (!f->icap) continue;
-    for (j = q->h & mask; (x = f->index[j]); j = (j + 1) & mask)
-      if (x >> 32 == q->h >> 32) {
-        const char *r;
-
-        q->cand = (size_t)((uint32_t)x - 1) * 8 + 1;
-        r = f->bytes.p + q->cand - 1;
-        for (size_t o = 0; o < q->k + sizeof(struct fold_rec) && o < 1024;
-             o += 64)
-          __builtin_prefetch(r + o);
-        break;
-      }
-  }
-  for (int i = 0; i < n; i++) {
-    struct pend *q = &b->p[i];
-    struct fold_rec *e = q->cand ? fold_rec(f, q->cand - 1) : NULL;
-    size_t r = q->cand - 1;
-
-    if (!e || e->hash != q->h || e->len != q->k || e->ctx != q->ctx ||
-        !fv_same(fold_rec_key(e), q->s, q->k))
-      r = fold_find(f, q->s, q->k, q->ctx, q->h);
-    f->lineno = q->line; /* for an "empty stack" report */
-    fold_tally(f, r, q->has_type, q->v);
-  }
-  f->lineno = line;
-}
-
-/* One line of a line format; nul: it holds a NUL byte. A stack to fold
- * joins batch b; anything that must come after the stacks before it
- * (a bad-line report, a "#GC <n>" section) resolves the batch first. */
-static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
-                      int nul)
+/* One line of a line format, the slow way (a comment, "#GC <n>", a bad
+ * line, a value not of the common kind, a NUL); nul: it holds a NUL
+ * byte. Looked up at once: any line before it is counted already. */
+static void text_line(struct fold *f, const char *s, size_t n, int nul)
 {
   const char *why;
   long long g;
   char num[32];
-  struct pend *q;
-  int64_t v;
+  int64_t v, ctx;
   size_t k;
+  int has_type;
 
   f->lineno++;
   f->st.lines++;
@@ -160,14 +102,12 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
   if (s[0] == '#') {
     /* "#GC <n>" opens a lifetime section; other comments are skipped */
     if (n > 4 && !memcmp(s, "#GC ", 4)) {
-      resolve(f, b);
       snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31), s + 4);
       f->gc = parse_long(num, 0, LONG_MAX, &g) ? -1 : (long)g;
     }
     return;
   }
   if (nul || (why = value(s, n, &k, &v))) {
-    resolve(f, b);
     fold_bad(f, nul ? "NUL byte (binary data?)" : why);
     return;
   }
@@ -175,46 +115,34 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
     f->st.skipped++;
     return;
   }
-  q = &b->p[b->n++];
-  q->s = s, q->k = k, q->v = v, q->line = f->lineno;
-  q->has_type = f->fmt != FOLD_FOLDED;
-  q->ctx = fold_context(f, q->has_type);
-  q->h = fv_hash(s, k, q->ctx);
-  if (f->icap) __builtin_prefetch(&f->index[q->h & (f->icap - 1)]);
-  if (b->n == BATCH) resolve(f, b);
+  has_type = f->fmt != FOLD_FOLDED;
+  ctx = fold_context(f, has_type);
+  fold_tally(f, fold_find(f, s, k, ctx, fv_hash(s, k, ctx)), has_type, v);
 }
 
-/* Look stack s[0..k) up and count it at once, with no batch: when the
- * stacks known so far fit in the cache, a batch only costs. The record
- * holds its hash, length, context, the stack and the sum: one place to
- * wait for after the index. */
-static inline FV_INLINE void direct(struct fold *f, const char *s, size_t k,
-                                    int64_t ctx, uint64_t h, int has_type,
-                                    int64_t v)
+void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
 {
-  size_t mask = f->icap - 1, j;
-  uint64_t x;
-
-  if (f->icap)
-    for (j = h & mask; (x = f->index[j]); j = (j + 1) & mask)
-      if (x >> 32 == h >> 32) {
-        size_t r = (size_t)((uint32_t)x - 1) * 8;
-        struct fold_rec *e = fold_rec(f, r);
-
-        if (e->hash == h && e->len == k && e->ctx == ctx &&
-            fv_same(fold_rec_key(e), s, k)) {
-          if (e->n >= 0) { /* a stack known and kept: the common case */
-            f->st.samples++;
-            fold_add_sat(&e->sum, f->o.samples ? 1 : v);
-            return;
-          }
-          fold_tally(f, r, has_type, v);
-          return;
-        }
-        break; /* fold_find looks further */
-      }
-  fold_tally(f, fold_find(f, s, k, ctx, h), has_type, v);
+  text_line(f, s, n, nul);
 }
+
+/* The common lines are taken a group at a time, in steps over the whole
+ * group: find them and read their values; hash them (the line still in
+ * the L1 cache) and ask for their index slots; read the slots and ask
+ * for the records they point to; compare and add. Each step is a short
+ * loop with no branch to mispredict but on what the data says, and the
+ * cache misses of the index and the records of one line overlap those of
+ * the others instead of following them. A group ends at GROUP lines,
+ * GROUP_BYTES of them (so that they stay in the L1 cache from the first
+ * step to the last), or a line that is not common. */
+enum { GROUP = 64, GROUP_BYTES = 16 << 10 };
+
+struct group {
+  const char *s[GROUP];
+  uint32_t k[GROUP];
+  int64_t v[GROUP];
+  uint64_t h[GROUP];
+  size_t r[GROUP]; /* the record a line's hash points to (+ 1), or 0 */
+};
 
 /* What the lines of a stretch without comments or bad lines share:
  * taken again after each such line ("#GC <n>" changes them). */
@@ -231,65 +159,77 @@ static void common(const struct fold *f, struct common *c)
   c->out = f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi);
 }
 
-/* A line of a line format the common way: n >= 9, no NUL, not a
- * comment, its value of 1 to 7 digits after a space. Returns 0 for any
- * other, which text_line takes. In batch b unless now. */
-static inline FV_INLINE int fast_line(struct fold *f, struct batch *b,
-                                      const struct common *c, const char *s,
-                                      size_t n, int now)
+/* Look up and count the n lines of group g (f->lineno is the last's). */
+static void group_fold(struct fold *f, struct group *g, int n,
+                       const struct common *c)
 {
-  struct pend *q;
-  int64_t v;
-  uint64_t h;
-  size_t k;
+  uint64_t line = f->lineno, x;
+  size_t mask = f->icap - 1, j;
+  int i;
 
-  if (n < 9 || s[0] == '#' || !value8(s, n, &k, &v)) return 0;
-  f->lineno++;
-  f->st.lines++;
-  if (c->out) {
-    f->st.skipped++;
-    return 1;
+  for (i = 0; i < n; i++) {
+    g->h[i] = fv_hash(g->s[i], g->k[i], c->ctx);
+    if (f->icap) __builtin_prefetch(&f->index[g->h[i] & mask]);
   }
-  h = fv_hash(s, k, c->ctx);
-  if (now) {
-    direct(f, s, k, c->ctx, h, c->has_type, v);
-    return 1;
+  for (i = 0; i < n; i++) {
+    uint64_t h = g->h[i];
+
+    g->r[i] = 0;
+    if (f->icap)
+      for (j = h & mask; (x = f->index[j]); j = (j + 1) & mask)
+        if (x >> 32 == h >> 32) {
+          const char *r = f->bytes.p + (size_t)((uint32_t)x - 1) * 8;
+
+          g->r[i] = (size_t)((uint32_t)x - 1) * 8 + 1;
+          __builtin_prefetch(r);
+          for (size_t o = 64; o < g->k[i] + sizeof(struct fold_rec) && o < 1024;
+               o += 64)
+            __builtin_prefetch(r + o);
+          break;
+        }
   }
-  q = &b->p[b->n++];
-  q->s = s, q->k = k, q->v = v, q->line = f->lineno;
-  q->has_type = c->has_type;
-  q->ctx = c->ctx;
-  q->h = h;
-  if (f->icap) __builtin_prefetch(&f->index[h & (f->icap - 1)]);
-  if (b->n == BATCH) resolve(f, b);
-  return 1;
+  for (i = 0; i < n; i++) {
+    size_t r = g->r[i] - 1, k = g->k[i];
+    struct fold_rec *e;
+
+    if (g->r[i]) {
+      e = fold_rec(f, r);
+      if (e->hash != g->h[i] || e->len != k || e->ctx != c->ctx ||
+          !fv_same(fold_rec_key(e), g->s[i], k)) {
+        r = FOLD_FULL; /* not it: fold_find looks further */
+      } else if (e->n >= 0) { /* a stack known and kept: the common case */
+        f->st.samples++;
+        fold_add_sat(&e->sum, f->o.samples ? 1 : g->v[i]);
+        continue;
+      }
+    }
+    f->lineno = line - (uint64_t)(n - 1 - i); /* for an "empty stack" report */
+    if (r == FOLD_FULL) r = fold_find(f, g->s[i], k, c->ctx, g->h[i]);
+    fold_tally(f, r, c->has_type, g->v[i]);
+    mask = f->icap - 1; /* the index may have grown */
+  }
+  f->lineno = line;
 }
-
-void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
-{
-  struct batch b;
-
-  b.n = 0;
-  text_line(f, &b, s, n, nul);
-  resolve(f, &b);
-}
-
-/* Below this many bytes of stacks known, a line is looked up at once;
- * above, the look-ups of a batch overlap their cache misses. */
-enum { DIRECT_MAX = 1 << 20 };
 
 size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop)
 {
   size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
   uint64_t m = whole ? fv_eol64(p) : 0; /* its line ends not yet taken */
-  struct batch b;
+  struct group g;
   struct common c;
-  int nul, now = f->bytes.len < DIRECT_MAX;
+  int nul, cnt = 0, more = 1;
+  size_t bytes = 0;
 
-  b.n = 0;
   common(f, &c);
-  while (at < n && at < stop) {
+  while (more) {
+    size_t l, k;
+    int64_t v;
+
+    if (at >= n || at >= stop) {
+      more = 0;
+      goto flush;
+    }
     /* the end of the line at at, and whether a NUL came before it */
     for (nul = 0;; m &= m - 1) {
       while (!m && blk + 64 < whole) {
@@ -309,15 +249,41 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
       }
       nul = 1;
     }
-    if (e == n && !eof) break;
-    if (nul || !fast_line(f, &b, &c, p + at, e - at, now)) {
-      text_line(f, &b, p + at, e - at, nul);
-      if (now) resolve(f, &b); /* before the lines after it */
-      common(f, &c);
+    if (e == n && !eof) {
+      more = 0;
+      goto flush;
     }
-    at = e + (e < n);
+    l = e - at;
+    /* the common line: no NUL, no comment, " <1 to 7 digits>" at its end */
+    if (!nul && l >= 9 && p[at] != '#' && value8(p + at, l, &k, &v)) {
+      f->lineno++;
+      f->st.lines++;
+      if (c.out) {
+        f->st.skipped++;
+      } else {
+        g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.v[cnt] = v;
+        bytes += l;
+        if (++cnt < GROUP && bytes < GROUP_BYTES) {
+          at = e + (e < n);
+          continue;
+        }
+      }
+      at = e + (e < n);
+    } else {
+      /* the lines before it first, then it on its own */
+      if (cnt) {
+        group_fold(f, &g, cnt, &c);
+        cnt = 0, bytes = 0;
+      }
+      text_line(f, p + at, l, nul);
+      common(f, &c);
+      at = e + (e < n);
+      continue;
+    }
+  flush:
+    if (cnt) group_fold(f, &g, cnt, &c);
+    cnt = 0, bytes = 0;
   }
-  resolve(f, &b);
   return at;
 }
 
