@@ -181,10 +181,11 @@ static void group_fold(struct fold *f, struct group *g, int n,
           const char *r = f->bytes.p + (size_t)((uint32_t)x - 1) * 8;
 
           g->r[i] = (size_t)((uint32_t)x - 1) * 8 + 1;
+          /* its first two cache lines and its last: the rest of a long
+           * stack comes in behind them as the compare walks it */
           __builtin_prefetch(r);
-          for (size_t o = 64; o < g->k[i] + sizeof(struct fold_rec) && o < 1024;
-               o += 64)
-            __builtin_prefetch(r + o);
+          __builtin_prefetch(r + 64);
+          __builtin_prefetch(r + sizeof(struct fold_rec) + g->k[i] - 1);
           break;
         }
   }
