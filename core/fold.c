@@ -166,7 +166,8 @@ size_t fold_find(struct fold *f, const char *s, size_t n, int64_t ctx,
     f->index = xzalloc(f->icap * sizeof(*f->index));
     for (size_t j = 0; j < nrec; j++) {
       e = fold_rec(f, recs[j]);
-      for (i = e->hash & (f->icap - 1); f->index[i]; i = (i + 1) & (f->icap - 1))
+      for (i = e->hash & (f->icap - 1); f->index[i];
+           i = (i + 1) & (f->icap - 1))
         ;
       f->index[i] = (e->hash >> 32 << 32) | (recs[j] / 8 + 1);
     }

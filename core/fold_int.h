@@ -101,8 +101,7 @@ static inline void fold_add_sat(int64_t *total, int64_t v)
 
 /* Count a line of the stack of record r (FOLD_FULL: none) with value v,
  * the stack folded now if new. */
-static inline void fold_tally(struct fold *f, size_t r, int has_type,
-                              int64_t v)
+static inline void fold_tally(struct fold *f, size_t r, int has_type, int64_t v)
 {
   struct fold_rec *e;
 

@@ -197,15 +197,21 @@ static void group_fold(struct fold *f, struct group *g, int n,
       e = fold_rec(f, r);
       if (e->hash != g->h[i] || e->len != k || e->ctx != c->ctx ||
           !fv_same(fold_rec_key(e), g->s[i], k)) {
-        r = FOLD_FULL; /* not it: fold_find looks further */
+        r = FOLD_FULL;        /* not it: fold_find looks further */
       } else if (e->n >= 0) { /* a stack known and kept: the common case */
         f->st.samples++;
         fold_add_sat(&e->sum, f->o.samples ? 1 : g->v[i]);
         continue;
       }
     }
-    f->lineno = line - (uint64_t)(n - 1 - i); /* for an "empty stack" report */
-    if (r == FOLD_FULL) r = fold_find(f, g->s[i], k, c->ctx, g->h[i]);
+    f->lineno = line - (uint64_t)(n - 1 - i); /* for the reports */
+    if (r == FOLD_FULL) {
+      if (memchr(g->s[i], 0, k)) { /* a stack kept has none */
+        fold_bad(f, "NUL byte (binary data?)");
+        continue;
+      }
+      r = fold_find(f, g->s[i], k, c->ctx, g->h[i]);
+    }
     fold_tally(f, r, c->has_type, g->v[i]);
     mask = f->icap - 1; /* the index may have grown */
   }
@@ -216,10 +222,10 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop)
 {
   size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
-  uint64_t m = whole ? fv_eol64(p) : 0; /* its line ends not yet taken */
+  uint64_t m = whole ? fv_nl64(p) : 0; /* its line ends not yet taken */
   struct group g;
   struct common c;
-  int nul, cnt = 0, more = 1;
+  int cnt = 0, more = 1;
   size_t bytes = 0;
 
   common(f, &c);
@@ -231,32 +237,27 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
       more = 0;
       goto flush;
     }
-    /* the end of the line at at, and whether a NUL came before it */
-    for (nul = 0;; m &= m - 1) {
-      while (!m && blk + 64 < whole) {
-        __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
-        m = fv_eol64(p + (blk += 64));
-      }
-      if (!m) {
-        for (e = at > whole ? at : whole; e < n && p[e] != '\n'; e++)
-          nul |= !p[e];
-        blk = whole;
-        break;
-      }
+    /* the end of the line at at */
+    while (!m && blk + 64 < whole) {
+      __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
+      m = fv_nl64(p + (blk += 64));
+    }
+    if (m) {
       e = blk + (size_t)__builtin_ctzll(m);
-      if (p[e] == '\n') {
-        m &= m - 1;
-        break;
-      }
-      nul = 1;
+      m &= m - 1;
+    } else {
+      e = at > whole ? at : whole;
+      e += fv_find_nl(p + e, n - e);
+      blk = whole;
     }
     if (e == n && !eof) {
       more = 0;
       goto flush;
     }
     l = e - at;
-    /* the common line: no NUL, no comment, " <1 to 7 digits>" at its end */
-    if (!nul && l >= 9 && p[at] != '#' && value8(p + at, l, &k, &v)) {
+    /* the common line: no comment, " <1 to 7 digits>" at its end (a NUL
+     * in its stack is found when the stack is new: no stack kept has one) */
+    if (l >= 9 && p[at] != '#' && value8(p + at, l, &k, &v)) {
       f->lineno++;
       f->st.lines++;
       if (c.out) {
@@ -276,7 +277,7 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
         group_fold(f, &g, cnt, &c);
         cnt = 0, bytes = 0;
       }
-      text_line(f, p + at, l, nul);
+      text_line(f, p + at, l, memchr(p + at, 0, l) != NULL);
       common(f, &c);
       at = e + (e < n);
       continue;

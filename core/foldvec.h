@@ -69,42 +69,44 @@ static inline FV_INLINE unsigned FV_NAME(fv_eq16)(const char *p, char c)
 #endif
 }
 
-/* The mask of the bytes of p[0..64) that are '\n' or NUL: where lines
- * end, and the bytes that make a line binary. */
-static inline FV_INLINE uint64_t FV_NAME(fv_eol64)(const char *p)
+/* The mask of the bytes of p[0..64) that are '\n': where lines end. */
+static inline FV_INLINE uint64_t FV_NAME(fv_nl64)(const char *p)
 {
 #if defined(FV_SSE2)
-  const __m128i nl = _mm_set1_epi8('\n'), z = _mm_setzero_si128();
-  __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-  __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-  __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
-  __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
-
-  /* written out: a loop of four is not unrolled at -O2 */
-  a = _mm_or_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(a, z));
-  b = _mm_or_si128(_mm_cmpeq_epi8(b, nl), _mm_cmpeq_epi8(b, z));
-  c = _mm_or_si128(_mm_cmpeq_epi8(c, nl), _mm_cmpeq_epi8(c, z));
-  d = _mm_or_si128(_mm_cmpeq_epi8(d, nl), _mm_cmpeq_epi8(d, z));
-  return (uint64_t)(unsigned)_mm_movemask_epi8(a) |
-         (uint64_t)(unsigned)_mm_movemask_epi8(b) << 16 |
-         (uint64_t)(unsigned)_mm_movemask_epi8(c) << 32 |
-         (uint64_t)(unsigned)_mm_movemask_epi8(d) << 48;
+  const __m128i nl = _mm_set1_epi8('\n');
+#define FV_NL(o)                                                               \
+  (uint64_t)(unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(                       \
+      _mm_loadu_si128((const __m128i *)(const void *)(p + (o))), nl))
+  return FV_NL(0) | FV_NL(16) << 16 | FV_NL(32) << 32 | FV_NL(48) << 48;
+#undef FV_NL
 #elif defined(FV_NEON)
   const uint8_t *u = (const uint8_t *)p;
-  uint8x16_t nl = vdupq_n_u8('\n'), x[4];
+  uint8x16_t nl = vdupq_n_u8('\n');
 
-  for (int i = 0; i < 4; i++) {
-    uint8x16_t v = vld1q_u8(u + 16 * i);
-
-    x[i] = vorrq_u8(vceqq_u8(v, nl), vceqzq_u8(v));
-  }
-  return fv_neon_mask64(x[0], x[1], x[2], x[3]);
+  return fv_neon_mask64(
+      vceqq_u8(vld1q_u8(u), nl), vceqq_u8(vld1q_u8(u + 16), nl),
+      vceqq_u8(vld1q_u8(u + 32), nl), vceqq_u8(vld1q_u8(u + 48), nl));
 #else
   uint64_t m = 0;
 
-  for (int i = 0; i < 64; i++) m |= (uint64_t)(p[i] == '\n' || p[i] == 0) << i;
+  for (int i = 0; i < 64; i++) m |= (uint64_t)(p[i] == '\n') << i;
   return m;
 #endif
+}
+
+/* The offset of the first '\n' in p[0..n), or n: sixteen bytes a step
+ * while they last. */
+static inline size_t FV_NAME(fv_find_nl)(const char *p, size_t n)
+{
+  size_t i = 0;
+
+  for (; i + 16 <= n; i += 16) {
+    unsigned m = FV_NAME(fv_eq16)(p + i, '\n');
+
+    if (m) return i + (size_t)__builtin_ctz(m);
+  }
+  while (i < n && p[i] != '\n') i++;
+  return i;
 }
 
 /* The fold's hash of a stack: NH over 32-bit words (each pair of words
@@ -149,10 +151,10 @@ static inline FV_INLINE uint64_t fv_nh2(uint32_t x, uint32_t y,
 /* acc + NH of p[0..16) with key k[0..4) */
 #define FV_NH(acc, p, k)                                                       \
   do {                                                                         \
-    __m128i x_ = _mm_add_epi32(                                                \
-        _mm_loadu_si128((const __m128i *)(const void *)(p)),                   \
-        _mm_load_si128((const __m128i *)(const void *)(k)));                   \
-    acc = _mm_add_epi64(acc, _mm_mul_epu32(x_, _mm_shuffle_epi32(x_, 0xf5))); \
+    __m128i x_ =                                                               \
+        _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)),     \
+                      _mm_load_si128((const __m128i *)(const void *)(k)));     \
+    acc = _mm_add_epi64(acc, _mm_mul_epu32(x_, _mm_shuffle_epi32(x_, 0xf5)));  \
   } while (0)
 #define FV_LO(acc) ((uint64_t)_mm_cvtsi128_si64(acc))
 #define FV_HI(acc) ((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc)))
@@ -161,9 +163,8 @@ static inline FV_INLINE uint64_t fv_nh2(uint32_t x, uint32_t y,
 #define FV_ACC0() vdupq_n_u64(0)
 #define FV_NH(acc, p, k)                                                       \
   do {                                                                         \
-    uint64x2_t x_ = vreinterpretq_u64_u32(                                     \
-        vaddq_u32(vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)(p))),        \
-                  vld1q_u32(k)));                                              \
+    uint64x2_t x_ = vreinterpretq_u64_u32(vaddq_u32(                           \
+        vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)(p))), vld1q_u32(k)));  \
     acc = vmlal_u32(acc, vmovn_u64(x_), vshrn_n_u64(x_, 32));                  \
   } while (0)
 #define FV_LO(acc) vgetq_lane_u64(acc, 0)
@@ -287,11 +288,11 @@ static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
                                as far as n lets them (overlapping then) */
     size_t l = n - 16;
 
-    return FV_ALL(FV_AND(
-        FV_AND(FV_AND(FV_EQ(0), FV_EQ(16)),
-               FV_AND(FV_EQ(l < 32 ? l : 32), FV_EQ(l < 48 ? l : 48))),
-        FV_AND(FV_AND(FV_EQ(l < 64 ? l : 64), FV_EQ(l < 80 ? l : 80)),
-               FV_AND(FV_EQ(l < 96 ? l : 96), FV_EQ(l)))));
+    return FV_ALL(
+        FV_AND(FV_AND(FV_AND(FV_EQ(0), FV_EQ(16)),
+                      FV_AND(FV_EQ(l < 32 ? l : 32), FV_EQ(l < 48 ? l : 48))),
+               FV_AND(FV_AND(FV_EQ(l < 64 ? l : 64), FV_EQ(l < 80 ? l : 80)),
+                      FV_AND(FV_EQ(l < 96 ? l : 96), FV_EQ(l)))));
   }
   if (n > 128) { /* sixty-four a step, then the last 64 bytes (which may
                     overlap the bytes already compared) */
