@@ -116,19 +116,25 @@ static inline size_t FV_NAME(fv_find_nl)(const char *p, size_t n)
  * 64-bit multiply that folds the sums, the length and ctx together. Up
  * to 128 bytes the chunks lie at 16 * j or as far as the stack lets them
  * (overlapping then), each with its own key: no branch on the length
- * within 33 to 128 bytes, the stacks of method names only. Longer: 64
- * bytes a step into a chain of multiplies (so that the order of the
- * steps counts), then the last 64 bytes. Loads stay within s[0..n). The
- * same numbers on every path. */
+ * within 33 to 128 bytes, the stacks of method names only; 129 to 256
+ * bytes: the first 128 and the last 128 (overlapping), again with no
+ * branch. Longer: 64 bytes a step into a chain of multiplies (so that
+ * the order of the steps counts), then the last 64 bytes. Loads stay
+ * within s[0..n). The same numbers on every path. */
 #ifndef FV_ONCE /* what the paths share (the unit tests include this twice) */
 #define FV_ONCE
-static const uint32_t fv_hkey[32] __attribute__((aligned(16))) = {
+static const uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
     0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
     0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
     0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
     0xd1310ba6, 0x98dfb5ac, 0x2ffd72db, 0xd01adfb7, 0xb8e1afed, 0x6a267e96,
     0xba7c9045, 0xf12c7f99, 0x24a19947, 0xb3916cf7, 0x0801f2e2, 0x858efc16,
-    0x636920d8, 0x71574e69};
+    0x636920d8, 0x71574e69, 0x4abea221, 0x2cb0f69f, 0x23148989, 0x94170347,
+    0x609dfe03, 0xdd555950, 0xdeb12800, 0xdbafb150, 0x6c442cb6, 0x7e789b2e,
+    0xc7e4f8c4, 0xf41e5636, 0xf8fba7e4, 0x0959d150, 0x3cdb9eea, 0xa97316f1,
+    0xf9520068, 0x74cd8258, 0xe116868b, 0x55c74a62, 0xa2023cbd, 0xd2f4c799,
+    0xa37b51b9, 0xdf98cb79, 0x524f3905, 0x396f5885, 0x6ca3b276, 0xaf1d5638,
+    0x5104e85a, 0xa9ffbe6b, 0x9fd533b3, 0x6bd0c51b};
 
 static inline FV_INLINE uint64_t fv_mix(uint64_t a, uint64_t b)
 {
@@ -229,6 +235,27 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
     FV_NH(a, s + (l < 96 ? l : 96), k + 24);
     FV_NH(b, s + l, k + 28);
     lo = FV_LO(a) + FV_LO(b), hi = FV_HI(a) + FV_HI(b);
+  } else if (n <= 256) {
+    fv_acc a = FV_ACC0(), b = FV_ACC0();
+    const char *t = s + n - 128;
+
+    FV_NH(a, s, k);
+    FV_NH(b, s + 16, k + 4);
+    FV_NH(a, s + 32, k + 8);
+    FV_NH(b, s + 48, k + 12);
+    FV_NH(a, s + 64, k + 16);
+    FV_NH(b, s + 80, k + 20);
+    FV_NH(a, s + 96, k + 24);
+    FV_NH(b, s + 112, k + 28);
+    FV_NH(a, t, k + 32);
+    FV_NH(b, t + 16, k + 36);
+    FV_NH(a, t + 32, k + 40);
+    FV_NH(b, t + 48, k + 44);
+    FV_NH(a, t + 64, k + 48);
+    FV_NH(b, t + 80, k + 52);
+    FV_NH(a, t + 96, k + 56);
+    FV_NH(b, t + 112, k + 60);
+    lo = FV_LO(a) + FV_LO(b), hi = FV_HI(a) + FV_HI(b);
   } else {
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     size_t i = 0;
@@ -294,7 +321,18 @@ static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
                FV_AND(FV_AND(FV_EQ(l < 64 ? l : 64), FV_EQ(l < 80 ? l : 80)),
                       FV_AND(FV_EQ(l < 96 ? l : 96), FV_EQ(l)))));
   }
-  if (n > 128) { /* sixty-four a step, then the last 64 bytes (which may
+  if (n > 128 && n <= 256) { /* the first 128 and the last 128 bytes */
+    const char *c = a + n - 128, *d = b + n - 128;
+
+#define FV_EQ2(x, y, o)                                                        \
+  FV_AND(FV_AND(FV_EQ(o), FV_EQ((o) + 16)),                                    \
+         FV_AND(FV_EQ((o) + 32), FV_EQ((o) + 48)))
+    if (!FV_ALL(FV_AND(FV_EQ2(a, b, 0), FV_EQ2(a, b, 64)))) return 0;
+    a = c, b = d;
+    return FV_ALL(FV_AND(FV_EQ2(a, b, 0), FV_EQ2(a, b, 64)));
+#undef FV_EQ2
+  }
+  if (n > 256) { /* sixty-four a step, then the last 64 bytes (which may
                     overlap the bytes already compared) */
     for (; n > 64; a += 64, b += 64, n -= 64)
       if (!FV_ALL(FV_AND(FV_AND(FV_EQ(0), FV_EQ(16)),

@@ -171,7 +171,7 @@ static void test_add(void)
 static void test_scans(void)
 {
   static const char pick[] = "\n\0 ;a\xff\x80\x0a\x0b\x09";
-  char a[200], b[200];
+  char a[360], b[360];
   int eq16 = 1, eol = 1, same = 1, hash = 1, spread = 1;
   uint64_t x = 88172645463325252ULL;
 
@@ -189,7 +189,7 @@ static void test_scans(void)
       for (size_t n = 0; n < 150; n += 7)
         eol &= fv_find_nl(a + off, n) == port_fv_find_nl(a + off, n);
     }
-    for (size_t n = 0; n < 150; n++) {
+    for (size_t n = 0; n < 300; n += n < 140 ? 1 : 3) {
       size_t at = (size_t)(x >> 20) % (n + 1), off = round % 7;
 
       same &= fv_same(a + off, b + off, n) == 1 &&
