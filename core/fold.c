@@ -128,27 +128,44 @@ int32_t fold_new_stack(struct fold *f, size_t off, size_t len, int has_type)
   k->len = 0;
   buf_add(k, "", 0);
   if (f->o.gc_frames && f->gc >= 0) buf_printf(k, "GC %ld;", f->gc);
-  for (size_t i = first; i < nf; i++) {
-    if (!f->o.no_squash && i > first && fr[i].len == fr[i - 1].len &&
+  /* frames kept one after the other in s are added as one run */
+  for (size_t i = first, run = 0, end = 0, open = 0; i <= nf; i++) {
+    if (i < nf && !f->o.no_squash && i > first && fr[i].len == fr[i - 1].len &&
         fv_same(fr[i].p, fr[i - 1].p, fr[i].len))
       continue;
-    if (i == type && (f->o.normalize || f->o.type_frames)) {
+    int special = i == type && (f->o.normalize || f->o.type_frames);
+
+    if (i < nf && !special && open && fr[i].p == s + end + 1) {
+      end = (size_t)(fr[i].p - s) + fr[i].len;
+      continue;
+    }
+    if (open) {
+      buf_add(k, s + run, end - run);
+      buf_addc(k, ';');
+      open = 0;
+    }
+    if (i == nf) break;
+    if (special) {
       if (f->o.normalize)
         normalize(k, fr[i].p, fr[i].len);
       else
         buf_add(k, fr[i].p, fr[i].len);
       if (f->o.type_frames) buf_adds(k, "_[i]");
+      buf_addc(k, ';');
     } else {
-      buf_add(k, fr[i].p, fr[i].len);
+      run = (size_t)(fr[i].p - s);
+      end = run + fr[i].len;
+      open = 1;
     }
-    buf_addc(k, ';');
   }
   if (!--k->len) return EMPTY; /* drop the last ';' */
   /* mostly the stack as read, or its end: share those bytes */
   if (k->len <= n && fv_same(s + n - k->len, k->p, k->len))
-    e = strset_intern(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0);
+    e = strset_intern_h(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0,
+                        fv_hash(s + n - k->len, k->len, 0));
   else
-    e = strset_intern(&f->bytes, &f->totals, k->p, k->len, 0, 0);
+    e = strset_intern_h(&f->bytes, &f->totals, k->p, k->len, 0, 0,
+                        fv_hash(k->p, k->len, 0));
   return (int32_t)(e - f->totals.e);
 }
 
@@ -356,7 +373,8 @@ void fold_merge_totals(struct fold *f, struct fold *g)
   for (size_t i = 0; i < g->totals.used; i++) {
     struct strset_entry *e = &g->totals.e[i], *t;
 
-    t = strset_intern(&f->bytes, &f->totals, g->bytes.p + e->off, e->len, 0, 0);
+    t = strset_intern_h(&f->bytes, &f->totals, g->bytes.p + e->off, e->len, 0,
+                        0, e->hash); /* fv_hash, as fold_new_stack's */
     fold_add_sat(&t->n, e->n);
   }
 }
