@@ -256,21 +256,15 @@ size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
     }
     l = e - at;
     /* the common line: no comment, " <1 to 7 digits>" at its end (a NUL
-     * in its stack is found when the stack is new: no stack kept has one) */
-    if (l >= 9 && p[at] != '#' && value8(p + at, l, &k, &v)) {
+     * in its stack is found when the stack is new: no stack kept has
+     * one), in a --gc section asked for */
+    if (l >= 9 && p[at] != '#' && !c.out && value8(p + at, l, &k, &v)) {
       f->lineno++;
       f->st.lines++;
-      if (c.out) {
-        f->st.skipped++;
-      } else {
-        g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.v[cnt] = v;
-        bytes += l;
-        if (++cnt < GROUP && bytes < GROUP_BYTES) {
-          at = e + (e < n);
-          continue;
-        }
-      }
+      g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.v[cnt] = v;
+      bytes += l;
       at = e + (e < n);
+      if (++cnt < GROUP && bytes < GROUP_BYTES) continue;
     } else {
       /* the lines before it first, then it on its own */
       if (cnt) {
