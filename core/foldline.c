@@ -67,7 +67,12 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
 
   if (!nd) return 0;
   at = (unsigned)(63 - __builtin_clzll(nd)) / 8;
-  if (at == 7 || s[n - 8 + at] != ' ' || s[n - 9 + at] == ' ') return 0;
+  /* that byte is the space, the one before it is not (from x, but for
+   * the byte before the eight, which is read anyway) */
+  if (at == 7 || (uint8_t)(x >> (8 * at)) != (' ' ^ '0') ||
+      (at ? (uint8_t)(x >> (8 * at - 8)) : (uint8_t)(s[n - 9] ^ '0')) ==
+          (' ' ^ '0'))
+    return 0;
   /* the digits in the high bytes, zeros below: eight digits, the first
    * in the lowest byte; pairs, then fours, then all eight */
   d = x & ~0ULL << (8 * (at + 1));
