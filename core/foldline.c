@@ -200,7 +200,7 @@ static void group_fold(struct fold *f, struct group *g, int n,
 
     if (g->r[i]) {
       e = fold_rec(f, r);
-      if (e->hash != g->h[i] || e->len != k || e->ctx != c->ctx ||
+      if (((e->hash ^ g->h[i]) | (e->len ^ k) | (uint64_t)(e->ctx ^ c->ctx)) ||
           !fv_same(fold_rec_key(e), g->s[i], k)) {
         r = FOLD_FULL;        /* not it: fold_find looks further */
       } else if (e->n >= 0) { /* a stack known and kept: the common case */

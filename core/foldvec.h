@@ -162,6 +162,7 @@ static inline FV_INLINE uint64_t fv_nh2(uint32_t x, uint32_t y,
                       _mm_load_si128((const __m128i *)(const void *)(k)));     \
     acc = _mm_add_epi64(acc, _mm_mul_epu32(x_, _mm_shuffle_epi32(x_, 0xf5)));  \
   } while (0)
+#define FV_ADD(a, b) _mm_add_epi64(a, b)
 #define FV_LO(acc) ((uint64_t)_mm_cvtsi128_si64(acc))
 #define FV_HI(acc) ((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc)))
 #elif defined(FV_NEON)
@@ -173,6 +174,7 @@ static inline FV_INLINE uint64_t fv_nh2(uint32_t x, uint32_t y,
         vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)(p))), vld1q_u32(k)));  \
     acc = vmlal_u32(acc, vmovn_u64(x_), vshrn_n_u64(x_, 32));                  \
   } while (0)
+#define FV_ADD(a, b) vaddq_u64(a, b)
 #define FV_LO(acc) vgetq_lane_u64(acc, 0)
 #define FV_HI(acc) vgetq_lane_u64(acc, 1)
 #else
@@ -191,6 +193,7 @@ struct fv_acc2 {
     (acc).lo += fv_nh2(w_[0], w_[1], (k));                                     \
     (acc).hi += fv_nh2(w_[2], w_[3], (k) + 2);                                 \
   } while (0)
+#define FV_ADD(a, b) ((fv_acc){(a).lo + (b).lo, (a).hi + (b).hi})
 #define FV_LO(acc) ((acc).lo)
 #define FV_HI(acc) ((acc).hi)
 #endif
@@ -234,7 +237,8 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
     FV_NH(b, s + (l < 80 ? l : 80), k + 20);
     FV_NH(a, s + (l < 96 ? l : 96), k + 24);
     FV_NH(b, s + l, k + 28);
-    lo = FV_LO(a) + FV_LO(b), hi = FV_HI(a) + FV_HI(b);
+    a = FV_ADD(a, b);
+    lo = FV_LO(a), hi = FV_HI(a);
   } else if (n <= 256) {
     fv_acc a = FV_ACC0(), b = FV_ACC0();
     const char *t = s + n - 128;
@@ -255,7 +259,8 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
     FV_NH(b, t + 80, k + 52);
     FV_NH(a, t + 96, k + 56);
     FV_NH(b, t + 112, k + 60);
-    lo = FV_LO(a) + FV_LO(b), hi = FV_HI(a) + FV_HI(b);
+    a = FV_ADD(a, b);
+    lo = FV_LO(a), hi = FV_HI(a);
   } else {
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     size_t i = 0;
@@ -267,7 +272,8 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
       FV_NH(b, s + i + 16, k + 4);
       FV_NH(a, s + i + 32, k + 8);
       FV_NH(b, s + i + 48, k + 12);
-      h = fv_mix(h ^ (FV_LO(a) + FV_LO(b)), FV_HI(a) + FV_HI(b) + k[0]);
+      a = FV_ADD(a, b);
+      h = fv_mix(h ^ FV_LO(a), FV_HI(a) + k[0]);
     }
     {
       fv_acc a = FV_ACC0(), b = FV_ACC0();
@@ -276,7 +282,8 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
       FV_NH(b, s + n - 48, k + 20);
       FV_NH(a, s + n - 32, k + 24);
       FV_NH(b, s + n - 16, k + 28);
-      lo = (FV_LO(a) + FV_LO(b)) ^ h, hi = FV_HI(a) + FV_HI(b);
+      a = FV_ADD(a, b);
+      lo = FV_LO(a) ^ h, hi = FV_HI(a);
     }
   }
   return fv_mix(lo ^ 0xa4093822299f31d0ULL ^ n,
@@ -285,6 +292,7 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
 #undef FV_NH
 #undef FV_LO
 #undef FV_HI
+#undef FV_ADD
 #undef FV_ACC0
 #undef fv_acc
 
