@@ -3,8 +3,9 @@
  * A line's stack is looked up where it lies in the input (core/foldio.c
  * reads the input, core/foldline.c cuts it into lines): each distinct stack is folded once (filter,
  * squash, type leaf) and remembered with the total it adds to, so every
- * line that repeats it costs one hash, one compare and one add
- * (core/strset.c). No allocation per line; memory grows with the number
+ * line that repeats it costs one hash, one compare and one add (its
+ * record: struct fold_rec, found by fold_find; the folded totals in a
+ * core/strset.c). No allocation per line; memory grows with the number
  * of distinct stacks, not with the input.
  */
 /* The hot loops of folding: built for speed in a binary otherwise built

@@ -141,7 +141,7 @@ void fold_text_line(struct fold *f, const char *s, size_t n, int nul);
 
 /* Fold the whole lines of a line format in p[0..n) that start before
  * stop, and at the end of input (eof) the rest too; returns how many
- * bytes were taken. The same as fold_text_line on each line, in a batch
+ * bytes were taken. The same as fold_text_line on each line, in groups
  * whose table look-ups overlap. */
 size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop);

@@ -1,8 +1,8 @@
 /* foldline.c - the lines of the line formats (stacks.txt, its lifetime
  * output, folded files): each line's value read from its end, its stack
- * hashed where it lies, and the look-ups of a batch of lines overlapped
- * (core/fold.c folds a stack seen for the first time; core/foldio.c
- * reads the input).
+ * hashed where it lies, and the look-ups of a group of lines overlapped
+ * (core/fold.c keeps the records of the stacks and folds a stack seen
+ * for the first time; core/foldio.c reads the input).
  */
 /* The hot loops of folding: built for speed in a binary otherwise built
  * for size. */
