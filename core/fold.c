@@ -3,8 +3,9 @@
  * A line's stack is looked up where it lies in the input (core/foldio.c
  * reads the input, core/foldline.c cuts it into lines): each distinct stack is folded once (filter,
  * squash, type leaf) and remembered with the total it adds to, so every
- * line that repeats it costs one hash, one compare and one add
- * (core/strset.c). No allocation per line; memory grows with the number
+ * line that repeats it costs one hash, one compare and one add (its
+ * record: struct fold_rec, found by fold_find; the folded totals in a
+ * core/strset.c). No allocation per line; memory grows with the number
  * of distinct stacks, not with the input.
  */
 /* The hot loops of folding: built for speed in a binary otherwise built
@@ -96,11 +97,10 @@ static void normalize(struct buf *k, const char *t, size_t n)
 
 /* Fold a stack seen for the first time: filter, squash, type leaf.
  * Returns the number of its total, or SKIPPED or EMPTY. */
-int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
-                       int has_type)
+int32_t fold_new_stack(struct fold *f, size_t off, size_t len, int has_type)
 {
-  const char *s = f->bytes.p + st->off;
-  size_t n = st->len, nf = 0, first = 0, type;
+  const char *s = f->bytes.p + off;
+  size_t n = len, nf = 0, first = 0, type;
   struct buf *k = &f->key;
   struct frame *fr;
   struct strset_entry *e;
@@ -129,28 +129,101 @@ int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
   k->len = 0;
   buf_add(k, "", 0);
   if (f->o.gc_frames && f->gc >= 0) buf_printf(k, "GC %ld;", f->gc);
-  for (size_t i = first; i < nf; i++) {
-    if (!f->o.no_squash && i > first && fr[i].len == fr[i - 1].len &&
+  /* frames kept one after the other in s are added as one run */
+  for (size_t i = first, run = 0, end = 0, open = 0; i <= nf; i++) {
+    if (i < nf && !f->o.no_squash && i > first && fr[i].len == fr[i - 1].len &&
         fv_same(fr[i].p, fr[i - 1].p, fr[i].len))
       continue;
-    if (i == type && (f->o.normalize || f->o.type_frames)) {
+    int special = i == type && (f->o.normalize || f->o.type_frames);
+
+    if (i < nf && !special && open && fr[i].p == s + end + 1) {
+      end = (size_t)(fr[i].p - s) + fr[i].len;
+      continue;
+    }
+    if (open) {
+      buf_add(k, s + run, end - run);
+      buf_addc(k, ';');
+      open = 0;
+    }
+    if (i == nf) break;
+    if (special) {
       if (f->o.normalize)
         normalize(k, fr[i].p, fr[i].len);
       else
         buf_add(k, fr[i].p, fr[i].len);
       if (f->o.type_frames) buf_adds(k, "_[i]");
+      buf_addc(k, ';');
     } else {
-      buf_add(k, fr[i].p, fr[i].len);
+      run = (size_t)(fr[i].p - s);
+      end = run + fr[i].len;
+      open = 1;
     }
-    buf_addc(k, ';');
   }
   if (!--k->len) return EMPTY; /* drop the last ';' */
   /* mostly the stack as read, or its end: share those bytes */
   if (k->len <= n && fv_same(s + n - k->len, k->p, k->len))
-    e = strset_intern(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0);
+    e = strset_intern_h(&f->bytes, &f->totals, s + n - k->len, k->len, 0, 0,
+                        fv_hash(s + n - k->len, k->len, 0));
   else
-    e = strset_intern(&f->bytes, &f->totals, k->p, k->len, 0, 0);
-  return e - f->totals.e;
+    e = strset_intern_h(&f->bytes, &f->totals, k->p, k->len, 0, 0,
+                        fv_hash(k->p, k->len, 0));
+  return (int32_t)(e - f->totals.e);
+}
+
+size_t fold_find(struct fold *f, const char *s, size_t n, int64_t ctx,
+                 uint64_t h)
+{
+  const size_t *recs = (const size_t *)(void *)f->recs.p;
+  size_t nrec = f->recs.len / sizeof(size_t), mask, i, r;
+  struct fold_rec *e, hdr = {h, (uint32_t)n, UNFOLDED, ctx, 0};
+  uint64_t x;
+
+  if (nrec << 2 >= f->icap) { /* grow the index: three quarters empty */
+    f->icap = f->icap ? f->icap * 2 : 1024;
+    free(f->index);
+    f->index = xzalloc(f->icap * sizeof(*f->index));
+    for (size_t j = 0; j < nrec; j++) {
+      e = fold_rec(f, recs[j]);
+      for (i = e->hash & (f->icap - 1); f->index[i];
+           i = (i + 1) & (f->icap - 1))
+        ;
+      f->index[i] = (e->hash >> 32 << 32) | (recs[j] / 8 + 1);
+    }
+  }
+  mask = f->icap - 1;
+  for (i = h & mask; (x = f->index[i]); i = (i + 1) & mask) {
+    if (x >> 32 != h >> 32) continue;
+    e = fold_rec(f, (size_t)((uint32_t)x - 1) * 8);
+    if (e->hash != h || e->len != n || e->ctx != ctx) continue;
+    /* a long stack is seldom in cache: ask for all of it at once */
+    for (size_t o = 0; o < n; o += 64) __builtin_prefetch(fold_rec_key(e) + o);
+    if (fv_same(fold_rec_key(e), s, n)) return (size_t)((uint32_t)x - 1) * 8;
+  }
+  /* 8-byte aligned, numbered by offset / 8 in 32 bits */
+  r = (f->bytes.len + 7) & ~(size_t)7;
+  if (n > UINT32_MAX || r / 8 + 1 > UINT32_MAX) return FOLD_FULL;
+  buf_add(&f->bytes, "\0\0\0\0\0\0\0", r - f->bytes.len);
+  buf_add(&f->bytes, &hdr, sizeof(hdr));
+  /* then the bytes: a mapped key may fault (SIGBUS) while copied, and
+   * leave a record that nothing points to */
+  buf_add(&f->bytes, s, n);
+  f->index[i] = (h >> 32 << 32) | (r / 8 + 1);
+  buf_add(&f->recs, &r, sizeof(r));
+  return r;
+}
+
+void fold_flush(struct fold *f)
+{
+  const size_t *recs = (const size_t *)(void *)f->recs.p;
+
+  for (size_t j = 0; j < f->recs.len / sizeof(size_t); j++) {
+    struct fold_rec *e = fold_rec(f, recs[j]);
+
+    if (e->n >= 0 && e->sum) {
+      fold_add_sat(&f->totals.e[e->n].n, e->sum);
+      e->sum = 0;
+    }
+  }
 }
 
 /* Fold the stack [s, s+n) (frames, root first) with value v. How a stack
@@ -158,10 +231,9 @@ int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
 static void fold_stack(struct fold *f, const char *s, size_t n, int64_t v,
                        int has_type)
 {
-  fold_tally(f,
-             strset_intern(&f->bytes, &f->stacks, s, n,
-                           fold_context(f, has_type), UNFOLDED),
-             has_type, v);
+  int64_t ctx = fold_context(f, has_type);
+
+  fold_tally(f, fold_find(f, s, n, ctx, fv_hash(s, n, ctx)), has_type, v);
 }
 
 void fold_add(struct fold *f, const char *s, size_t n, int64_t v, int has_type)
@@ -292,17 +364,18 @@ struct fold *fold_new(const struct fold_opts *o)
   f->o.filters = (const char *const *)f->filter_lc;
   f->fmt = o->format;
   f->name = "-";
-  f->stacks.sparse = 1; /* looked up for every line */
   return f;
 }
 
 /* Add the totals g folded to f's. */
 void fold_merge_totals(struct fold *f, struct fold *g)
 {
+  fold_flush(g);
   for (size_t i = 0; i < g->totals.used; i++) {
     struct strset_entry *e = &g->totals.e[i], *t;
 
-    t = strset_intern(&f->bytes, &f->totals, g->bytes.p + e->off, e->len, 0, 0);
+    t = strset_intern_h(&f->bytes, &f->totals, g->bytes.p + e->off, e->len, 0,
+                        0, e->hash); /* fv_hash, as fold_new_stack's */
     fold_add_sat(&t->n, e->n);
   }
 }
@@ -339,6 +412,7 @@ size_t fold_result(struct fold *f, const struct fold_stack **out)
 {
   size_t n = f->totals.used;
 
+  fold_flush(f);
   free(f->sorted);
   f->sorted = xmalloc((n + 1) * sizeof(*f->sorted));
   for (size_t i = 0; i < n; i++) {
@@ -371,7 +445,8 @@ const struct fold_stats *fold_stats(struct fold *f)
 
 void fold_free(struct fold *f)
 {
-  strset_free(&f->stacks);
+  free(f->index);
+  buf_free(&f->recs);
   strset_free(&f->totals);
   buf_free(&f->bytes);
   buf_free(&f->key);

@@ -15,10 +15,27 @@ struct frame {
   size_t len;
 };
 
+/* A stack as read, in f->bytes (8-byte aligned): this header, then its
+ * len bytes. Its lines' values are added here, where the look-up that
+ * found it has just been, and moved into its total (f->totals) when the
+ * totals are read (fold_flush). */
+struct fold_rec {
+  uint64_t hash;
+  uint32_t len;
+  int32_t n;   /* the number of its total, or UNFOLDED, SKIPPED, EMPTY */
+  int64_t ctx; /* what else decides how it folds (fold_context) */
+  int64_t sum; /* its lines' values not yet in its total, saturated */
+};
+
 struct fold {
   struct fold_opts o;
-  struct strset stacks, totals; /* as read; as folded */
-  struct buf bytes, key, bad;   /* their bytes; a key being built; reports */
+  /* the stacks as read: an index (open addressing, kept three quarters
+   * empty: hash high half, record offset / 8 + 1) over records in bytes */
+  uint64_t *index;
+  size_t icap;
+  struct buf recs;            /* each record's offset in bytes (size_t) */
+  struct strset totals;       /* the stacks as folded */
+  struct buf bytes, key, bad; /* their bytes; a key being built; reports */
   struct bad {
     const char *name;
     uint64_t line;
@@ -44,15 +61,36 @@ struct fold {
 
 /* ---- core/fold.c, for the reader and core/foldline.c ---- */
 
-enum { UNFOLDED = -1, SKIPPED = -2, EMPTY = -3 }; /* struct strset_entry.n */
+enum { UNFOLDED = -1, SKIPPED = -2, EMPTY = -3 }; /* struct fold_rec.n */
 
 /* Count a bad line (the current one of f->name), keep the first five. */
 void fold_bad(struct fold *f, const char *why);
 
-/* Fold a stack seen for the first time: filter, squash, type leaf.
- * Returns the number of its total, or SKIPPED or EMPTY. */
-int64_t fold_new_stack(struct fold *f, const struct strset_entry *st,
-                       int has_type);
+/* Fold a stack seen for the first time (its len bytes at off in
+ * f->bytes): filter, squash, type leaf. Returns the number of its total,
+ * or SKIPPED or EMPTY. */
+int32_t fold_new_stack(struct fold *f, size_t off, size_t len, int has_type);
+
+/* The record at offset r of f->bytes, and its stack's bytes. */
+static inline struct fold_rec *fold_rec(const struct fold *f, size_t r)
+{
+  return (struct fold_rec *)(void *)(f->bytes.p + r);
+}
+
+static inline const char *fold_rec_key(const struct fold_rec *e)
+{
+  return (const char *)(e + 1);
+}
+
+/* The offset of the record of stack s[0..n) with ctx (h = fv_hash(s, n,
+ * ctx)), made when new; FOLD_FULL when there is no room for it (a stack
+ * over 4 GiB, or 32 GiB of them). */
+#define FOLD_FULL SIZE_MAX
+size_t fold_find(struct fold *f, const char *s, size_t n, int64_t ctx,
+                 uint64_t h);
+
+/* Move the records' sums into their totals. */
+void fold_flush(struct fold *f);
 
 /* Totals saturate instead of wrapping around. */
 static inline void fold_add_sat(int64_t *total, int64_t v)
@@ -61,19 +99,30 @@ static inline void fold_add_sat(int64_t *total, int64_t v)
     *total = v > 0 ? INT64_MAX : INT64_MIN;
 }
 
-/* Count a line of stack e (its total's number in e->n, folded now if
- * new) with value v. */
-static inline void fold_tally(struct fold *f, struct strset_entry *e,
-                              int has_type, int64_t v)
+/* Count a line of the stack of record r (FOLD_FULL: none) with value v,
+ * the stack folded now if new. */
+static inline void fold_tally(struct fold *f, size_t r, int has_type, int64_t v)
 {
-  if (e->n == UNFOLDED) e->n = fold_new_stack(f, e, has_type);
+  struct fold_rec *e;
+
+  if (r == FOLD_FULL) {
+    fold_bad(f, "no room for another distinct stack");
+    return;
+  }
+  e = fold_rec(f, r);
+  if (e->n == UNFOLDED) {
+    int32_t n = fold_new_stack(f, r + sizeof(*e), e->len, has_type);
+
+    e = fold_rec(f, r); /* f->bytes may have moved */
+    e->n = n;
+  }
   if (e->n == SKIPPED) {
     f->st.skipped++;
   } else if (e->n == EMPTY) {
     fold_bad(f, "empty stack");
   } else {
     f->st.samples++;
-    fold_add_sat(&f->totals.e[e->n].n, f->o.samples ? 1 : v);
+    fold_add_sat(&e->sum, f->o.samples ? 1 : v);
   }
 }
 
@@ -92,7 +141,7 @@ void fold_text_line(struct fold *f, const char *s, size_t n, int nul);
 
 /* Fold the whole lines of a line format in p[0..n) that start before
  * stop, and at the end of input (eof) the rest too; returns how many
- * bytes were taken. The same as fold_text_line on each line, in a batch
+ * bytes were taken. The same as fold_text_line on each line, in groups
  * whose table look-ups overlap. */
 size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop);

@@ -1,8 +1,8 @@
 /* foldline.c - the lines of the line formats (stacks.txt, its lifetime
  * output, folded files): each line's value read from its end, its stack
- * hashed where it lies, and the look-ups of a batch of lines overlapped
- * (core/fold.c folds a stack seen for the first time; core/foldio.c
- * reads the input).
+ * hashed where it lies, and the look-ups of a group of lines overlapped
+ * (core/fold.c keeps the records of the stacks and folds a stack seen
+ * for the first time; core/foldio.c reads the input).
  */
 /* The hot loops of folding: built for speed in a binary otherwise built
  * for size. */
@@ -67,7 +67,12 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
 
   if (!nd) return 0;
   at = (unsigned)(63 - __builtin_clzll(nd)) / 8;
-  if (at == 7 || s[n - 8 + at] != ' ' || s[n - 9 + at] == ' ') return 0;
+  /* that byte is the space, the one before it is not (from x, but for
+   * the byte before the eight, which is read anyway) */
+  if (at == 7 || (uint8_t)(x >> (8 * at)) != (' ' ^ '0') ||
+      (at ? (uint8_t)(x >> (8 * at - 8)) : (uint8_t)(s[n - 9] ^ '0')) ==
+          (' ' ^ '0'))
+    return 0;
   /* the digits in the high bytes, zeros below: eight digits, the first
    * in the lowest byte; pairs, then fours, then all eight */
   d = x & ~0ULL << (8 * (at + 1));
@@ -83,83 +88,17 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
 #endif
 }
 
-/* Stack lines read and waiting for their look-up: their hashes first,
- * then the table slots, then the entries, then the compares, each step
- * over the batch, so that the cache misses of one line overlap those of
- * the next instead of following them. */
-enum { BATCH = 16 };
-
-struct batch {
-  struct pend {
-    const char *s;
-    size_t k;
-    int64_t v, ctx;
-    uint64_t h, line;
-    uint32_t cand; /* the entry number + 1 the hash points to, or 0 */
-    int has_type;
-  } p[BATCH];
-  int n;
-};
-
-/* Look the batch's stacks up and count them, in the order read. */
-static void resolve(struct fold *f, struct batch *b)
-{
-  struct strset *t = &f->stacks;
-  uint64_t line = f->lineno;
-  int n = b->n;
-
-  b->n = 0;
-  for (int i = 0; i < n; i++) {
-    struct pend *q = &b->p[i];
-    size_t mask = t->icap - 1, j;
-
-    q->cand = 0;
-    if (!t->icap) continue;
-    for (j = q->h & mask; t->index[j]; j = (j + 1) & mask)
-      if (t->index[j] >> 32 == q->h >> 32) {
-        q->cand = (uint32_t)t->index[j];
-        __builtin_prefetch(&t->e[q->cand - 1]);
-        break;
-      }
-  }
-  for (int i = 0; i < n; i++) {
-    struct pend *q = &b->p[i];
-
-    if (q->cand) {
-      const struct strset_entry *e = &t->e[q->cand - 1];
-      const char *k = f->bytes.p + e->off;
-
-      for (size_t o = 0; o < e->len && o < 1024; o += 64)
-        __builtin_prefetch(k + o);
-      if (e->n >= 0 && (size_t)e->n < f->totals.used)
-        __builtin_prefetch(&f->totals.e[e->n].n, 1);
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    struct pend *q = &b->p[i];
-    struct strset_entry *e = q->cand ? &t->e[q->cand - 1] : NULL;
-
-    if (!e || e->hash != q->h || e->len != q->k || e->ctx != q->ctx ||
-        !fv_same(f->bytes.p + e->off, q->s, q->k))
-      e = strset_intern_h(&f->bytes, t, q->s, q->k, q->ctx, UNFOLDED, q->h);
-    f->lineno = q->line; /* for an "empty stack" report */
-    fold_tally(f, e, q->has_type, q->v);
-  }
-  f->lineno = line;
-}
-
-/* One line of a line format; nul: it holds a NUL byte. A stack to fold
- * joins batch b; anything that must come after the stacks before it
- * (a bad-line report, a "#GC <n>" section) resolves the batch first. */
-static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
-                      int nul)
+/* One line of a line format, the slow way (a comment, "#GC <n>", a bad
+ * line, a value not of the common kind, a NUL); nul: it holds a NUL
+ * byte. Looked up at once: any line before it is counted already. */
+static void text_line(struct fold *f, const char *s, size_t n, int nul)
 {
   const char *why;
   long long g;
   char num[32];
-  struct pend *q;
-  int64_t v;
+  int64_t v, ctx;
   size_t k;
+  int has_type;
 
   f->lineno++;
   f->st.lines++;
@@ -168,14 +107,12 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
   if (s[0] == '#') {
     /* "#GC <n>" opens a lifetime section; other comments are skipped */
     if (n > 4 && !memcmp(s, "#GC ", 4)) {
-      resolve(f, b);
       snprintf(num, sizeof(num), "%.*s", (int)(n - 4 < 31 ? n - 4 : 31), s + 4);
       f->gc = parse_long(num, 0, LONG_MAX, &g) ? -1 : (long)g;
     }
     return;
   }
   if (nul || (why = value(s, n, &k, &v))) {
-    resolve(f, b);
     fold_bad(f, nul ? "NUL byte (binary data?)" : why);
     return;
   }
@@ -183,46 +120,34 @@ static void text_line(struct fold *f, struct batch *b, const char *s, size_t n,
     f->st.skipped++;
     return;
   }
-  q = &b->p[b->n++];
-  q->s = s, q->k = k, q->v = v, q->line = f->lineno;
-  q->has_type = f->fmt != FOLD_FOLDED;
-  q->ctx = fold_context(f, q->has_type);
-  q->h = strset_hash_in(s, k, q->ctx);
-  if (f->stacks.icap)
-    __builtin_prefetch(&f->stacks.index[q->h & (f->stacks.icap - 1)]);
-  if (b->n == BATCH) resolve(f, b);
+  has_type = f->fmt != FOLD_FOLDED;
+  ctx = fold_context(f, has_type);
+  fold_tally(f, fold_find(f, s, k, ctx, fv_hash(s, k, ctx)), has_type, v);
 }
 
-/* Look stack s[0..k) up and count it at once, with no batch: when the
- * stacks known so far fit in the cache, a batch only costs. */
-static inline FV_INLINE void direct(struct fold *f, const char *s, size_t k,
-                                    int64_t ctx, uint64_t h, int has_type,
-                                    int64_t v)
+void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
 {
-  struct strset *t = &f->stacks;
-  struct strset_entry *e;
-  size_t mask = t->icap - 1, j;
-  uint64_t x;
-
-  if (t->icap)
-    for (j = h & mask; (x = t->index[j]); j = (j + 1) & mask)
-      if (x >> 32 == h >> 32) {
-        e = &t->e[(uint32_t)x - 1];
-        if (e->hash == h && e->len == k && e->ctx == ctx &&
-            fv_same(f->bytes.p + e->off, s, k)) {
-          if (e->n >= 0) { /* a stack known and kept: the common case */
-            f->st.samples++;
-            fold_add_sat(&f->totals.e[e->n].n, f->o.samples ? 1 : v);
-            return;
-          }
-          fold_tally(f, e, has_type, v);
-          return;
-        }
-        break; /* strset_intern_h looks further */
-      }
-  e = strset_intern_h(&f->bytes, t, s, k, ctx, UNFOLDED, h);
-  fold_tally(f, e, has_type, v);
+  text_line(f, s, n, nul);
 }
+
+/* The common lines are taken a group at a time, in steps over the whole
+ * group: find them and read their values; hash them (the line still in
+ * the L1 cache) and ask for their index slots; read the slots and ask
+ * for the records they point to; compare and add. Each step is a short
+ * loop with no branch to mispredict but on what the data says, and the
+ * cache misses of the index and the records of one line overlap those of
+ * the others instead of following them. A group ends at GROUP lines,
+ * GROUP_BYTES of them (so that they stay in the L1 cache from the first
+ * step to the last), or a line that is not common. */
+enum { GROUP = 64, GROUP_BYTES = 16 << 10 };
+
+struct group {
+  const char *s[GROUP];
+  uint32_t k[GROUP];
+  int64_t v[GROUP];
+  uint64_t h[GROUP];
+  size_t r[GROUP]; /* the record a line's hash points to (+ 1), or 0 */
+};
 
 /* What the lines of a stretch without comments or bad lines share:
  * taken again after each such line ("#GC <n>" changes them). */
@@ -239,94 +164,127 @@ static void common(const struct fold *f, struct common *c)
   c->out = f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi);
 }
 
-/* A line of a line format the common way: n >= 9, no NUL, not a
- * comment, its value of 1 to 7 digits after a space. Returns 0 for any
- * other, which text_line takes. In batch b unless now. */
-static inline FV_INLINE int fast_line(struct fold *f, struct batch *b,
-                                      const struct common *c, const char *s,
-                                      size_t n, int now)
+/* Look up and count the n lines of group g (f->lineno is the last's). */
+static void group_fold(struct fold *f, struct group *g, int n,
+                       const struct common *c)
 {
-  struct pend *q;
-  int64_t v;
-  uint64_t h;
-  size_t k;
+  uint64_t line = f->lineno, x;
+  size_t mask = f->icap - 1, j;
+  int i;
 
-  if (n < 9 || s[0] == '#' || !value8(s, n, &k, &v)) return 0;
-  f->lineno++;
-  f->st.lines++;
-  if (c->out) {
-    f->st.skipped++;
-    return 1;
+  for (i = 0; i < n; i++) {
+    g->h[i] = fv_hash(g->s[i], g->k[i], c->ctx);
+    if (f->icap) __builtin_prefetch(&f->index[g->h[i] & mask]);
   }
-  h = strset_hash_in(s, k, c->ctx);
-  if (now) {
-    direct(f, s, k, c->ctx, h, c->has_type, v);
-    return 1;
+  for (i = 0; i < n; i++) {
+    uint64_t h = g->h[i];
+
+    g->r[i] = 0;
+    if (f->icap)
+      for (j = h & mask; (x = f->index[j]); j = (j + 1) & mask)
+        if (x >> 32 == h >> 32) {
+          const char *r = f->bytes.p + (size_t)((uint32_t)x - 1) * 8;
+
+          g->r[i] = (size_t)((uint32_t)x - 1) * 8 + 1;
+          /* its first two cache lines and its last: the rest of a long
+           * stack comes in behind them as the compare walks it */
+          __builtin_prefetch(r);
+          __builtin_prefetch(r + 64);
+          __builtin_prefetch(r + sizeof(struct fold_rec) + g->k[i] - 1);
+          break;
+        }
   }
-  q = &b->p[b->n++];
-  q->s = s, q->k = k, q->v = v, q->line = f->lineno;
-  q->has_type = c->has_type;
-  q->ctx = c->ctx;
-  q->h = h;
-  if (f->stacks.icap)
-    __builtin_prefetch(&f->stacks.index[h & (f->stacks.icap - 1)]);
-  if (b->n == BATCH) resolve(f, b);
-  return 1;
+  for (i = 0; i < n; i++) {
+    size_t r = g->r[i] - 1, k = g->k[i];
+    struct fold_rec *e;
+
+    if (g->r[i]) {
+      e = fold_rec(f, r);
+      if (((e->hash ^ g->h[i]) | (e->len ^ k) | (uint64_t)(e->ctx ^ c->ctx)) ||
+          !fv_same(fold_rec_key(e), g->s[i], k)) {
+        r = FOLD_FULL;        /* not it: fold_find looks further */
+      } else if (e->n >= 0) { /* a stack known and kept: the common case */
+        f->st.samples++;
+        fold_add_sat(&e->sum, f->o.samples ? 1 : g->v[i]);
+        continue;
+      }
+    }
+    f->lineno = line - (uint64_t)(n - 1 - i); /* for the reports */
+    if (r == FOLD_FULL) {
+      if (memchr(g->s[i], 0, k)) { /* a stack kept has none */
+        fold_bad(f, "NUL byte (binary data?)");
+        continue;
+      }
+      r = fold_find(f, g->s[i], k, c->ctx, g->h[i]);
+    }
+    fold_tally(f, r, c->has_type, g->v[i]);
+    mask = f->icap - 1; /* the index may have grown */
+  }
+  f->lineno = line;
 }
-
-void fold_text_line(struct fold *f, const char *s, size_t n, int nul)
-{
-  struct batch b;
-
-  b.n = 0;
-  text_line(f, &b, s, n, nul);
-  resolve(f, &b);
-}
-
-/* Below this many bytes of stacks known, a line is looked up at once;
- * above, the look-ups of a batch overlap their cache misses. */
-enum { DIRECT_MAX = 1 << 20 };
 
 size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop)
 {
   size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
-  uint64_t m = whole ? fv_eol64(p) : 0; /* its line ends not yet taken */
-  struct batch b;
+  uint64_t m = whole ? fv_nl64(p) : 0; /* its line ends not yet taken */
+  struct group g;
   struct common c;
-  int nul, now = f->bytes.len < DIRECT_MAX;
+  int cnt = 0, more = 1;
+  size_t bytes = 0;
 
-  b.n = 0;
   common(f, &c);
-  while (at < n && at < stop) {
-    /* the end of the line at at, and whether a NUL came before it */
-    for (nul = 0;; m &= m - 1) {
-      while (!m && blk + 64 < whole) {
-        __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
-        m = fv_eol64(p + (blk += 64));
-      }
-      if (!m) {
-        for (e = at > whole ? at : whole; e < n && p[e] != '\n'; e++)
-          nul |= !p[e];
-        blk = whole;
-        break;
-      }
+  while (more) {
+    size_t l, k;
+    int64_t v;
+
+    if (at >= n || at >= stop) {
+      more = 0;
+      goto flush;
+    }
+    /* the end of the line at at */
+    while (!m && blk + 64 < whole) {
+      __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
+      m = fv_nl64(p + (blk += 64));
+    }
+    if (m) {
       e = blk + (size_t)__builtin_ctzll(m);
-      if (p[e] == '\n') {
-        m &= m - 1;
-        break;
+      m &= m - 1;
+    } else {
+      e = at > whole ? at : whole;
+      e += fv_find_nl(p + e, n - e);
+      blk = whole;
+    }
+    if (e == n && !eof) {
+      more = 0;
+      goto flush;
+    }
+    l = e - at;
+    /* the common line: no comment, " <1 to 7 digits>" at its end (a NUL
+     * in its stack is found when the stack is new: no stack kept has
+     * one), in a --gc section asked for */
+    if (l >= 9 && p[at] != '#' && !c.out && value8(p + at, l, &k, &v)) {
+      f->lineno++;
+      f->st.lines++;
+      g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.v[cnt] = v;
+      bytes += l;
+      at = e + (e < n);
+      if (++cnt < GROUP && bytes < GROUP_BYTES) continue;
+    } else {
+      /* the lines before it first, then it on its own */
+      if (cnt) {
+        group_fold(f, &g, cnt, &c);
+        cnt = 0, bytes = 0;
       }
-      nul = 1;
-    }
-    if (e == n && !eof) break;
-    if (nul || !fast_line(f, &b, &c, p + at, e - at, now)) {
-      text_line(f, &b, p + at, e - at, nul);
-      if (now) resolve(f, &b); /* before the lines after it */
+      text_line(f, p + at, l, memchr(p + at, 0, l) != NULL);
       common(f, &c);
+      at = e + (e < n);
+      continue;
     }
-    at = e + (e < n);
+  flush:
+    if (cnt) group_fold(f, &g, cnt, &c);
+    cnt = 0, bytes = 0;
   }
-  resolve(f, &b);
   return at;
 }
 

@@ -69,45 +69,235 @@ static inline FV_INLINE unsigned FV_NAME(fv_eq16)(const char *p, char c)
 #endif
 }
 
-/* The mask of the bytes of p[0..64) that are '\n' or NUL: where lines
- * end, and the bytes that make a line binary. */
-static inline FV_INLINE uint64_t FV_NAME(fv_eol64)(const char *p)
+/* The mask of the bytes of p[0..64) that are '\n': where lines end. */
+static inline FV_INLINE uint64_t FV_NAME(fv_nl64)(const char *p)
 {
 #if defined(FV_SSE2)
-  const __m128i nl = _mm_set1_epi8('\n'), z = _mm_setzero_si128();
-  __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-  __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-  __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
-  __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
-
-  /* written out: a loop of four is not unrolled at -O2 */
-  a = _mm_or_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(a, z));
-  b = _mm_or_si128(_mm_cmpeq_epi8(b, nl), _mm_cmpeq_epi8(b, z));
-  c = _mm_or_si128(_mm_cmpeq_epi8(c, nl), _mm_cmpeq_epi8(c, z));
-  d = _mm_or_si128(_mm_cmpeq_epi8(d, nl), _mm_cmpeq_epi8(d, z));
-  return (uint64_t)(unsigned)_mm_movemask_epi8(a) |
-         (uint64_t)(unsigned)_mm_movemask_epi8(b) << 16 |
-         (uint64_t)(unsigned)_mm_movemask_epi8(c) << 32 |
-         (uint64_t)(unsigned)_mm_movemask_epi8(d) << 48;
+  const __m128i nl = _mm_set1_epi8('\n');
+#define FV_NL(o)                                                               \
+  (uint64_t)(unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(                       \
+      _mm_loadu_si128((const __m128i *)(const void *)(p + (o))), nl))
+  return FV_NL(0) | FV_NL(16) << 16 | FV_NL(32) << 32 | FV_NL(48) << 48;
+#undef FV_NL
 #elif defined(FV_NEON)
   const uint8_t *u = (const uint8_t *)p;
-  uint8x16_t nl = vdupq_n_u8('\n'), x[4];
+  uint8x16_t nl = vdupq_n_u8('\n');
 
-  for (int i = 0; i < 4; i++) {
-    uint8x16_t v = vld1q_u8(u + 16 * i);
-
-    x[i] = vorrq_u8(vceqq_u8(v, nl), vceqzq_u8(v));
-  }
-  return fv_neon_mask64(x[0], x[1], x[2], x[3]);
+  return fv_neon_mask64(
+      vceqq_u8(vld1q_u8(u), nl), vceqq_u8(vld1q_u8(u + 16), nl),
+      vceqq_u8(vld1q_u8(u + 32), nl), vceqq_u8(vld1q_u8(u + 48), nl));
 #else
   uint64_t m = 0;
 
-  for (int i = 0; i < 64; i++) m |= (uint64_t)(p[i] == '\n' || p[i] == 0) << i;
+  for (int i = 0; i < 64; i++) m |= (uint64_t)(p[i] == '\n') << i;
   return m;
 #endif
 }
 
-/* memcmp(a, b, n) == 0, sixteen bytes a load. */
+/* The offset of the first '\n' in p[0..n), or n: sixteen bytes a step
+ * while they last. */
+static inline size_t FV_NAME(fv_find_nl)(const char *p, size_t n)
+{
+  size_t i = 0;
+
+  for (; i + 16 <= n; i += 16) {
+    unsigned m = FV_NAME(fv_eq16)(p + i, '\n');
+
+    if (m) return i + (size_t)__builtin_ctz(m);
+  }
+  while (i < n && p[i] != '\n') i++;
+  return i;
+}
+
+/* The fold's hash of a stack: NH over 32-bit words (each pair of words
+ * plus a key of its position multiplied to 64 bits, the products
+ * summed; two 16-byte chunks of different bytes at one place collide
+ * with a chance of 2^-32), sixteen bytes a vector multiply, then one
+ * 64-bit multiply that folds the sums, the length and ctx together. Up
+ * to 128 bytes the chunks lie at 16 * j or as far as the stack lets them
+ * (overlapping then), each with its own key: no branch on the length
+ * within 33 to 128 bytes, the stacks of method names only; 129 to 256
+ * bytes: the first 128 and the last 128 (overlapping), again with no
+ * branch. Longer: 64 bytes a step into a chain of multiplies (so that
+ * the order of the steps counts), then the last 64 bytes. Loads stay
+ * within s[0..n). The same numbers on every path. */
+#ifndef FV_ONCE /* what the paths share (the unit tests include this twice) */
+#define FV_ONCE
+static const uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
+    0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
+    0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
+    0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
+    0xd1310ba6, 0x98dfb5ac, 0x2ffd72db, 0xd01adfb7, 0xb8e1afed, 0x6a267e96,
+    0xba7c9045, 0xf12c7f99, 0x24a19947, 0xb3916cf7, 0x0801f2e2, 0x858efc16,
+    0x636920d8, 0x71574e69, 0x4abea221, 0x2cb0f69f, 0x23148989, 0x94170347,
+    0x609dfe03, 0xdd555950, 0xdeb12800, 0xdbafb150, 0x6c442cb6, 0x7e789b2e,
+    0xc7e4f8c4, 0xf41e5636, 0xf8fba7e4, 0x0959d150, 0x3cdb9eea, 0xa97316f1,
+    0xf9520068, 0x74cd8258, 0xe116868b, 0x55c74a62, 0xa2023cbd, 0xd2f4c799,
+    0xa37b51b9, 0xdf98cb79, 0x524f3905, 0x396f5885, 0x6ca3b276, 0xaf1d5638,
+    0x5104e85a, 0xa9ffbe6b, 0x9fd533b3, 0x6bd0c51b};
+
+static inline FV_INLINE uint64_t fv_mix(uint64_t a, uint64_t b)
+{
+  __uint128_t m = (__uint128_t)a * b;
+
+  return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* One word pair of NH: (x + k0) * (y + k1), 32-bit sums, 64-bit product. */
+static inline FV_INLINE uint64_t fv_nh2(uint32_t x, uint32_t y,
+                                        const uint32_t *k)
+{
+  return (uint64_t)(uint32_t)(x + k[0]) * (uint32_t)(y + k[1]);
+}
+#endif
+
+#if defined(FV_SSE2)
+#define fv_acc __m128i
+#define FV_ACC0() _mm_setzero_si128()
+/* acc + NH of p[0..16) with key k[0..4) */
+#define FV_NH(acc, p, k)                                                       \
+  do {                                                                         \
+    __m128i x_ =                                                               \
+        _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)),     \
+                      _mm_load_si128((const __m128i *)(const void *)(k)));     \
+    acc = _mm_add_epi64(acc, _mm_mul_epu32(x_, _mm_shuffle_epi32(x_, 0xf5)));  \
+  } while (0)
+#define FV_ADD(a, b) _mm_add_epi64(a, b)
+#define FV_LO(acc) ((uint64_t)_mm_cvtsi128_si64(acc))
+#define FV_HI(acc) ((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc)))
+#elif defined(FV_NEON)
+#define fv_acc uint64x2_t
+#define FV_ACC0() vdupq_n_u64(0)
+#define FV_NH(acc, p, k)                                                       \
+  do {                                                                         \
+    uint64x2_t x_ = vreinterpretq_u64_u32(vaddq_u32(                           \
+        vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)(p))), vld1q_u32(k)));  \
+    acc = vmlal_u32(acc, vmovn_u64(x_), vshrn_n_u64(x_, 32));                  \
+  } while (0)
+#define FV_ADD(a, b) vaddq_u64(a, b)
+#define FV_LO(acc) vgetq_lane_u64(acc, 0)
+#define FV_HI(acc) vgetq_lane_u64(acc, 1)
+#else
+#define fv_acc struct fv_acc2
+#ifndef FV_ACC2
+#define FV_ACC2
+struct fv_acc2 {
+  uint64_t lo, hi;
+};
+#endif
+#define FV_ACC0() ((fv_acc){0, 0})
+#define FV_NH(acc, p, k)                                                       \
+  do {                                                                         \
+    uint32_t w_[4];                                                            \
+    memcpy(w_, (p), 16);                                                       \
+    (acc).lo += fv_nh2(w_[0], w_[1], (k));                                     \
+    (acc).hi += fv_nh2(w_[2], w_[3], (k) + 2);                                 \
+  } while (0)
+#define FV_ADD(a, b) ((fv_acc){(a).lo + (b).lo, (a).hi + (b).hi})
+#define FV_LO(acc) ((acc).lo)
+#define FV_HI(acc) ((acc).hi)
+#endif
+
+static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
+                                                  int64_t ctx)
+{
+  const uint32_t *k = fv_hkey;
+  uint64_t lo, hi;
+
+  if (n < 16) {
+    uint32_t w[4];
+
+    if (n >= 8) {
+      memcpy(w, s, 8), memcpy(w + 2, s + n - 8, 8);
+    } else if (n >= 4) {
+      memcpy(w, s, 4), memcpy(w + 1, s + n - 4, 4), w[2] = w[3] = 0;
+    } else {
+      w[0] = n ? (uint32_t)(unsigned char)s[0] << 16 |
+                     (uint32_t)(unsigned char)s[n / 2] << 8 |
+                     (unsigned char)s[n - 1]
+               : 0;
+      w[1] = w[2] = w[3] = 0;
+    }
+    lo = fv_nh2(w[0], w[1], k), hi = fv_nh2(w[2], w[3], k + 2);
+  } else if (n <= 32) {
+    fv_acc a = FV_ACC0();
+
+    FV_NH(a, s, k);
+    FV_NH(a, s + n - 16, k + 4);
+    lo = FV_LO(a), hi = FV_HI(a);
+  } else if (n <= 128) {
+    fv_acc a = FV_ACC0(), b = FV_ACC0();
+    size_t l = n - 16;
+
+    FV_NH(a, s, k);
+    FV_NH(b, s + 16, k + 4);
+    FV_NH(a, s + (l < 32 ? l : 32), k + 8);
+    FV_NH(b, s + (l < 48 ? l : 48), k + 12);
+    FV_NH(a, s + (l < 64 ? l : 64), k + 16);
+    FV_NH(b, s + (l < 80 ? l : 80), k + 20);
+    FV_NH(a, s + (l < 96 ? l : 96), k + 24);
+    FV_NH(b, s + l, k + 28);
+    a = FV_ADD(a, b);
+    lo = FV_LO(a), hi = FV_HI(a);
+  } else if (n <= 256) {
+    fv_acc a = FV_ACC0(), b = FV_ACC0();
+    const char *t = s + n - 128;
+
+    FV_NH(a, s, k);
+    FV_NH(b, s + 16, k + 4);
+    FV_NH(a, s + 32, k + 8);
+    FV_NH(b, s + 48, k + 12);
+    FV_NH(a, s + 64, k + 16);
+    FV_NH(b, s + 80, k + 20);
+    FV_NH(a, s + 96, k + 24);
+    FV_NH(b, s + 112, k + 28);
+    FV_NH(a, t, k + 32);
+    FV_NH(b, t + 16, k + 36);
+    FV_NH(a, t + 32, k + 40);
+    FV_NH(b, t + 48, k + 44);
+    FV_NH(a, t + 64, k + 48);
+    FV_NH(b, t + 80, k + 52);
+    FV_NH(a, t + 96, k + 56);
+    FV_NH(b, t + 112, k + 60);
+    a = FV_ADD(a, b);
+    lo = FV_LO(a), hi = FV_HI(a);
+  } else {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    size_t i = 0;
+
+    for (; i + 64 < n; i += 64) {
+      fv_acc a = FV_ACC0(), b = FV_ACC0();
+
+      FV_NH(a, s + i, k);
+      FV_NH(b, s + i + 16, k + 4);
+      FV_NH(a, s + i + 32, k + 8);
+      FV_NH(b, s + i + 48, k + 12);
+      a = FV_ADD(a, b);
+      h = fv_mix(h ^ FV_LO(a), FV_HI(a) + k[0]);
+    }
+    {
+      fv_acc a = FV_ACC0(), b = FV_ACC0();
+
+      FV_NH(a, s + n - 64, k + 16);
+      FV_NH(b, s + n - 48, k + 20);
+      FV_NH(a, s + n - 32, k + 24);
+      FV_NH(b, s + n - 16, k + 28);
+      a = FV_ADD(a, b);
+      lo = FV_LO(a) ^ h, hi = FV_HI(a);
+    }
+  }
+  return fv_mix(lo ^ 0xa4093822299f31d0ULL ^ n,
+                hi ^ 0x452821e638d01377ULL ^ (uint64_t)ctx << 17);
+}
+#undef FV_NH
+#undef FV_LO
+#undef FV_HI
+#undef FV_ADD
+#undef FV_ACC0
+#undef fv_acc
+
+/* memcmp(a, b, n) == 0, sixteen bytes a load; within 33 to 128 bytes
+ * no branch on n. */
 static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
                                              size_t n)
 {
@@ -127,20 +317,38 @@ static inline FV_INLINE int FV_NAME(fv_same)(const char *a, const char *b,
 #define FV_AND(x, y) vandq_u8(x, y)
 #define FV_ALL(x) (vminvq_u8(x) == 0xff)
 #endif
-  if (n >= 16 && n <= 64) { /* no branch on n: four sixteens at 16 * j or
+  if (n >= 16 && n <= 32) /* two sixteens, overlapping when n < 32 */
+    return FV_ALL(FV_AND(FV_EQ(0), FV_EQ(n - 16)));
+  if (n > 32 && n <= 128) { /* no branch on n: eight sixteens at 16 * j or
                                as far as n lets them (overlapping then) */
-    size_t o2 = n - 16 < 16 ? n - 16 : 16, o3 = n > 32 ? n - 32 : 0;
+    size_t l = n - 16;
 
     return FV_ALL(
-        FV_AND(FV_AND(FV_EQ(0), FV_EQ(o2)), FV_AND(FV_EQ(o3), FV_EQ(n - 16))));
+        FV_AND(FV_AND(FV_AND(FV_EQ(0), FV_EQ(16)),
+                      FV_AND(FV_EQ(l < 32 ? l : 32), FV_EQ(l < 48 ? l : 48))),
+               FV_AND(FV_AND(FV_EQ(l < 64 ? l : 64), FV_EQ(l < 80 ? l : 80)),
+                      FV_AND(FV_EQ(l < 96 ? l : 96), FV_EQ(l)))));
   }
-  if (n >= 16) { /* thirty-two a step, then the rest (1 to 32 bytes) as
-                    two sixteens that may overlap each other and the bytes
-                    already compared */
-    for (; n > 32; a += 32, b += 32, n -= 32)
-      if (!FV_ALL(FV_AND(FV_EQ(0), FV_EQ(16)))) return 0;
-    if (n < 16) a -= 16 - n, b -= 16 - n, n = 16; /* back, in the key */
-    return FV_ALL(FV_AND(FV_EQ(0), FV_EQ(n - 16)));
+  if (n > 128 && n <= 256) { /* the first 128 and the last 128 bytes */
+    const char *c = a + n - 128, *d = b + n - 128;
+
+#define FV_EQ2(x, y, o)                                                        \
+  FV_AND(FV_AND(FV_EQ(o), FV_EQ((o) + 16)),                                    \
+         FV_AND(FV_EQ((o) + 32), FV_EQ((o) + 48)))
+    if (!FV_ALL(FV_AND(FV_EQ2(a, b, 0), FV_EQ2(a, b, 64)))) return 0;
+    a = c, b = d;
+    return FV_ALL(FV_AND(FV_EQ2(a, b, 0), FV_EQ2(a, b, 64)));
+#undef FV_EQ2
+  }
+  if (n > 256) { /* sixty-four a step, then the last 64 bytes (which may
+                    overlap the bytes already compared) */
+    for (; n > 64; a += 64, b += 64, n -= 64)
+      if (!FV_ALL(FV_AND(FV_AND(FV_EQ(0), FV_EQ(16)),
+                         FV_AND(FV_EQ(32), FV_EQ(48)))))
+        return 0;
+    a -= 64 - n, b -= 64 - n; /* back, within the key */
+    return FV_ALL(
+        FV_AND(FV_AND(FV_EQ(0), FV_EQ(16)), FV_AND(FV_EQ(32), FV_EQ(48))));
   }
 #undef FV_EQ
 #undef FV_AND

@@ -10,6 +10,7 @@
  */
 #include "core/jvmtool.h"
 #include "core/jfr_int.h"
+#include "core/strset.h"
 
 static const char *mstr(const struct jfr *j, uint64_t i)
 {
@@ -124,9 +125,12 @@ int jfr_metadata(struct jfr *j, char *err, size_t errlen)
   jfr_varint(&c); /* start */
   jfr_varint(&c); /* duration */
   jfr_varint(&c); /* metadata id */
-  /* every chunk repeats the type system: parse it only when it changed */
+  /* every chunk repeats the type system: parse it only when it changed
+   * (some 100 KB a chunk: compared sixteen bytes a step, not musl's byte
+   * a step) */
   len = c.bad ? 0 : (size_t)(c.end - c.p);
-  if (j->ntypes && len && len == j->md_len && !memcmp(c.p, j->md_prev, len))
+  if (j->ntypes && len && len == j->md_len &&
+      strset_same((const char *)c.p, (const char *)j->md_prev, len))
     return 0;
   meta_reset(j);
   n = jfr_count(&c);

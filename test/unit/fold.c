@@ -171,8 +171,8 @@ static void test_add(void)
 static void test_scans(void)
 {
   static const char pick[] = "\n\0 ;a\xff\x80\x0a\x0b\x09";
-  char a[200], b[200];
-  int eq16 = 1, eol = 1, same = 1;
+  char a[360], b[360];
+  int eq16 = 1, eol = 1, same = 1, hash = 1, spread = 1;
   uint64_t x = 88172645463325252ULL;
 
   for (int round = 0; round < 2000; round++) {
@@ -185,25 +185,36 @@ static void test_scans(void)
       eq16 &= fv_eq16(a + off, '\n') == port_fv_eq16(a + off, '\n') &&
               fv_eq16(a + off, ';') == port_fv_eq16(a + off, ';') &&
               fv_eq16(a + off, (char)0xff) == port_fv_eq16(a + off, (char)0xff);
-      eol &= fv_eol64(a + off) == port_fv_eol64(a + off);
+      eol &= fv_nl64(a + off) == port_fv_nl64(a + off);
+      for (size_t n = 0; n < 150; n += 7)
+        eol &= fv_find_nl(a + off, n) == port_fv_find_nl(a + off, n);
     }
-    for (size_t n = 0; n < 150; n++) {
+    for (size_t n = 0; n < 300; n += n < 140 ? 1 : 3) {
       size_t at = (size_t)(x >> 20) % (n + 1), off = round % 7;
 
       same &= fv_same(a + off, b + off, n) == 1 &&
               port_fv_same(a + off, b + off, n) == 1;
+      hash &=
+          fv_hash(a + off, n, round % 3) == port_fv_hash(a + off, n, round % 3);
       if (at < n) {
         b[off + at] ^= (char)(1 << (round % 8));
         same &= fv_same(a + off, b + off, n) == 0 &&
                 port_fv_same(a + off, b + off, n) == 0;
+        /* one bit changes the hash (a chance of 2^-32 that it does not:
+         * none for these bytes, found once) */
+        spread &= fv_hash(a + off, n, 0) != fv_hash(b + off, n, 0);
         b[off + at] = a[off + at];
       }
     }
   }
   CHECK(eq16, "fold-4.1 fv_eq16: the vector mask is the portable one");
-  CHECK(eol, "fold-4.2 fv_eol64: newlines and NULs, vector = portable");
+  CHECK(eol, "fold-4.2 fv_nl64, fv_find_nl: newlines, vector = portable");
   CHECK(same, "fold-4.3 fv_same: equal and one bit apart at every length "
               "and place, vector and portable");
+  CHECK(hash, "fold-4.4 fv_hash: the vector hash is the portable one at "
+              "every length");
+  CHECK(spread, "fold-4.5 fv_hash: one bit changed anywhere, at every "
+                "length, changes the hash");
 }
 
 /* Lines of every kind a sampler file may hold, at random: stacks that
