@@ -25,14 +25,16 @@
 #include "cmd/serve.h"
 #include "core/attach.h"
 #include "core/flame.h"
+#include "core/hprof_in.h" /* hin_gunzip */
 #include "core/perfdata.h"
 #include "core/vm.h"
 #include <poll.h>
 
-/* web/'s files (build.d/web.sh), each NUL-terminated, size without it */
-extern const char jt_web_index_html[], jt_web_page_js[], jt_web_page_css[];
-extern const uint64_t jt_web_index_html_size, jt_web_page_js_size,
-    jt_web_page_css_size;
+/* web/'s files (build.d/web.sh), each gzip'd */
+extern const unsigned char jt_web_index_html_gz[], jt_web_page_js_gz[],
+    jt_web_page_css_gz[];
+extern const uint64_t jt_web_index_html_gz_size, jt_web_page_js_gz_size,
+    jt_web_page_css_gz_size;
 
 enum {
   NODE_EVERY_MS = 1000, /* /api/jvms reads again at most this often */
@@ -84,23 +86,52 @@ static const char *flame_file(size_t *n)
   return b.p;
 }
 
+/* One of web/'s files, inflated when first asked for; NULL if it does
+ * not inflate (a broken build). */
+struct web_file {
+  const unsigned char *gz;
+  const uint64_t *gzn;
+  unsigned char *p;
+  size_t n;
+};
+
+static const char *web_file(struct web_file *f, size_t *n)
+{
+  const char *bad = NULL;
+
+  if (!f->p && hin_gunzip(f->gz, (size_t)*f->gzn, 1 << 20, &f->p, &f->n, &bad))
+    f->p = NULL;
+  *n = f->n;
+  return (const char *)f->p;
+}
+
 struct resp *page_file(const char *name, int head, int close_after)
 {
-  const char *type = "text/html; charset=utf-8", *body = jt_web_index_html;
-  size_t n = (size_t)jt_web_index_html_size;
+  static struct web_file index = {.gz = jt_web_index_html_gz,
+                                  .gzn = &jt_web_index_html_gz_size},
+                         js = {.gz = jt_web_page_js_gz,
+                               .gzn = &jt_web_page_js_gz_size},
+                         css = {.gz = jt_web_page_css_gz,
+                                .gzn = &jt_web_page_css_gz_size};
+  const char *type = "text/html; charset=utf-8", *body;
+  size_t n = 0;
 
   if (!strcmp(name, "page.js")) {
     type = "text/javascript; charset=utf-8";
-    body = jt_web_page_js;
-    n = (size_t)jt_web_page_js_size;
+    body = web_file(&js, &n);
   } else if (!strcmp(name, "page.css")) {
     type = "text/css; charset=utf-8";
-    body = jt_web_page_css;
-    n = (size_t)jt_web_page_css_size;
+    body = web_file(&css, &n);
   } else if (!strcmp(name, "flame.js")) {
     type = "text/javascript; charset=utf-8";
     body = flame_file(&n);
+  } else {
+    body = web_file(&index, &n);
   }
+  if (!body)
+    return resp_new(500, "text/plain; charset=utf-8",
+                    "the page this binary carries does not inflate\n", 46, head,
+                    close_after);
   return resp_new(200, type, body, n, head, close_after);
 }
 
