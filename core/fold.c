@@ -15,6 +15,8 @@
 #endif
 #include "core/jvmtool.h"
 #include "core/fold_int.h"
+#include <pthread.h>
+#include <sys/random.h>
 
 /* The offset of the first c in p[0..n), or n. */
 static size_t find16(const char *p, size_t n, char c)
@@ -342,10 +344,44 @@ struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
   return r;
 }
 
+/* foldvec.h's NH keys: these until fv_seed draws this run's */
+uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
+    0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
+    0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
+    0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
+    0xd1310ba6, 0x98dfb5ac, 0x2ffd72db, 0xd01adfb7, 0xb8e1afed, 0x6a267e96,
+    0xba7c9045, 0xf12c7f99, 0x24a19947, 0xb3916cf7, 0x0801f2e2, 0x858efc16,
+    0x636920d8, 0x71574e69, 0x4abea221, 0x2cb0f69f, 0x23148989, 0x94170347,
+    0x609dfe03, 0xdd555950, 0xdeb12800, 0xdbafb150, 0x6c442cb6, 0x7e789b2e,
+    0xc7e4f8c4, 0xf41e5636, 0xf8fba7e4, 0x0959d150, 0x3cdb9eea, 0xa97316f1,
+    0xf9520068, 0x74cd8258, 0xe116868b, 0x55c74a62, 0xa2023cbd, 0xd2f4c799,
+    0xa37b51b9, 0xdf98cb79, 0x524f3905, 0x396f5885, 0x6ca3b276, 0xaf1d5638,
+    0x5104e85a, 0xa9ffbe6b, 0x9fd533b3, 0x6bd0c51b};
+
+static void fv_draw(void)
+{
+  uint32_t k[64];
+
+  if (getrandom(k, sizeof(k), GRND_NONBLOCK) == (ssize_t)sizeof(k))
+    memcpy(fv_hkey, k, sizeof(k));
+  else /* no entropy yet (early boot): at least not a fixed key */
+    for (int i = 0; i < 64; i++)
+      fv_hkey[i] ^= (uint32_t)fv_mix(now_ms() ^ (uint64_t)getpid() << 32,
+                                     0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
+}
+
+void fv_seed(void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+  pthread_once(&once, fv_draw);
+}
+
 struct fold *fold_new(const struct fold_opts *o)
 {
   struct fold *f = xzalloc(sizeof(*f));
 
+  fv_seed(); /* before any stack is hashed */
   f->o = *o;
   f->gc = -1;
   f->o.nfilters = 0;

@@ -123,18 +123,11 @@ static inline size_t FV_NAME(fv_find_nl)(const char *p, size_t n)
  * within s[0..n). The same numbers on every path. */
 #ifndef FV_ONCE /* what the paths share (the unit tests include this twice) */
 #define FV_ONCE
-static const uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
-    0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
-    0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
-    0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
-    0xd1310ba6, 0x98dfb5ac, 0x2ffd72db, 0xd01adfb7, 0xb8e1afed, 0x6a267e96,
-    0xba7c9045, 0xf12c7f99, 0x24a19947, 0xb3916cf7, 0x0801f2e2, 0x858efc16,
-    0x636920d8, 0x71574e69, 0x4abea221, 0x2cb0f69f, 0x23148989, 0x94170347,
-    0x609dfe03, 0xdd555950, 0xdeb12800, 0xdbafb150, 0x6c442cb6, 0x7e789b2e,
-    0xc7e4f8c4, 0xf41e5636, 0xf8fba7e4, 0x0959d150, 0x3cdb9eea, 0xa97316f1,
-    0xf9520068, 0x74cd8258, 0xe116868b, 0x55c74a62, 0xa2023cbd, 0xd2f4c799,
-    0xa37b51b9, 0xdf98cb79, 0x524f3905, 0x396f5885, 0x6ca3b276, 0xaf1d5638,
-    0x5104e85a, 0xa9ffbe6b, 0x9fd533b3, 0x6bd0c51b};
+/* NH's keys: random for each run (core/fold.c's fv_seed, before the first
+ * fold), so that no file can be made whose stacks collide in the table
+ * (a quadratic look-up); the same in every thread and path of a run. */
+extern uint32_t fv_hkey[64] __attribute__((aligned(16)));
+void fv_seed(void);
 
 static inline FV_INLINE uint64_t fv_mix(uint64_t a, uint64_t b)
 {

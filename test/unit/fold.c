@@ -168,6 +168,46 @@ static void test_add(void)
 
 /* The vector scans and the portable ones give the same answers at every
  * length and alignment, on the bytes they look for and their neighbours. */
+/* A stack's hash in a new run of this program, once it has folded
+ * (fv_seed): main's "hash" argument. */
+static uint64_t hash_in_run(void)
+{
+  char self[4096], cmd[4200];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  unsigned long long h = 0;
+  FILE *p;
+
+  if (n <= 0) return 0;
+  self[n] = 0;
+  snprintf(cmd, sizeof(cmd), "'%s' hash", self);
+  if (!(p = popen(cmd, "r"))) return 0;
+  if (fscanf(p, "%llx", &h) != 1) h = 0;
+  pclose(p);
+  return h;
+}
+
+static int print_hash(void)
+{
+  struct fold_opts o = {0};
+  struct fold *f = fold_new(&o);
+
+  printf("%llx\n",
+         (unsigned long long)fv_hash("java.lang.Thread.run;Main.main", 30, 0));
+  fold_free(f);
+  return 0;
+}
+
+/* NH's keys are drawn for each run: no file can be made whose stacks
+ * collide in every run's table */
+static void test_seed(void)
+{
+  uint64_t a = hash_in_run(), b = hash_in_run(), c = hash_in_run();
+
+  CHECK(a && b && c && (a != b || b != c),
+        "fold-4.6 fv_seed: three runs hash a stack three ways (%llx %llx %llx)",
+        (unsigned long long)a, (unsigned long long)b, (unsigned long long)c);
+}
+
 static void test_scans(void)
 {
   static const char pick[] = "\n\0 ;a\xff\x80\x0a\x0b\x09";
@@ -215,6 +255,7 @@ static void test_scans(void)
               "every length");
   CHECK(spread, "fold-4.5 fv_hash: one bit changed anywhere, at every "
                 "length, changes the hash");
+  test_seed();
 }
 
 /* Lines of every kind a sampler file may hold, at random: stacks that
@@ -385,8 +426,9 @@ static void test_fd(void)
   buf_free(&in), buf_free(&want), buf_free(&file), buf_free(&pipe_out);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+  if (argc > 1 && !strcmp(argv[1], "hash")) return print_hash();
   test_sampler();
   test_lifetime_and_reverse();
   test_add();
