@@ -191,6 +191,17 @@ struct fv_acc2 {
 #define FV_HI(acc) ((acc).hi)
 #endif
 
+/* a, b + NH of p[0..128) with keys k[0..32), blocks taken in turn */
+#ifndef FV_NH128
+#define FV_NH128(a, b, p, k)                                                   \
+  do {                                                                         \
+    for (int j_ = 0; j_ < 8; j_ += 2) {                                        \
+      FV_NH(a, (p) + 16 * j_, (k) + 4 * j_);                                   \
+      FV_NH(b, (p) + 16 * j_ + 16, (k) + 4 * j_ + 4);                          \
+    }                                                                          \
+  } while (0)
+#endif
+
 static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
                                                   int64_t ctx)
 {
@@ -236,22 +247,8 @@ static inline FV_INLINE uint64_t FV_NAME(fv_hash)(const char *s, size_t n,
     fv_acc a = FV_ACC0(), b = FV_ACC0();
     const char *t = s + n - 128;
 
-    FV_NH(a, s, k);
-    FV_NH(b, s + 16, k + 4);
-    FV_NH(a, s + 32, k + 8);
-    FV_NH(b, s + 48, k + 12);
-    FV_NH(a, s + 64, k + 16);
-    FV_NH(b, s + 80, k + 20);
-    FV_NH(a, s + 96, k + 24);
-    FV_NH(b, s + 112, k + 28);
-    FV_NH(a, t, k + 32);
-    FV_NH(b, t + 16, k + 36);
-    FV_NH(a, t + 32, k + 40);
-    FV_NH(b, t + 48, k + 44);
-    FV_NH(a, t + 64, k + 48);
-    FV_NH(b, t + 80, k + 52);
-    FV_NH(a, t + 96, k + 56);
-    FV_NH(b, t + 112, k + 60);
+    FV_NH128(a, b, s, k);
+    FV_NH128(a, b, t, k + 32);
     a = FV_ADD(a, b);
     lo = FV_LO(a), hi = FV_HI(a);
   } else {
