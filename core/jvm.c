@@ -55,8 +55,10 @@ static int fail(struct jvm *j, int rc, char *err, size_t n, const char *fmt,
  * attach client reads it). pd is kept for the command (jvm_perfdata). */
 static void take_counters(struct jvm *j, struct perfdata *pd)
 {
+  int on = vm_attachable(pd);
+
   j->jdk = vm_java_feature(pd);
-  j->off = vm_attachable(pd) < 0 ? -1 : !vm_attachable(pd);
+  j->off = on < 0 ? -1 : !on;
   j->pd = pd;
 }
 
