@@ -320,7 +320,7 @@ struct seen_pid {
   struct vm_seen *seen;       /* SEEN_HOLDER, judged: vm_see's */
   int nspid;                  /* its innermost pid */
   uint64_t start;             /* its start time */
-  int procfd;                 /* judged: its /proc folder, opened once */
+  int procfd; /* judged, a container JVM: its /proc folder until add_other (-1) */
 };
 enum { SEEN_GONE, SEEN_PLAIN, SEEN_UNREADABLE, SEEN_HOLDER };
 
@@ -480,7 +480,7 @@ struct vm_skip *vm_skipped(size_t *n)
  * files in a host process, never a /tmp a process serves), then its file,
  * /tmp/hsperfdata_<user>/<its pid> inside its root, listed when it is the
  * very file it maps. */
-static void add_other(struct walk *w, const struct seen_pid *sp)
+static void add_other(struct walk *w, struct seen_pid *sp)
 {
   const struct vm_seen *s = sp->seen;
   struct root r = {.fd = -1};
@@ -517,6 +517,8 @@ static void add_other(struct walk *w, const struct seen_pid *sp)
     free(v.file);
   }
   root_close(&r);
+  close(sp->procfd); /* used: not held to the walk's end */
+  sp->procfd = -1;
 }
 
 /* Judge a process that maps a PerfData-shaped file (core/jvm's vm_see,
@@ -544,7 +546,14 @@ static void judge(int procdir, struct seen_pid *sp)
   } else {
     sp->nspid = proc_innermost(&st, sp->pid);
     sp->start = ps.starttime;
-    sp->procfd = procfd; /* add_other opens its root through it */
+    /* kept only for add_other, which opens a container JVM's root through
+     * it: one descriptor per container JVM until then, not per JVM */
+    if (sp->seen->other_mnt && !sp->seen->foreign && !sp->seen->hostile[0]) {
+      sp->procfd = procfd;
+    } else {
+      sp->procfd = -1;
+      close(procfd);
+    }
   }
 }
 
@@ -763,7 +772,7 @@ int vm_list(struct vm **out, size_t *n)
   }
   root_close(&ours);
   for (size_t i = 0; i < w.np; i++) {
-    if (w.p[i].seen) close(w.p[i].procfd);
+    if (w.p[i].seen && w.p[i].procfd >= 0) close(w.p[i].procfd);
     free(w.p[i].maps);
     free(w.p[i].seen);
   }
