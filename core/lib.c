@@ -246,6 +246,25 @@ int parse_pid(const char *s, int *pid)
   return rc;
 }
 
+const char *scan_u64(const char *p, int base, unsigned long long *v)
+{
+  const char *s = p;
+  unsigned long long n = 0;
+
+  for (;; p++) {
+    unsigned d = (unsigned char)*p - '0';
+
+    if (d > 9 && base == 16) {
+      d = ((unsigned char)*p | 0x20) - 'a';
+      d = d < 6 ? d + 10 : 99;
+    }
+    if (d >= (unsigned)base) break;
+    n = n * (unsigned)base + d;
+  }
+  *v = n;
+  return p == s ? NULL : p;
+}
+
 void buf_add(struct buf *b, const void *data, size_t n)
 {
   if (b->len + n + 1 > b->cap) {
@@ -270,21 +289,42 @@ void buf_adds(struct buf *b, const char *s)
 void buf_printf(struct buf *b, const char *fmt, ...)
 {
   va_list ap;
+  size_t room;
   int n;
 
-  va_start(ap, fmt);
-  n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  buf_add(b, "", 0);
-  if (b->len + n + 1 > b->cap) {
-    b->cap = (b->len + n + 1) * 2;
+  /* Format straight into the room left (most lines fit); only when
+   * they do not, grow to the length that pass measured and again. */
+  if (b->cap - b->len < 64) {
+    b->cap = (b->len + 64) * 2;
     b->p = xrealloc(b->p, b->cap);
   }
+  room = b->cap - b->len;
   va_start(ap, fmt);
-  vsnprintf(b->p + b->len, n + 1, fmt, ap);
+  n = vsnprintf(b->p + b->len, room, fmt, ap);
   va_end(ap);
+  if (n < 0) {
+    b->p[b->len] = 0;
+    return;
+  }
+  if ((size_t)n >= room) {
+    b->cap = (b->len + n + 1) * 2;
+    b->p = xrealloc(b->p, b->cap);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, n + 1, fmt, ap);
+    va_end(ap);
+  }
   b->len += n;
+}
+
+void buf_add_i64(struct buf *b, int64_t v)
+{
+  char t[20], *e = t + sizeof(t), *p = e;
+  uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+  do *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0) *--p = '-';
+  buf_add(b, p, (size_t)(e - p));
 }
 
 void buf_free(struct buf *b)

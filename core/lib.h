@@ -86,6 +86,11 @@ int parse_span(const char *s, long long *ns);
  * ("30s", "1d", "500ms", "1500ms"). */
 struct buf;
 void span_text(struct buf *b, long long ns);
+/* The digits at p in base 10 or 16 (no sign, no prefix, no spaces) as
+ * *v, wrapping past 2^64 as the kernel never writes; returns where they
+ * end, or NULL when p holds no digit. For the kernel's /proc text, where
+ * sscanf's cost showed (a JVM's maps: hundreds of lines). */
+const char *scan_u64(const char *p, int base, unsigned long long *v);
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 
@@ -102,6 +107,8 @@ void buf_add(struct buf *b, const void *data, size_t n);
 void buf_addc(struct buf *b, char c);
 void buf_adds(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) PRINTF(2, 3);
+/* v in decimal, as "%" PRId64 prints it, without printf's cost. */
+void buf_add_i64(struct buf *b, int64_t v);
 void buf_free(struct buf *b);
 
 /* Text that comes from a JVM or a container (main class, arguments, folder

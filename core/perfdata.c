@@ -39,32 +39,81 @@ static int fail(struct perfdata *pd, int rc, const char *fmt, ...)
 }
 
 /* Order by name, then by file offset: of two entries with the same name
- * the later one sorts last (offsets grow along the walk). */
-static int by_name(const void *a, const void *b)
+ * the later one sorts last (offsets grow along the walk). Names are
+ * compared eight bytes at a time: add() pads each with NULs. */
+static int by_name(const struct pd_counter *x, const struct pd_counter *y)
 {
-  const struct pd_counter *x = *(struct pd_counter *const *)a;
-  const struct pd_counter *y = *(struct pd_counter *const *)b;
-  int c = strcmp(x->name, y->name);
+  const unsigned char *a = (const unsigned char *)x->name;
+  const unsigned char *b = (const unsigned char *)y->name;
+  size_t n = (x->namelen < y->namelen ? x->namelen : y->namelen) + 1;
 
-  if (c) return c;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t u, v;
+
+    memcpy(&u, a + i, 8);
+    memcpy(&v, b + i, 8);
+    if (u == v) continue;
+    for (;; i++)
+      if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  }
   return (x->off > y->off) - (x->off < y->off);
 }
+
+/* Sort v[0..n) by_name, stably, with tmp (n slots) beside it: a merge
+ * sort that skips the merge of two runs already in order, so the
+ * grouped order the JVM writes its entries in costs few comparisons. */
+static void sort_names(struct pd_counter **v, struct pd_counter **tmp, size_t n)
+{
+  size_t h = n / 2, i = 0, j = h, k = 0;
+
+  if (n < 2) return;
+  sort_names(v, tmp, h);
+  sort_names(v + h, tmp, n - h);
+  if (by_name(v[h - 1], v[h]) <= 0) return;
+  while (i < h && j < n) tmp[k++] = by_name(v[j], v[i]) < 0 ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  memcpy(v, tmp, k * sizeof(*v));
+}
+
+/* The counters live in chunks of PD_CHUNK bytes (one allocation for a
+ * few hundred of them; pd_close frees the chunks), each at its address
+ * until then. */
+struct pd_chunk {
+  struct pd_chunk *next;
+  size_t used, cap;
+  uint64_t data[]; /* 8-aligned records */
+};
+enum { PD_CHUNK = 16384 };
 
 /* Append a counter, unsorted; index() files it in. */
 static void add(struct perfdata *pd, const char *name, size_t namelen,
                 const struct pd_counter *c)
 {
+  size_t need = (sizeof(struct pd_counter) + namelen + 8 + 7) & ~(size_t)7;
+  struct pd_chunk *k = pd->chunks;
   struct pd_counter *nc;
 
   if (pd->n == pd->cap) {
     pd->cap = pd->cap ? pd->cap * 2 : 256;
     pd->counters = xrealloc(pd->counters, pd->cap * sizeof(*pd->counters));
   }
-  nc = xmalloc(sizeof(*nc) + namelen + 1);
+  if (!k || k->cap - k->used < need) {
+    size_t cap = PD_CHUNK - sizeof(*k);
+
+    if (cap < need) cap = need;
+    k = xmalloc(sizeof(*k) + cap);
+    k->next = pd->chunks;
+    k->used = 0;
+    k->cap = cap;
+    pd->chunks = k;
+  }
+  nc = (struct pd_counter *)((char *)k->data + k->used);
+  k->used += need;
   *nc = *c;
   memcpy(nc + 1, name, namelen);
-  ((char *)(nc + 1))[namelen] = 0;
+  memset((char *)(nc + 1) + namelen, 0, 8); /* by_name reads 8 at a time */
   nc->name = (char *)(nc + 1);
+  nc->namelen = (uint16_t)namelen;
   pd->counters[pd->n++] = nc;
 }
 
@@ -98,21 +147,20 @@ static void index_new(struct perfdata *pd, size_t old)
   size_t k = 0, i, a = 0, b = 0, n = 0;
 
   if (pd->n == old) return;
-  qsort(v + old, pd->n - old, sizeof(*v), by_name);
   fresh = xmalloc((pd->n - old) * sizeof(*fresh));
+  sort_names(v + old, fresh, pd->n - old);
   for (i = old; i < pd->n; i++) {
     struct pd_counter *o;
 
-    if (i + 1 < pd->n && !strcmp(v[i]->name, v[i + 1]->name)) {
-      free(v[i]); /* an earlier entry of the same name */
-      continue;
+    if (i + 1 < pd->n && v[i]->namelen == v[i + 1]->namelen &&
+        !memcmp(v[i]->name, v[i + 1]->name, v[i]->namelen)) {
+      continue; /* an earlier entry of the same name (its chunk keeps it) */
     }
     if ((o = find_in(v, old, v[i]->name))) {
       const char *keep = o->name;
 
       *o = *v[i];
       o->name = keep;
-      free(v[i]);
       continue;
     }
     fresh[k++] = v[i];
@@ -122,7 +170,7 @@ static void index_new(struct perfdata *pd, size_t old)
   a = old;
   b = k;
   while (b) {
-    if (a && strcmp(v[a - 1]->name, fresh[b - 1]->name) > 0)
+    if (a && by_name(v[a - 1], fresh[b - 1]) > 0)
       v[--n] = v[--a];
     else
       v[--n] = fresh[--b];
@@ -475,7 +523,7 @@ void pd_value_text(const struct perfdata *pd, const struct pd_counter *c,
   size_t n;
 
   if (c->type == 'J') {
-    buf_printf(b, "%" PRId64, pd_long(pd, c));
+    buf_add_i64(b, pd_long(pd, c));
     return;
   }
   n = pd_string(pd, c, &s);
@@ -488,18 +536,23 @@ void pd_snap_line(const struct perfdata *pd, const struct pd_counter *c,
   const char *s;
   size_t n;
 
-  buf_printf(b, "%s=", c->name);
+  buf_add(b, c->name, c->namelen);
+  buf_addc(b, '=');
   if (c->type == 'J') {
-    buf_printf(b, "%" PRId64, pd_long(pd, c));
+    buf_add_i64(b, pd_long(pd, c));
   } else {
     n = pd_string(pd, c, &s);
     buf_addc(b, '"');
     out_java_text(b, s, n, utf8);
     buf_addc(b, '"');
   }
-  if (verbose)
-    buf_printf(b, " %s %s %s", pd_units_name(c->units), pd_var_name(c->var),
-               c->supported ? "Supported" : "Unsupported");
+  if (verbose) {
+    buf_addc(b, ' ');
+    buf_adds(b, pd_units_name(c->units));
+    buf_addc(b, ' ');
+    buf_adds(b, pd_var_name(c->var));
+    buf_adds(b, c->supported ? " Supported" : " Unsupported");
+  }
   buf_addc(b, '\n');
 }
 
@@ -510,7 +563,10 @@ int pd_accessible(const struct perfdata *pd)
 
 void pd_close(struct perfdata *pd)
 {
-  for (size_t i = 0; i < pd->n; i++) free(pd->counters[i]);
+  for (struct pd_chunk *k = pd->chunks, *next; k; k = next) {
+    next = k->next;
+    free(k);
+  }
   free(pd->counters);
   free(pd->buf);
   free(pd->path);

@@ -56,6 +56,7 @@ struct pd_counter {
   uint8_t var;       /* enum pd_var */
   uint8_t supported; /* flags bit 0: set for java.* and com.sun.* */
   uint8_t pseudo;    /* enum pd_pseudo */
+  uint16_t namelen;  /* strlen(name), at most PD_MAX_NAME */
 };
 
 struct perfdata {
@@ -69,6 +70,7 @@ struct perfdata {
   struct pd_counter **counters; /* sorted by strcmp of the name; each one
                                    stays at its address until pd_close */
   size_t n, cap;
+  struct pd_chunk *chunks; /* where the counters are (core/perfdata.c) */
   uint32_t next_entry;     /* where the entry walk stopped */
   uint32_t walked_entries; /* num_entries when it stopped */
   uint32_t entries;        /* entries walked, for PD_MAX_ENTRIES */

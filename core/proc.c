@@ -3,6 +3,20 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
+/* "Uid:\t<real>\t<effective>..." (or Gid): 1 with both, else 0. */
+static int id_pair(const char *line, const char *key, unsigned long long *a,
+                   unsigned long long *b)
+{
+  const char *p;
+
+  if (!starts_with(line, key)) return 0;
+  for (p = line + strlen(key); *p == '\t' || *p == ' '; p++)
+    ;
+  if (!(p = scan_u64(p, 10, a))) return 0;
+  while (*p == '\t' || *p == ' ') p++;
+  return scan_u64(p, 10, b) != NULL;
+}
+
 /* /proc/<pid>/status read as dirfd and path lead to it. */
 static int status_at(int dirfd, const char *path, struct proc_status *st)
 {
@@ -39,12 +53,14 @@ static int status_at(int dirfd, const char *path, struct proc_status *st)
         st->nspid[st->nnspid++] = (int)v;
         p = end;
       }
-    } else if (sscanf(line, "Uid: %llu %llu", &a, &b) == 2) {
+    } else if (id_pair(line, "Uid:", &a, &b)) {
       st->ruid = (uid_t)a, st->euid = (uid_t)b, seen |= 1;
-    } else if (sscanf(line, "Gid: %llu %llu", &a, &b) == 2) {
+    } else if (id_pair(line, "Gid:", &a, &b)) {
       st->rgid = (gid_t)a, st->egid = (gid_t)b, seen |= 2;
-    } else if (sscanf(line, "SigCgt: %llx", &a) == 1) {
-      st->sigcgt = a;
+    } else if (starts_with(line, "SigCgt:")) {
+      for (p = line + 7; *p == '\t' || *p == ' '; p++)
+        ;
+      if (scan_u64(p, 16, &a)) st->sigcgt = a;
     }
   }
   if (data != small) free(data);
@@ -452,15 +468,20 @@ int proc_task_sched_at(int procfd, int tid, uint64_t ns[2])
 /* Fields of a line of n bytes: "start-end perms offset dev inode   path". */
 static int maps_line(char *line, struct proc_map *m)
 {
-  char *p = strchr(line, ' ');
+  const char *p = strchr(line, ' ');
   unsigned long long v;
 
-  if (!p || strlen(p) < 6) return -1;
+  if (!p || strnlen(p, 6) < 6) return -1;
   memcpy(m->perms, p + 1, 4);
   m->perms[4] = 0;
   for (int f = 0; f < 2 && p; f++)
     if ((p = strchr(p + 1, ' '))) p++;
-  if (!p || sscanf(p, "%x:%x %llu", &m->maj, &m->min, &v) != 3) return -1;
+  if (!p || !(p = scan_u64(p, 16, &v)) || *p != ':' || v > UINT_MAX) return -1;
+  m->maj = (unsigned)v;
+  if (!(p = scan_u64(p + 1, 16, &v)) || *p != ' ' || v > UINT_MAX) return -1;
+  m->min = (unsigned)v;
+  while (*p == ' ') p++;
+  if (!(p = scan_u64(p, 10, &v))) return -1;
   m->ino = v;
   m->path = strchr(p, '/');
   return 0;

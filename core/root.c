@@ -526,7 +526,16 @@ static int mount_line(const char *line, size_t n, struct mount_line *l)
     if (!(p = memchr(p, ' ', (size_t)(end - p)))) return -1;
     p++;
   }
-  if (sscanf(f[2], "%u:%u", &l->maj, &l->min) != 2) return -1;
+  {
+    unsigned long long maj, min;
+    const char *q = scan_u64(f[2], 10, &maj);
+
+    if (!q || *q != ':' || !(q = scan_u64(q + 1, 10, &min)) || *q != ' ' ||
+        maj > UINT_MAX || min > UINT_MAX)
+      return -1;
+    l->maj = (unsigned)maj;
+    l->min = (unsigned)min;
+  }
   unescape(f[3], (size_t)(f[4] - f[3] - 1), l->root, sizeof(l->root));
   unescape(f[4], (size_t)(p - f[4] - 1), l->point, sizeof(l->point));
   for (sep = p; sep + 3 <= end && memcmp(sep, " - ", 3); sep++)
@@ -545,7 +554,8 @@ static int mount_line(const char *line, size_t n, struct mount_line *l)
 static int each_mount(const struct root_mounts *m,
                       int (*cb)(void *, const struct mount_line *), void *arg)
 {
-  struct mount_line *l = xmalloc(sizeof(*l));
+  struct mount_line l; /* 8 KB on the stack: a heap block this size
+                          went back to the kernel at each call */
   const char *p = m->text, *end = m->text + m->len;
   int rc = 0;
 
@@ -553,10 +563,9 @@ static int each_mount(const struct root_mounts *m,
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-    if (!mount_line(p, n, l)) rc = cb(arg, l);
+    if (!mount_line(p, n, &l)) rc = cb(arg, &l);
     p = nl ? nl + 1 : NULL;
   }
-  free(l);
   return rc;
 }
 

@@ -64,6 +64,58 @@ static void test_buf(void)
   CHECK(!strncmp(b.p, "0,1,2,", 6), "lib-2.2 buf content");
   CHECK(!strcmp(b.p + b.len - 4, "999,"), "lib-2.3 buf tail");
   buf_free(&b);
+  /* buf_printf formats into the room left and, when a line does not fit,
+   * again at its length: every length around the room's edges */
+  for (size_t pre = 0; pre < 300; pre++) {
+    char want[700];
+    int ok = 1;
+
+    for (int w = 0; w < 300 && ok; w += 7) {
+      struct buf c = {0};
+
+      memset(want, 'x', pre);
+      snprintf(want + pre, sizeof(want) - pre, "%*d|", w, w);
+      buf_add(&c, want, pre);
+      buf_printf(&c, "%*d|", w, w);
+      ok = c.len == strlen(want) && !strcmp(c.p, want);
+      buf_free(&c);
+    }
+    if (!ok || pre == 299)
+      CHECK(ok, "lib-2.4 buf_printf after %zu bytes: every width", pre);
+    if (!ok) break;
+  }
+  {
+    static const struct {
+      int64_t v;
+      const char *s;
+    } t[] = {{0, "0"},
+             {-1, "-1"},
+             {9, "9"},
+             {10, "10"},
+             {INT64_MAX, "9223372036854775807"},
+             {INT64_MIN, "-9223372036854775808"}};
+
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+      buf_add_i64(&b, t[i].v);
+      CHECK_STR(b.p, t[i].s, "lib-2.%zu buf_add_i64 %s", 5 + i, t[i].s);
+      buf_free(&b);
+    }
+  }
+  {
+    unsigned long long v = 7;
+    const char *e;
+
+    e = scan_u64("fd:01 ", 16, &v);
+    CHECK(e && *e == ':' && v == 0xfd, "lib-2.11 scan_u64 hex stops at ':'");
+    e = scan_u64("18446744073709551615 x", 10, &v);
+    CHECK(e && *e == ' ' && v == ULLONG_MAX, "lib-2.12 scan_u64 2^64-1");
+    CHECK(!scan_u64(" 1", 10, &v), "lib-2.13 scan_u64 no leading space");
+    CHECK(!scan_u64("g", 16, &v), "lib-2.14 scan_u64 no digit: NULL");
+    e = scan_u64("0009a", 10, &v);
+    CHECK(e && *e == 'a' && v == 9, "lib-2.15 scan_u64 decimal stops at 'a'");
+    e = scan_u64("AbCdEf:", 16, &v);
+    CHECK(e && *e == ':' && v == 0xabcdef, "lib-2.16 scan_u64 either case");
+  }
 }
 
 static void test_json(void)
