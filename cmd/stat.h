@@ -40,7 +40,7 @@ struct run {
 
 /* stat_jstat.c: the option language, interval and count, both command
  * lines. */
-void stat_load_builtin(struct run *r);
+void stat_load_builtin(struct run *r, int all);
 int stat_load_spec(struct run *r, const char *path);
 /* The JDK whose jstat layout is printed (--layout's, else the first open
  * target's; INT_MAX when unknown), and name's option in that layout. */

@@ -116,9 +116,12 @@ const struct expr_option *stat_layout_option(const struct run *r,
 extern const unsigned char jt_jstat_spec_gz[];
 extern const uint64_t jt_jstat_spec_gz_size;
 
-/* Append the built-in options (after any user file: the first wins). */
-void stat_load_builtin(struct run *r)
+/* Append the built-in options (after any user file: the first wins):
+ * all of them, or (all 0, r->option set) only r->option's and -t's
+ * (parsing all 40 was most of a run's instructions). */
+void stat_load_builtin(struct run *r, int all)
 {
+  const char *only[] = {r->option, "timestamp", NULL};
   unsigned char *text = NULL;
   size_t len = 0;
   const char *bad = NULL;
@@ -128,7 +131,8 @@ void stat_load_builtin(struct run *r)
   if (hin_gunzip(jt_jstat_spec_gz, (size_t)jt_jstat_spec_gz_size, 1 << 20,
                  &text, &len, &bad))
     error_msg("built-in spec: does not inflate (%s)", bad ? bad : "too big");
-  else if (expr_spec_parse(&r->spec, (const char *)text, len, &err))
+  else if (expr_spec_parse_only(&r->spec, (const char *)text, len,
+                                all || !r->option ? NULL : only, &err))
     error_msg("built-in spec: %s", err);
   free(err);
   free(text);
@@ -274,12 +278,14 @@ int stat_jstat_args(struct run *r, int argc, char **argv)
   if ((argc = jdk_args(argc, argv, &home)) < 0) return 1;
   user_options(r, home);
   a = argc > 1 ? argv[1] : "-?";
-  stat_load_builtin(r);
   if (jdk_is_help(a)) {
     fputs(jstat_usage, stdout);
     return 0;
   }
-  if (!strcmp(a, "-options")) return stat_list_options(r);
+  if (!strcmp(a, "-options")) {
+    stat_load_builtin(r, 1);
+    return stat_list_options(r);
+  }
   for (i = 1; i < argc && argv[i][0] == '-' && !is_vmid(argv[i]); i++)
     if ((rc = jstat_word(r, argc, argv, &i)) >= 0) return rc;
   if (!r->option) return jstat_error("-<option> required");
@@ -290,6 +296,7 @@ int stat_jstat_args(struct run *r, int argc, char **argv)
     free(msg);
     return 1;
   }
+  stat_load_builtin(r, 0);
   if (!expr_spec_find(&r->spec, r->option))
     return jstat_error("Unknown option: -%s", r->option);
   if (add_pid_or_file(r, argv[i], VM_TARGET_JSTAT, why, sizeof(why)))
@@ -362,12 +369,15 @@ int stat_args(struct run *r, int argc, char **argv)
             : a.count[OPT_csv] ? OUT_CSV
                                : OUT_TEXT;
   if (a.val[OPT_spec] && stat_load_spec(r, a.val[OPT_spec])) return 1;
-  stat_load_builtin(r);
+  stat_load_builtin(r, a.count[OPT_options] > 0);
   if (a.count[OPT_options]) return stat_list_options(r);
   if (!r->option)
     return usage_error("which option? -gcutil, -gc, ...; -options lists "
                        "them");
-  if (!expr_spec_find(&r->spec, r->option)) return unknown_option(r);
+  if (!expr_spec_find(&r->spec, r->option)) {
+    stat_load_builtin(r, 1); /* all of them, to name the nearest */
+    return unknown_option(r);
+  }
   if (a.argc < 1 || a.argc > 3)
     return usage_error(a.argc ? "too many operands" : "no target given");
   if (stat_timing(r, a.argv + 1, a.argc - 1, &why)) {

@@ -24,6 +24,7 @@ struct lexer {
   int ch;          /* T_CHAR */
   int nodes;       /* in the expression being parsed */
   char *err;
+  const char *const *only; /* expr_spec_parse_only's names; NULL: all */
 };
 
 /* Expressions are evaluated recursively: bound their size (and so their
@@ -35,13 +36,10 @@ static int word_start(int c)
   return isalpha(c) || c == '_' || c >= 0xA0;
 }
 
-static void next(struct lexer *lx)
+/* Past spaces and comments from p, counting lines. */
+static const unsigned char *blank(struct lexer *lx, const unsigned char *p,
+                                  const unsigned char *e)
 {
-  const unsigned char *p = (const unsigned char *)lx->p,
-                      *e = (const unsigned char *)lx->end;
-
-  lx->text.len = 0;
-  if (lx->text.p) lx->text.p[0] = 0;
   for (;;) {
     while (p < e && *p <= ' ') lx->line += *p++ == '\n';
     if (p + 1 < e && p[0] == '/' && p[1] == '/') {
@@ -51,9 +49,19 @@ static void next(struct lexer *lx)
         lx->line += *p == '\n';
       p = p < e ? p + 2 : e;
     } else {
-      break;
+      return p;
     }
   }
+}
+
+static void next(struct lexer *lx)
+{
+  const unsigned char *p = (const unsigned char *)lx->p,
+                      *e = (const unsigned char *)lx->end;
+
+  lx->text.len = 0;
+  if (lx->text.p) lx->text.p[0] = 0;
+  p = blank(lx, p, e);
   if (p >= e) {
     lx->tok = T_EOF;
   } else if (word_start(*p)) {
@@ -362,6 +370,50 @@ static void option_free(struct expr_option *o)
   free(o->name);
 }
 
+static int wanted(const struct lexer *lx, const char *name)
+{
+  if (!lx->only) return 1;
+  for (const char *const *n = lx->only; *n; n++)
+    if (!strcmp(*n, name)) return 1;
+  return 0;
+}
+
+/* Past the block whose '{' is the current token, to the token after its
+ * '}', without parsing it: its braces counted outside strings and
+ * comments, strings read as next() reads them. */
+static int skip_block(struct lexer *lx)
+{
+  const unsigned char *p = (const unsigned char *)lx->p,
+                      *e = (const unsigned char *)lx->end;
+  int depth = 1;
+
+  for (; p < e; p++) {
+    int c = *p;
+
+    if (c == '\n') {
+      lx->line++;
+    } else if (c == '{') {
+      depth++;
+    } else if (c == '}') {
+      if (!--depth) break;
+    } else if (c == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
+      p = blank(lx, p, e) - 1; /* a comment, to its end */
+    } else if (c == '"') {
+      for (p++; p < e && *p != '"' && *p != '\n'; p++)
+        if (*p == '\\' && p + 1 < e) p++;
+      if (p >= e || *p != '"') {
+        lx->err = xasprintf("line %d: unterminated string", lx->line);
+        return -EINVAL;
+      }
+    }
+  }
+  if (p < e) p++; /* past the '}' */
+  if (depth) return expected(lx, "'}'");
+  lx->p = (const char *)p;
+  next(lx);
+  return 0;
+}
+
 static int parse_option(struct lexer *lx, struct expr_spec *spec)
 {
   struct expr_option o = {0};
@@ -385,6 +437,10 @@ static int parse_option(struct lexer *lx, struct expr_spec *spec)
     free(o.name);
     return expected(lx, "'{'");
   }
+  if (!wanted(lx, o.name)) {
+    free(o.name);
+    return skip_block(lx);
+  }
   next(lx);
   while (is_word(lx, "column"))
     if (parse_column(lx, &o)) goto bad;
@@ -404,7 +460,13 @@ bad:
 int expr_spec_parse(struct expr_spec *spec, const char *text, size_t len,
                     char **err)
 {
-  struct lexer lx = {.p = text, .end = text + len, .line = 1};
+  return expr_spec_parse_only(spec, text, len, NULL, err);
+}
+
+int expr_spec_parse_only(struct expr_spec *spec, const char *text, size_t len,
+                         const char *const *only, char **err)
+{
+  struct lexer lx = {.p = text, .end = text + len, .line = 1, .only = only};
   int rc = 0;
 
   next(&lx);

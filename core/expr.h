@@ -63,6 +63,12 @@ struct expr_spec {
  * message "line N: ..." (caller frees); spec keeps what came before. */
 int expr_spec_parse(struct expr_spec *spec, const char *text, size_t len,
                     char **err);
+/* The same, keeping only the options named in only (NULL-terminated;
+ * NULL keeps all): the others are skipped to their closing brace, not
+ * parsed (a syntax error inside one goes unseen). For the built-in spec,
+ * where a run needs one option of dozens. */
+int expr_spec_parse_only(struct expr_spec *spec, const char *text, size_t len,
+                         const char *const *only, char **err);
 /* The first option called name, or NULL. */
 const struct expr_option *expr_spec_find(const struct expr_spec *spec,
                                          const char *name);

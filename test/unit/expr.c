@@ -156,6 +156,28 @@ static void builtin_spec(void)
   CHECK(!read_file(AT_FDCWD, path, 0, 1 << 20, &text, &len), "%s read", path);
   CHECK(text && !expr_spec_parse(&spec, text, len, &err),
         "built-in spec parses (%s)", err ? err : "ok");
+  /* stat parses only the option it runs (expr_spec_parse_only): each one
+   * alone comes out as it does among all, variants included */
+  for (int i = 0; text && i < 13; i++) {
+    struct expr_spec one = {0};
+    const char *only[] = {want[i], NULL};
+    int same = !expr_spec_parse_only(&one, text, len, only, &err);
+
+    for (int k = 0, j = 0; same && k < spec.nopts; k++) {
+      const struct expr_option *a = &spec.opts[k], *b = &one.opts[j];
+
+      if (strcmp(a->name, want[i])) continue;
+      same = j++ < one.nopts && !strcmp(b->name, a->name) && b->jdk == a->jdk &&
+             b->ncols == a->ncols;
+      for (int c = 0; same && c < a->ncols; c++)
+        same = !strcmp(a->cols[c].header, b->cols[c].header) &&
+               a->cols[c].width == b->cols[c].width;
+      if (k == spec.nopts - 1) same = same && j == one.nopts;
+    }
+    CHECK(same && one.nopts > 0, "expr-9.%d -%s parsed alone = among all",
+          1 + i, want[i]);
+    expr_spec_free(&one);
+  }
   free(text);
   /* and the variants: timestamp up to 21, nine options up to 11, gcutil
    * up to 8 (docs/jvmstat.md §7.2) */
@@ -194,6 +216,41 @@ int main(void)
   const char *s;
   char *err = NULL;
   double v;
+
+  /* a skipped block: braces in strings and comments do not count, lines
+   * still do; what comes after is parsed as before */
+  {
+    static const char t[] =
+        "option a { column { header \"}{\\\"}\" data x } // }\n"
+        "  /* } { */ column { header \"b\" data y } }\n"
+        "option b {\n column { header \"B\" data z } }\n";
+    static const char bad[] = "option a { column { header \"}\n } }\n";
+    static const char late[] = "option a { }\noption b {\n column { x } }\n";
+    const char *only[] = {"b", NULL};
+
+    CHECK(!expr_spec_parse_only(&spec, t, sizeof(t) - 1, only, &err) &&
+              spec.nopts == 1 && !strcmp(spec.opts[0].name, "b") &&
+              spec.opts[0].ncols == 1,
+          "expr-9.20 a skipped block with braces in strings and comments");
+    expr_spec_free(&spec);
+    memset(&spec, 0, sizeof(spec));
+    CHECK(expr_spec_parse_only(&spec, bad, sizeof(bad) - 1, only, &err) &&
+              err && !strcmp(err, "line 1: unterminated string"),
+          "expr-9.21 an unterminated string in a skipped block: %s",
+          err ? err : "no error");
+    free(err);
+    err = NULL;
+    expr_spec_free(&spec);
+    memset(&spec, 0, sizeof(spec));
+    CHECK(expr_spec_parse_only(&spec, late, sizeof(late) - 1, only, &err) &&
+              err && starts_with(err, "line 3:"),
+          "expr-9.22 lines counted through a skipped block: %s",
+          err ? err : "no error");
+    free(err);
+    err = NULL;
+    expr_spec_free(&spec);
+    memset(&spec, 0, sizeof(spec));
+  }
 
   /* arithmetic, precedence, associativity */
   CHECK(run("1 + 2 * 3", 0, NULL) == 7, "precedence");
