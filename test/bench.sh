@@ -30,6 +30,29 @@ bench_pair() {
       l, om, or, tm, tr, tm / om, tr / or }'
 }
 
+# The exec floor: a static `true` (musl's, as ours is). bench_floor LABEL
+# CMD... measures CMD against it one right after the other, both ways:
+# wall time started by sh -c as bench_pair starts ours, and CPU time
+# (user + system, exec'd directly), which a machine shared with other
+# work changes far less. Issue 40's target for ps, stat and dump: within
+# 2x.
+printf 'int main(void) { return 0; }\n' > "$JT_TMP/true.c"
+musl-gcc -O2 -static -o "$JT_TMP/true" "$JT_TMP/true.c" 2> /dev/null ||
+  cc -O2 -static -o "$JT_TMP/true" "$JT_TMP/true.c" 2> /dev/null
+bench_floor() {
+  _l=$1
+  shift
+  [ -x "$JT_TMP/true" ] || return 0
+  _ow=$($M "${RUNS:-15}" sh -c "$*") &&
+    _fw=$($M "${RUNS:-15}" sh -c "$JT_TMP/true") &&
+    _oc=$(MEASURE_CPU=1 $M "${RUNS:-15}" "$@") &&
+    _fc=$(MEASURE_CPU=1 $M "${RUNS:-15}" "$JT_TMP/true") || return 0
+  awk -v l="$_l" -v ow="${_ow%% *}" -v fw="${_fw%% *}" -v oc="${_oc%% *}" \
+    -v fc="${_fc%% *}" 'BEGIN {
+    printf "%-28s wall %.2f ms = %.1fx the exec floor (%.2f); CPU %.3f ms = %.1fx (%.3f)\n",
+      l, ow, ow / fw, fw, oc, oc / fc, fc }'
+}
+
 echo "jvmtool $("$JT" --version | cut -d' ' -f2), $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m)"
 echo "binary: $(wc -c < "$JT") bytes, $(file -b "$JT" | cut -d, -f1-2)"
 echo "median wall time and peak RSS (jvmtool ${RUNS:-15} runs, JDK ${JDK_RUNS:-7} runs)"

@@ -4,6 +4,8 @@
 bench_jvm Busy
 bench_jvm Busy
 bench_pair "ps" "$JT ps" "jps"
+bench_floor "  ps" "$JT" ps
 bench_pair "ps -lmvV" "$JT ps -lmvV" "jps -lmvV"
 bench_pair "dump <pid>" "$JT dump $BENCH_PID" \
   "jstat -J-Djstat.showUnsupported=true -snap $BENCH_PID"
+bench_floor "  dump <pid>" "$JT" dump "$BENCH_PID"

@@ -6,6 +6,7 @@
 bench_jvm Busy
 bench_pair "stat -gcutil <pid>" "$JT stat -gcutil $BENCH_PID" \
   "jstat -gcutil $BENCH_PID"
+bench_floor "  stat -gcutil <pid>" "$JT" stat -gcutil "$BENCH_PID"
 long=$($M 5 sh -c "$JT stat -gcutil $BENCH_PID 0 1000") &&
   echo "$long" | awk '{ printf "%-28s %9.2f ms %8d KiB | %.1f us per sample\n",
     "stat -gcutil, 1000 samples", $1, $2, $1 * 1000 / 1000 }'
