@@ -76,14 +76,6 @@ void hp_map_free(struct hp_map *m)
   memset(m, 0, sizeof(*m));
 }
 
-int hp_type_size(int t, int idsize)
-{
-  static const int sizes[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
-
-  if (t == HP_OBJECT) return idsize;
-  return t >= 0 && t < 12 ? sizes[t] : 0;
-}
-
 /* Grow a array of n used elements to hold one more. */
 static void *more(void *p, uint32_t n, uint32_t *cap, size_t elem)
 {
