@@ -49,7 +49,7 @@ static int load(struct dump *d, int compressed)
 {
   struct hin in;
   struct hp_visit v;
-  int rc;
+  int rc, gz;
 
   memset(&d->h, 0, sizeof(d->h));
   memset(&d->x, 0, sizeof(d->x));
@@ -78,6 +78,7 @@ static int load(struct dump *d, int compressed)
   else
     hprof_histo_visit(&d->x, &v);
   rc = hprof_scan(&d->h, &in, &v);
+  gz = in.gz; /* hin_close clears it */
   hin_close(&in);
   hprof_histo_finish(&d->x);
   if (rc || !d->h.complete) {
@@ -89,7 +90,7 @@ static int load(struct dump *d, int compressed)
 
     snprintf(msg, sizeof(msg),
              "%s at byte %" PRIu64 " of %s (%" PRIu64 " objects read)",
-             d->h.why, d->h.at, in.gz ? "the inflated data" : "the file",
+             d->h.why, d->h.at, gz ? "the inflated data" : "the file",
              d->x.objects);
     say_file(d->path, msg);
     return 1;
