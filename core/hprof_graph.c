@@ -180,31 +180,54 @@ static HP_INLINE int is_id(const struct hp_graph *g, uint32_t i, uint64_t id,
   return g->id64 ? g->id64[i] == id : g->id32[i] == key;
 }
 
-/* Fetch what a lookup of id will touch, a few iterations before it: the
- * slot its search starts at (far ahead), then the id that slot names
- * (near). */
-static HP_INLINE void ahead(const struct build *b, uint64_t far, uint64_t near)
-{
-  uint32_t key, v;
-  size_t s = home(b, far, &key);
+/* Lookups fetched ahead: for the AHEAD elements from the current one
+ * on, element k's start in the table and key are at k % AHEAD, its slot
+ * fetched when it came in (far), the id that slot names at half way
+ * (near): both cache misses of a lookup are in cache when it is made. */
+enum { AHEAD = 16 };
+struct ahead {
+  size_t s[AHEAD];
+  uint32_t key[AHEAD];
+};
 
+static HP_INLINE void ahead_put(struct ahead *a, const struct build *b,
+                                uint64_t k, uint64_t id)
+{
+  size_t s = home(b, id, &a->key[k % AHEAD]);
+
+  a->s[k % AHEAD] = s;
   if (s != SIZE_MAX) __builtin_prefetch(&b->slot[s]);
-  if ((s = home(b, near, &key)) != SIZE_MAX && (v = b->slot[s])) {
-    if (b->g->id64)
-      __builtin_prefetch(&b->g->id64[v]);
-    else
-      __builtin_prefetch(&b->g->id32[v]);
-  }
 }
 
-/* The table, once every object is read: at least 4/3 slots per object,
- * made once at its size. A second object of an id already seen is marked
- * HP_DEAD (the first kept): no references, nothing refers to it. */
-enum { AHEAD = 16 }; /* lookups fetched ahead: slots, then ids at half */
+static HP_INLINE void ahead_near(const struct ahead *a, const struct build *b,
+                                 uint64_t k)
+{
+  size_t s = a->s[k % AHEAD];
+  uint32_t v;
+
+  if (s == SIZE_MAX || !(v = b->slot[s])) return;
+  if (b->g->id64)
+    __builtin_prefetch(&b->g->id64[v]);
+  else
+    __builtin_prefetch(&b->g->id32[v]);
+}
+
+/* The index of the id keyed key whose search starts at s, or HP_NONE. */
+static HP_INLINE uint32_t find(const struct build *b, size_t s, uint64_t id,
+                               uint32_t key)
+{
+  uint32_t v;
+
+  if (s == SIZE_MAX) return HP_NONE;
+  for (; (v = b->slot[s]); s = (s + 1) & b->mask)
+    if (is_id(b->g, v, id, key)) return v;
+  return HP_NONE;
+}
 
 static void table(struct build *b)
 {
   struct hp_graph *g = b->g;
+  struct ahead a;
   size_t cap = 1024;
   int bits = 10;
 
@@ -215,13 +238,17 @@ static void table(struct build *b)
   b->slot = xzalloc(cap * sizeof(*b->slot));
   b->mask = cap - 1;
   b->hshift = 64 - bits;
+  for (uint32_t i = 1; i < g->n && i <= AHEAD; i++)
+    ahead_put(&a, b, i, hp_graph_id(g, i));
   for (uint32_t i = 1; i < g->n; i++) {
     uint64_t id = hp_graph_id(g, i);
-    uint32_t key, v;
-    size_t s = home(b, id, &key);
+    uint32_t key = a.key[i % AHEAD], v = 0;
+    size_t s = a.s[i % AHEAD];
 
     if (i + AHEAD < g->n)
-      ahead(b, hp_graph_id(g, i + AHEAD), hp_graph_id(g, i + AHEAD / 2));
+      ahead_put(&a, b, i + AHEAD, hp_graph_id(g, i + AHEAD));
+    if (i + AHEAD / 2 < g->n) ahead_near(&a, b, i + AHEAD / 2);
+    if (s == SIZE_MAX) continue; /* not so: an object's own id */
     for (; (v = b->slot[s]); s = (s + 1) & b->mask)
       if (is_id(g, v, id, key)) break;
     if (v) {
@@ -494,18 +521,27 @@ static void resolve(struct build *b)
   unsigned char *e = (unsigned char *)b->raw;
   uint64_t out = 0, r = 0;
   uint32_t nr = 0;
+  struct ahead a;
 
+  for (uint64_t k = 0; k < b->nraw && k < AHEAD; k++)
+    ahead_put(&a, b, k, b->raw[k]);
   for (uint32_t i = 1; i < g->n; i++) {
     uint64_t end = i + 1 < g->n ? g->off[i + 1] : b->nraw;
 
     g->off[i] = (uint32_t)out;
-    if (g->kind[i] == HP_DEAD) r = end; /* a duplicate's are not read */
+    if (g->kind[i] == HP_DEAD && r < end) { /* a duplicate's: not read */
+      r = end;
+      for (uint64_t k = r; k < b->nraw && k < r + AHEAD; k++)
+        ahead_put(&a, b, k, b->raw[k]);
+    }
     for (; r < end; r++) {
-      uint32_t t;
+      uint64_t id = b->raw[r];
+      size_t s = a.s[r % AHEAD];
+      uint32_t key = a.key[r % AHEAD], t;
 
-      if (r + AHEAD < b->nraw)
-        ahead(b, b->raw[r + AHEAD], b->raw[r + AHEAD / 2]);
-      t = lookup(b, b->raw[r]);
+      if (r + AHEAD < b->nraw) ahead_put(&a, b, r + AHEAD, b->raw[r + AHEAD]);
+      if (r + AHEAD / 2 < b->nraw) ahead_near(&a, b, r + AHEAD / 2);
+      t = find(b, s, id, key);
 
       if (t == HP_NONE) {
         g->dangling++;
