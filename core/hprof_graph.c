@@ -22,6 +22,11 @@
 #include "core/jvmtool.h"
 #include "core/hprof_graph.h"
 #include "core/hprof_size.h"
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 /* Edges and roots are counted in 32 bits: offsets into edge[]. */
 #define HP_MAX_EDGES ((uint64_t)UINT32_MAX - 1)
@@ -63,7 +68,8 @@ struct build {
 };
 
 /* rstart[c] in one pass: not made yet / walk the chain per instance */
-enum { RS_TODO = HP_NONE, RS_WALK = HP_NONE - 1 };
+#define RS_TODO ((uint32_t)HP_NONE)
+#define RS_WALK ((uint32_t)HP_NONE - 1)
 
 /* Blocks a phase is done with, for the next phase's arrays of about the
  * same size (the per-object ones): a fresh page costs a fault (about
@@ -102,11 +108,30 @@ static void give(void *p, size_t size)
   pool[at].size = size;
 }
 
+/* The pages of p[0..size) faulted in by one call: an array about to be
+ * written whole (one fault a page costs about 2.4 us here: a third of
+ * --retained's time on a 26 MB dump, 9551 faults, 5410 so). An older
+ * kernel says
+ * EINVAL: the pages then come one fault at a time, as before. */
+static void *whole(void *p, size_t size)
+{
+  uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+  uintptr_t e = ((uintptr_t)p + size) & ~(uintptr_t)4095;
+
+  if (e > a && e - a >= POOL_MIN)
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+  return p;
+}
+
+enum { TAKE_ZERO = 1, TAKE_WHOLE = 2 };
+
 /* size bytes: the smallest block given back that holds them and is at
  * most an eighth bigger (its pages are all resident: a bigger one would
- * hold more than the array needs), else new; zeroed when zero. */
-static void *take(size_t size, int zero)
+ * hold more than the array needs), else new (TAKE_WHOLE: about to be
+ * written whole, its pages faulted in at once); zeroed with TAKE_ZERO. */
+static void *take(size_t size, int how)
 {
+  int zero = how & TAKE_ZERO;
   int best = -1;
   void *p;
 
@@ -114,8 +139,10 @@ static void *take(size_t size, int zero)
     if (pool[k].p && pool[k].size >= size && pool[k].size - size <= size / 8 &&
         (best < 0 || pool[k].size < pool[best].size))
       best = k;
-  if (best < 0)
-    return zero ? xzalloc(size ? size : 1) : xmalloc(size ? size : 1);
+  if (best < 0) {
+    p = zero ? xzalloc(size ? size : 1) : xmalloc(size ? size : 1);
+    return how & TAKE_WHOLE ? whole(p, size) : p;
+  }
   p = pool[best].p;
   pool[best].p = NULL;
   if (zero) memset(p, 0, size);
@@ -235,7 +262,7 @@ static void table(struct build *b)
     cap *= 2;
     bits++;
   }
-  b->slot = xzalloc(cap * sizeof(*b->slot));
+  b->slot = whole(xzalloc(cap * sizeof(*b->slot)), cap * sizeof(*b->slot));
   b->mask = cap - 1;
   b->hshift = 64 - bits;
   for (uint32_t i = 1; i < g->n && i <= AHEAD; i++)
@@ -860,7 +887,8 @@ void hprof_dominators(struct hp_graph *g)
 {
   uint32_t n = g->n, cnt = 0;
   uint32_t *rootobj = xmalloc(((size_t)g->nroots + 1) * sizeof(*rootobj));
-  uint32_t *dfn = take((size_t)n * sizeof(*dfn), 0);       /* index -> number */
+  uint32_t *dfn =
+      take((size_t)n * sizeof(*dfn), TAKE_WHOLE);          /* index -> number */
   uint32_t *parent = take((size_t)n * sizeof(*parent), 0); /* by number */
   uint32_t *semi, *label, *anc, *idom, *vertex, *poff, *pred, *stack, *stpos;
 
@@ -901,7 +929,7 @@ void hprof_dominators(struct hp_graph *g)
   give(stpos, (size_t)n * sizeof(*stpos));
   /* Predecessors by number (of reachable sources only): counted, placed
    * (each start moves to the next one's), shifted back. */
-  poff = take(((size_t)cnt + 1) * sizeof(*poff), 1);
+  poff = take(((size_t)cnt + 1) * sizeof(*poff), TAKE_ZERO | TAKE_WHOLE);
   for (uint32_t v = 0; v < n; v++) {
     uint64_t m;
     const uint32_t *s;
@@ -911,7 +939,8 @@ void hprof_dominators(struct hp_graph *g)
     for (uint64_t k = 0; k < m; k++) poff[dfn[s[k]] + 1]++;
   }
   for (uint32_t a = 0; a < cnt; a++) poff[a + 1] += poff[a];
-  pred = xmalloc((size_t)(poff[cnt] ? poff[cnt] : 1) * sizeof(*pred));
+  pred = whole(xmalloc((size_t)(poff[cnt] ? poff[cnt] : 1) * sizeof(*pred)),
+               (size_t)poff[cnt] * sizeof(*pred));
   for (uint32_t v = 0; v < n; v++) {
     uint64_t m;
     const uint32_t *s;
@@ -939,9 +968,9 @@ void hprof_dominators(struct hp_graph *g)
     g->off = g->edge = NULL;
   }
   /* Semi-dominators, in reverse number order. */
-  semi = take((size_t)cnt * sizeof(*semi), 0);
-  label = take((size_t)cnt * sizeof(*label), 0);
-  anc = take((size_t)cnt * sizeof(*anc), 0);
+  semi = take((size_t)cnt * sizeof(*semi), TAKE_WHOLE);
+  label = take((size_t)cnt * sizeof(*label), TAKE_WHOLE);
+  anc = take((size_t)cnt * sizeof(*anc), TAKE_WHOLE);
   for (uint32_t a = 0; a < cnt; a++) {
     semi[a] = label[a] = a;
     anc[a] = HP_NONE;
@@ -980,13 +1009,13 @@ void hprof_dominators(struct hp_graph *g)
   }
   free(pred);
   give(poff, ((size_t)cnt + 1) * sizeof(*poff));
-  vertex = take((size_t)cnt * sizeof(*vertex), 0);
+  vertex = take((size_t)cnt * sizeof(*vertex), TAKE_WHOLE);
   for (uint32_t i = 0; i < n; i++)
     if (dfn[i] != HP_NONE) vertex[dfn[i]] = i;
   give(dfn, (size_t)n * sizeof(*dfn));
   /* Retained sizes: children before their dominator. */
-  g->retained = take((size_t)n * sizeof(*g->retained), 1);
-  g->idom = take((size_t)n * sizeof(*g->idom), 0);
+  g->retained = take((size_t)n * sizeof(*g->retained), TAKE_ZERO | TAKE_WHOLE);
+  g->idom = take((size_t)n * sizeof(*g->idom), TAKE_WHOLE);
   pool_drain();
   for (uint32_t i = 0; i < n; i++) g->idom[i] = HP_NONE;
   for (uint32_t w = cnt - 1; w > 0; w--) {
@@ -1012,8 +1041,8 @@ void hprof_dom_children(const struct hp_graph *g, uint32_t **coff,
                         uint32_t **child)
 {
   uint32_t n = g->n;
-  uint32_t *o = take(((size_t)n + 2) * sizeof(*o), 1);
-  uint32_t *c = take((size_t)n * sizeof(*c) + 1, 0);
+  uint32_t *o = take(((size_t)n + 2) * sizeof(*o), TAKE_ZERO | TAKE_WHOLE);
+  uint32_t *c = take((size_t)n * sizeof(*c) + 1, TAKE_WHOLE);
 
   /* counted, placed (each start moves to the next one's), shifted back */
   for (uint32_t i = 1; i < n; i++)
