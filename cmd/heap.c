@@ -27,6 +27,9 @@ struct dump {
   struct hp_histo x;
   int dump_sizes; /* --dump-sizes */
   int taken;      /* fd is a dump heap_take took: read from its start */
+  int want_graph; /* build the object graph in the same pass */
+  struct hp_graph g;
+  struct hp_gbuild *gb; /* the graph, until hprof_graph_finish */
 };
 
 /* "'path': what" on stderr, the path escaped (what is ours). */
@@ -46,7 +49,7 @@ static int load(struct dump *d, int compressed)
 {
   struct hin in;
   struct hp_visit v;
-  int rc;
+  int rc, gz;
 
   memset(&d->h, 0, sizeof(d->h));
   memset(&d->x, 0, sizeof(d->x));
@@ -70,16 +73,24 @@ static int load(struct dump *d, int compressed)
     hin_close(&in);
     return 1;
   }
-  hprof_histo_visit(&d->x, &v);
+  if (d->want_graph)
+    d->gb = hprof_graph_start(&d->g, &d->x, &v);
+  else
+    hprof_histo_visit(&d->x, &v);
   rc = hprof_scan(&d->h, &in, &v);
+  gz = in.gz; /* hin_close clears it */
   hin_close(&in);
   hprof_histo_finish(&d->x);
+  if (rc || !d->h.complete) {
+    hprof_graph_abandon(d->gb);
+    d->gb = NULL;
+  }
   if (rc) {
     char msg[400];
 
     snprintf(msg, sizeof(msg),
              "%s at byte %" PRIu64 " of %s (%" PRIu64 " objects read)",
-             d->h.why, d->h.at, in.gz ? "the inflated data" : "the file",
+             d->h.why, d->h.at, gz ? "the inflated data" : "the file",
              d->x.objects);
     say_file(d->path, msg);
     return 1;
@@ -299,8 +310,11 @@ static void diff(const struct hprof *old, const struct hprof *now, int json)
 /* The views that need the object graph. 0, or 1 after the error line. */
 static int graph(struct dump *d, const struct args *a)
 {
-  struct hp_graph g = {0};
-  int rc = hprof_graph_build(&g, &d->h, d->fd, NULL);
+  struct hp_graph g;
+  int rc = hprof_graph_finish(d->gb, d->fd);
+
+  d->gb = NULL;
+  g = d->g;
 
   if (rc) {
     char msg[400];
@@ -376,11 +390,16 @@ int heap_main(int argc, char **argv)
                        "main class, not a dump");
   }
   d.dump_sizes = a.count[OPT_dump_sizes] > 0;
+  d.want_graph =
+      !a.count[OPT_strings] && (a.count[OPT_retained] || a.count[OPT_path] ||
+                                a.count[OPT_folded] || a.val[OPT_svg]);
   rc = load(&d, given != 0);
   if (given < 0 && !rc) {
     say_refs(&d, given);
     if (!d.h.compressed) {
       if (!d.taken) close(d.fd);
+      hprof_graph_abandon(d.gb);
+      d.gb = NULL;
       hprof_free(&d.h);
       rc = load(&d, 0);
     }
@@ -395,6 +414,7 @@ int heap_main(int argc, char **argv)
     histogram(&d.h, a.count[OPT_json] > 0);
   }
   heap_progress_clear();
+  hprof_graph_abandon(d.gb);
   if (d.fd >= 0) close(d.fd);
   hprof_free(&d.h);
   return rc ? 1 : jt_status;

@@ -76,14 +76,6 @@ void hp_map_free(struct hp_map *m)
   memset(m, 0, sizeof(*m));
 }
 
-int hp_type_size(int t, int idsize)
-{
-  static const int sizes[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
-
-  if (t == HP_OBJECT) return idsize;
-  return t >= 0 && t < 12 ? sizes[t] : 0;
-}
-
 /* Grow a array of n used elements to hold one more. */
 static void *more(void *p, uint32_t n, uint32_t *cap, size_t elem)
 {
@@ -105,15 +97,21 @@ static int fail(struct hprof *h, struct hin *in, int rc, const char *fmt, ...)
   return rc;
 }
 
+/* The stream stopped inside what (a record, an array): why. */
+static int cut_short(struct hprof *h, struct hin *in, const char *what)
+{
+  if (in->err == HIN_EGZ)
+    return fail(h, in, HP_EFORMAT, "bad gzip data: %s", in->why);
+  if (in->err < 0) return fail(h, in, in->err, "read error");
+  return fail(h, in, HP_ESHORT, "the file ends inside %s", what);
+}
+
 /* n bytes of the current record at *p, or a failure. */
 static HP_INLINE int take(struct hprof *h, struct hin *in, size_t n,
                           const unsigned char **p)
 {
   if (hin_peek(in, n, p) == n) return 0;
-  if (in->err == HIN_EGZ)
-    return fail(h, in, HP_EFORMAT, "bad gzip data: %s", in->why);
-  if (in->err < 0) return fail(h, in, in->err, "read error");
-  return fail(h, in, HP_ESHORT, "the file ends inside a record");
+  return cut_short(h, in, "a record");
 }
 
 static uint32_t add_text(struct hprof *h, const unsigned char *p, size_t n)
@@ -377,8 +375,7 @@ static int segment(struct hprof *h, struct hin *in, uint64_t len, int first,
           if ((rc = take(h, in, (size_t)bytes, &vals))) return rc;
         }
         if (v->primarray) v->primarray(v->ctx, id, t, count, vals);
-        if (hin_skip(in, bytes) != bytes)
-          return fail(h, in, HP_ESHORT, "the file ends inside an array");
+        if (hin_skip(in, bytes) != bytes) return cut_short(h, in, "an array");
       }
       len -= head + bytes;
     } else {

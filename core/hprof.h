@@ -19,6 +19,10 @@
 
 enum { HP_NONE = UINT32_MAX };
 
+/* Inlined whatever the build's optimization (the binary is built for
+ * size): what runs per object. */
+#define HP_INLINE inline __attribute__((always_inline))
+
 /* uint64 id -> uint32, open addressing; id 0 (null) is never a key. */
 struct hp_map {
   uint64_t *keys;
@@ -48,7 +52,14 @@ enum hp_type {
 };
 /* The bytes of a value of type t in the dump (idsize for objects), 0 when
  * t is no type. */
-int hp_type_size(int t, int idsize);
+static HP_INLINE int hp_type_size(int t, int idsize)
+{
+  /* by type: 4 boolean .. 11 long */
+  static const unsigned char sizes[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+
+  if (t == HP_OBJECT) return idsize;
+  return t >= 0 && t < 12 ? sizes[t] : 0;
+}
 
 struct hp_class {
   uint64_t id, super, loader;
@@ -136,9 +147,7 @@ int hprof_scan(struct hprof *h, struct hin *in, const struct hp_visit *v);
 /* Free everything h holds. */
 void hprof_free(struct hprof *h);
 
-/* An id of idsize bytes at p (big-endian). Inlined whatever the build's
- * optimization (the binary is built for size): they run per object. */
-#define HP_INLINE inline __attribute__((always_inline))
+/* An id of idsize bytes at p (big-endian). */
 static HP_INLINE uint32_t hp_u4(const unsigned char *p)
 {
   uint32_t v;

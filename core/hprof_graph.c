@@ -22,6 +22,11 @@
 #include "core/jvmtool.h"
 #include "core/hprof_graph.h"
 #include "core/hprof_size.h"
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 /* Edges and roots are counted in 32 bits: offsets into edge[]. */
 #define HP_MAX_EDGES ((uint64_t)UINT32_MAX - 1)
@@ -32,10 +37,13 @@ struct build {
   uint32_t cur; /* the current record's index, 0: not indexed */
   int too_many; /* more than HP_MAX_EDGES references and roots */
   uint64_t cap; /* of g's per-object arrays */
-  /* object id -> index: open addressing over indexes (0: empty), the ids
-   * in g the keys; mask + 1 slots, a power of two */
+  /* object id -> index, made once every object is read: open addressing
+   * over indexes (0: empty), g's ids the keys; mask + 1 slots, a power of
+   * two, 64 - hshift bits. A lookup touches a slot and the id it holds,
+   * two cache misses, which the loops fetch ahead in two steps. */
   uint32_t *slot;
   size_t mask;
+  int hshift;
   /* the references as read (ids, non-null), object i's from off[i]: made
    * indexes in place once every id has one */
   uint64_t *raw, nraw, capraw;
@@ -49,7 +57,105 @@ struct build {
   /* the last class id an instance named and its index */
   uint64_t last_id;
   uint32_t last_c;
+  /* one pass (hprof_graph_start): the histogram counted here too, each
+   * class's layout made at its first instance (rstart/rlen/rfb grown to
+   * nlay classes: rfb its chain's field bytes); late: an object came
+   * before what it needs (its class or a super's dump), so the graph is
+   * dropped and built by a pass of its own after the histogram. */
+  struct hp_histo *x;
+  int one, late;
+  uint32_t *rfb, nlay;
 };
+
+/* rstart[c] in one pass: not made yet / walk the chain per instance */
+#define RS_TODO ((uint32_t)HP_NONE)
+#define RS_WALK ((uint32_t)HP_NONE - 1)
+
+/* Blocks a phase is done with, for the next phase's arrays of about the
+ * same size (the per-object ones): a fresh page costs a fault (about
+ * 2.4 us here, a third of --retained's time on a 25 MB dump before
+ * this), a reused one nothing. A few blocks, each given back with its
+ * size, only where an array of its size is taken next; drained wherever
+ * none is, so what waits here never adds to the peak. */
+enum { POOL = 8, POOL_MIN = 1 << 16 };
+static struct {
+  void *p;
+  size_t size;
+} pool[POOL];
+
+static void give(void *p, size_t size)
+{
+  int at = -1;
+
+  if (!p) return;
+  if (size < POOL_MIN) {
+    free(p);
+    return;
+  }
+  for (int k = 0; k < POOL && at < 0; k++)
+    if (!pool[k].p) at = k;
+  if (at < 0) { /* full: the smallest goes, unless p is smaller */
+    at = 0;
+    for (int k = 1; k < POOL; k++)
+      if (pool[k].size < pool[at].size) at = k;
+    if (pool[at].size >= size) {
+      free(p);
+      return;
+    }
+    free(pool[at].p);
+  }
+  pool[at].p = p;
+  pool[at].size = size;
+}
+
+/* The pages of p[0..size) faulted in by one call: an array about to be
+ * written whole (one fault a page costs about 2.4 us here: a third of
+ * --retained's time on a 26 MB dump, 9551 faults, 5410 so). An older
+ * kernel says
+ * EINVAL: the pages then come one fault at a time, as before. */
+static void *whole(void *p, size_t size)
+{
+  uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+  uintptr_t e = ((uintptr_t)p + size) & ~(uintptr_t)4095;
+
+  if (e > a && e - a >= POOL_MIN)
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+  return p;
+}
+
+enum { TAKE_ZERO = 1, TAKE_WHOLE = 2 };
+
+/* size bytes: the smallest block given back that holds them and is at
+ * most an eighth bigger (its pages are all resident: a bigger one would
+ * hold more than the array needs), else new (TAKE_WHOLE: about to be
+ * written whole, its pages faulted in at once); zeroed with TAKE_ZERO. */
+static void *take(size_t size, int how)
+{
+  int zero = how & TAKE_ZERO;
+  int best = -1;
+  void *p;
+
+  for (int k = 0; k < POOL; k++)
+    if (pool[k].p && pool[k].size >= size && pool[k].size - size <= size / 8 &&
+        (best < 0 || pool[k].size < pool[best].size))
+      best = k;
+  if (best < 0) {
+    p = zero ? xzalloc(size ? size : 1) : xmalloc(size ? size : 1);
+    return how & TAKE_WHOLE ? whole(p, size) : p;
+  }
+  p = pool[best].p;
+  pool[best].p = NULL;
+  if (zero) memset(p, 0, size);
+  return p;
+}
+
+static void pool_drain(void)
+{
+  for (int k = 0; k < POOL; k++) {
+    free(pool[k].p);
+    pool[k].p = NULL;
+  }
+}
 
 static void *grow_to(void *p, uint64_t n, uint64_t *cap, size_t elem)
 {
@@ -72,57 +178,140 @@ static void reserve(struct build *b, uint64_t want)
   g->off = xrealloc(g->off, ((size_t)b->cap + 1) * sizeof(*g->off));
 }
 
-/* The table's slot for id: where it is, or the empty one it would take. */
-static HP_INLINE size_t probe(const struct build *b, uint64_t id)
+/* Where id's search starts in the table, and its key (its packed 32 bits
+ * when the ids pack); SIZE_MAX for an id no object can have (below the
+ * packed ids' base, or between them). */
+static HP_INLINE size_t home(const struct build *b, uint64_t id, uint32_t *key)
 {
-  size_t s = (size_t)hp_mix(id) & b->mask;
+  const struct hp_graph *g = b->g;
+  uint64_t k;
 
-  while (b->slot[s] && hp_graph_id(b->g, b->slot[s]) != id)
-    s = (s + 1) & b->mask;
-  return s;
+  *key = 0;
+  if (g->id64) {
+    *key = (uint32_t)id;
+    return (size_t)hp_mix(id) & b->mask;
+  }
+  k = id - g->base;
+  if (id < g->base || k & (((uint64_t)1 << g->shift) - 1) ||
+      k >> g->shift > UINT32_MAX)
+    return SIZE_MAX;
+  *key = (uint32_t)(k >> g->shift);
+  /* the packed keys are dense: a multiply's top bits spread them */
+  return (size_t)((*key * 0x9e3779b97f4a7c15ull) >> b->hshift);
 }
 
-/* A table of at least 4/3 slots per object; (re)filled from g's ids. */
-static void table(struct build *b, uint64_t objects)
+/* Is object i's id id (key: its packed bits)? */
+static HP_INLINE int is_id(const struct hp_graph *g, uint32_t i, uint64_t id,
+                           uint32_t key)
 {
+  return g->id64 ? g->id64[i] == id : g->id32[i] == key;
+}
+
+/* Lookups fetched ahead: for the AHEAD elements from the current one
+ * on, element k's start in the table and key are at k % AHEAD, its slot
+ * fetched when it came in (far), the id that slot names at half way
+ * (near): both cache misses of a lookup are in cache when it is made. */
+enum { AHEAD = 16 };
+struct ahead {
+  size_t s[AHEAD];
+  uint32_t key[AHEAD];
+};
+
+static HP_INLINE void ahead_put(struct ahead *a, const struct build *b,
+                                uint64_t k, uint64_t id)
+{
+  size_t s = home(b, id, &a->key[k % AHEAD]);
+
+  a->s[k % AHEAD] = s;
+  if (s != SIZE_MAX) __builtin_prefetch(&b->slot[s]);
+}
+
+static HP_INLINE void ahead_near(const struct ahead *a, const struct build *b,
+                                 uint64_t k)
+{
+  size_t s = a->s[k % AHEAD];
+  uint32_t v;
+
+  if (s == SIZE_MAX || !(v = b->slot[s])) return;
+  if (b->g->id64)
+    __builtin_prefetch(&b->g->id64[v]);
+  else
+    __builtin_prefetch(&b->g->id32[v]);
+}
+
+/* The index of the id keyed key whose search starts at s, or HP_NONE. */
+static HP_INLINE uint32_t find(const struct build *b, size_t s, uint64_t id,
+                               uint32_t key)
+{
+  uint32_t v;
+
+  if (s == SIZE_MAX) return HP_NONE;
+  for (; (v = b->slot[s]); s = (s + 1) & b->mask)
+    if (is_id(b->g, v, id, key)) return v;
+  return HP_NONE;
+}
+
+static void table(struct build *b)
+{
+  struct hp_graph *g = b->g;
+  struct ahead a;
   size_t cap = 1024;
+  int bits = 10;
 
-  while (cap < objects + objects / 3 + 2 && cap < ((size_t)1 << 40)) cap *= 2;
-  free(b->slot);
-  b->slot = xzalloc(cap * sizeof(*b->slot));
+  while (cap < g->n + g->n / 3 + 2 && cap < ((size_t)1 << 40)) {
+    cap *= 2;
+    bits++;
+  }
+  b->slot = whole(xzalloc(cap * sizeof(*b->slot)), cap * sizeof(*b->slot));
   b->mask = cap - 1;
-  for (uint32_t i = 1; i < b->g->n; i++) b->slot[probe(b, b->g->id64[i])] = i;
+  b->hshift = 64 - bits;
+  for (uint32_t i = 1; i < g->n && i <= AHEAD; i++)
+    ahead_put(&a, b, i, hp_graph_id(g, i));
+  for (uint32_t i = 1; i < g->n; i++) {
+    uint64_t id = hp_graph_id(g, i);
+    uint32_t key = a.key[i % AHEAD], v = 0;
+    size_t s = a.s[i % AHEAD];
+
+    if (i + AHEAD < g->n)
+      ahead_put(&a, b, i + AHEAD, hp_graph_id(g, i + AHEAD));
+    if (i + AHEAD / 2 < g->n) ahead_near(&a, b, i + AHEAD / 2);
+    if (s == SIZE_MAX) continue; /* not so: an object's own id */
+    for (; (v = b->slot[s]); s = (s + 1) & b->mask)
+      if (is_id(g, v, id, key)) break;
+    if (v) {
+      g->dup_ids++;
+      g->kind[i] = HP_DEAD;
+    } else {
+      b->slot[s] = i;
+    }
+  }
 }
 
+/* The index of the object of id, or HP_NONE. */
 static HP_INLINE uint32_t lookup(const struct build *b, uint64_t id)
 {
-  uint32_t i;
+  uint32_t key, v;
+  size_t s = home(b, id, &key);
 
-  if (!id) return HP_NONE;
-  i = b->slot[probe(b, id)];
-  return i ? i : HP_NONE;
+  if (!id || s == SIZE_MAX) return HP_NONE;
+  for (; (v = b->slot[s]); s = (s + 1) & b->mask)
+    if (is_id(b->g, v, id, key)) return v;
+  return HP_NONE;
 }
 
-/* Give id the next index, its references starting here; 0 for a
- * duplicate (the first one kept: its references are not read). */
+/* Give id the next index, its references starting here (0: id 0, or
+ * past the graph's limit). Ids are looked up only once all are read
+ * (table). */
 static uint32_t add_object(struct build *b, uint64_t id, int kind)
 {
   struct hp_graph *g = b->g;
-  size_t s;
 
   b->cur = 0;
   if (!id || g->n == UINT32_MAX - 1) {
     g->dup_ids += !!id;
     return 0;
   }
-  if (((uint64_t)g->n + 1) * 4 > (b->mask + 1) * 3)
-    table(b, 2 * (uint64_t)g->n);
-  if (b->slot[s = probe(b, id)]) {
-    g->dup_ids++;
-    return 0;
-  }
   if (g->n >= b->cap) reserve(b, b->cap * 2);
-  b->slot[s] = g->n;
   g->id64[g->n] = id;
   g->kind[g->n] = (uint8_t)kind;
   g->cls[g->n] = HP_NONE;
@@ -215,7 +404,7 @@ static void on_class(void *ctx, uint32_t c)
  * often come in a run. */
 static HP_INLINE uint32_t class_of_id(struct build *b, uint64_t cls)
 {
-  if (cls != b->last_id) {
+  if (cls != b->last_id || b->last_c == HP_NONE) { /* a class may come */
     b->last_id = cls;
     b->last_c = hp_map_get(&b->h->classes, cls);
   }
@@ -274,12 +463,33 @@ static void ref_offsets(struct build *b)
   }
 }
 
+/* Instance i's references by walking its class's chain: this class's
+ * fields first, then each super's, as far as its n field bytes go. */
+static void refs_walk(struct build *b, uint32_t c, const unsigned char *v,
+                      uint32_t n)
+{
+  struct hprof *h = b->h;
+  uint32_t at, steps = 0, pos = 0;
+
+  for (at = c; at != HP_NONE && steps++ <= h->ncls; at = hp_super(h, at)) {
+    const struct hp_class *k = &h->cls[at];
+
+    for (uint32_t f = 0; f < k->nfields; f++) {
+      int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
+
+      if (pos + (uint32_t)sz > n) return;
+      if (t == HP_OBJECT) add_ref(b, hp_id(v + pos, h->idsize));
+      pos += (uint32_t)sz;
+    }
+  }
+}
+
 static void on_instance(void *ctx, uint64_t id, uint64_t cls,
                         const unsigned char *v, uint32_t n)
 {
   struct build *b = ctx;
   struct hprof *h = b->h;
-  uint32_t i, c = class_of_id(b, cls), at, steps = 0, pos = 0;
+  uint32_t i, c = class_of_id(b, cls);
 
   if (!(i = add_object(b, id, 0x21)) || c == HP_NONE) return;
   b->g->cls[i] = c;
@@ -293,18 +503,7 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
       add_ref(b, hp_id(v + o[k], h->idsize));
     return;
   }
-  /* This class's fields first, then each super's. */
-  for (at = c; at != HP_NONE && steps++ <= h->ncls; at = hp_super(h, at)) {
-    const struct hp_class *k = &h->cls[at];
-
-    for (uint32_t f = 0; f < k->nfields; f++) {
-      int t = h->ftype[k->fields + f], sz = hp_type_size(t, h->idsize);
-
-      if (pos + (uint32_t)sz > n) return;
-      if (t == HP_OBJECT) add_ref(b, hp_id(v + pos, h->idsize));
-      pos += (uint32_t)sz;
-    }
-  }
+  refs_walk(b, c, v, n);
 }
 
 static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
@@ -349,13 +548,27 @@ static void resolve(struct build *b)
   unsigned char *e = (unsigned char *)b->raw;
   uint64_t out = 0, r = 0;
   uint32_t nr = 0;
+  struct ahead a;
 
+  for (uint64_t k = 0; k < b->nraw && k < AHEAD; k++)
+    ahead_put(&a, b, k, b->raw[k]);
   for (uint32_t i = 1; i < g->n; i++) {
     uint64_t end = i + 1 < g->n ? g->off[i + 1] : b->nraw;
 
     g->off[i] = (uint32_t)out;
+    if (g->kind[i] == HP_DEAD && r < end) { /* a duplicate's: not read */
+      r = end;
+      for (uint64_t k = r; k < b->nraw && k < r + AHEAD; k++)
+        ahead_put(&a, b, k, b->raw[k]);
+    }
     for (; r < end; r++) {
-      uint32_t t = lookup(b, b->raw[r]);
+      uint64_t id = b->raw[r];
+      size_t s = a.s[r % AHEAD];
+      uint32_t key = a.key[r % AHEAD], t;
+
+      if (r + AHEAD < b->nraw) ahead_put(&a, b, r + AHEAD, b->raw[r + AHEAD]);
+      if (r + AHEAD / 2 < b->nraw) ahead_near(&a, b, r + AHEAD / 2);
+      t = find(b, s, id, key);
 
       if (t == HP_NONE) {
         g->dangling++;
@@ -382,6 +595,247 @@ static void resolve(struct build *b)
   g->nroots = nr;
 }
 
+/* One pass: the dump's order did not allow it (a class dump after its
+ * instances, a super missing): what was built goes, the histogram goes
+ * on, and hprof_graph_finish reads the dump once more. */
+static void drop(struct build *b)
+{
+  struct hp_graph *g = b->g;
+
+  b->late = 1;
+  b->cur = 0;
+  free(b->slot);
+  free(b->raw);
+  free(b->rootid);
+  b->slot = NULL;
+  b->raw = b->rootid = NULL;
+  hprof_graph_free(g);
+}
+
+/* One pass: class c's layout at its first instance (of n field bytes):
+ * its chain's field bytes, and its references' offsets when n is that (so
+ * what is kept is at most what this instance took in the dump). 0 when
+ * the chain is not all there yet. */
+static int layout(struct build *b, uint32_t c, uint32_t n)
+{
+  struct hprof *h = b->h;
+  uint64_t fb = 0;
+  uint32_t at = c, steps = 0, from = b->nroff, pos = 0;
+
+  if (c >= b->nlay) {
+    uint32_t want = h->ncls > c ? h->ncls : c + 1;
+
+    b->rstart = xrealloc(b->rstart, (size_t)want * sizeof(*b->rstart));
+    b->rlen = xrealloc(b->rlen, (size_t)want * sizeof(*b->rlen));
+    b->rfb = xrealloc(b->rfb, (size_t)want * sizeof(*b->rfb));
+    for (; b->nlay < want; b->nlay++) b->rstart[b->nlay] = RS_TODO;
+  }
+  for (;;) {
+    const struct hp_class *k = &h->cls[at];
+
+    if (!k->dumped || steps++ > h->ncls) return 0;
+    for (uint32_t f = 0; f < k->nfields; f++)
+      fb += (uint64_t)hp_type_size(h->ftype[k->fields + f], h->idsize);
+    if (!k->super) break;
+    if ((at = hp_map_get(&h->classes, k->super)) == HP_NONE) return 0;
+  }
+  b->rfb[c] = fb > UINT32_MAX ? UINT32_MAX : (uint32_t)fb;
+  b->rstart[c] = RS_WALK;
+  if (fb != n) return 1;
+  for (at = c; at != HP_NONE; at = hp_super(h, at)) {
+    const struct hp_class *k = &h->cls[at];
+
+    for (uint32_t f = 0; f < k->nfields; f++) {
+      int t = h->ftype[k->fields + f];
+
+      if (t == HP_OBJECT) {
+        if (b->nroff == b->caproff) {
+          b->caproff = b->caproff ? b->caproff * 2 : 1024;
+          b->roff = xrealloc(b->roff, (size_t)b->caproff * sizeof(*b->roff));
+        }
+        b->roff[b->nroff++] = pos;
+      }
+      pos += (uint32_t)hp_type_size(t, h->idsize);
+    }
+    if (!h->cls[at].super) break;
+  }
+  b->rstart[c] = from;
+  b->rlen[c] = b->nroff - from;
+  return 1;
+}
+
+static void one_root(void *ctx, int kind, uint64_t id, uint32_t thread,
+                     uint32_t frame)
+{
+  if (!((struct build *)ctx)->late) on_root(ctx, kind, id, thread, frame);
+}
+
+static void one_class(void *ctx, uint32_t c)
+{
+  if (!((struct build *)ctx)->late) on_class(ctx, c);
+}
+
+static void one_instance(void *ctx, uint64_t id, uint64_t cls,
+                         const unsigned char *v, uint32_t n)
+{
+  struct build *b = ctx;
+  struct hprof *h = b->h;
+  uint32_t i, c = class_of_id(b, cls);
+
+  hprof_histo_instance(b->x, c);
+  if (b->late) return;
+  if (c == HP_NONE ||
+      ((c >= b->nlay || b->rstart[c] == RS_TODO) && !layout(b, c, n))) {
+    drop(b);
+    return;
+  }
+  if (!(i = add_object(b, id, 0x21))) return;
+  b->g->cls[i] = c; /* its shallow size once the histogram has it */
+  if (b->rfb[c] != n) {
+    b->g->bad_fields++;
+  } else if (b->rstart[c] != RS_WALK) {
+    const uint32_t *o = b->roff + b->rstart[c];
+
+    for (uint32_t k = 0; k < b->rlen[c]; k++)
+      add_ref(b, hp_id(v + o[k], h->idsize));
+    return;
+  }
+  refs_walk(b, c, v, n);
+}
+
+static void one_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
+{
+  struct build *b = ctx;
+  uint32_t i, c = hp_map_get(&b->h->classes, cls);
+
+  hprof_histo_objarray(b->x, c, count);
+  if (b->late) return;
+  if (c == HP_NONE) {
+    drop(b);
+    return;
+  }
+  if (!(i = add_object(b, id, 0x22))) return;
+  b->g->cls[i] = c;
+  b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, HP_OBJECT, count) >> 3);
+}
+
+static void one_elements(void *ctx, const unsigned char *ids, uint32_t first,
+                         uint32_t n)
+{
+  if (!((struct build *)ctx)->late) on_elements(ctx, ids, first, n);
+}
+
+static void one_primarray(void *ctx, uint64_t id, int t, uint32_t count,
+                          const unsigned char *v)
+{
+  struct build *b = ctx;
+  uint32_t i;
+
+  hprof_histo_primarray(b->x, t, count);
+  if (b->late || !(i = add_object(b, id, 0x23))) return;
+  b->g->cls[i] = (uint32_t)t; /* its class once the histogram has it */
+  b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, t, count) >> 3);
+}
+
+struct hp_gbuild {
+  struct build b;
+};
+
+struct hp_gbuild *hprof_graph_start(struct hp_graph *g, struct hp_histo *x,
+                                    struct hp_visit *v)
+{
+  struct hp_gbuild *gb = xzalloc(sizeof(*gb));
+  struct build *b = &gb->b;
+
+  memset(g, 0, sizeof(*g));
+  b->g = g;
+  b->h = x->h;
+  b->x = x;
+  b->one = 1;
+  reserve(b, 1024);
+  g->n = 1; /* index 0: the super-root */
+  g->id64[0] = 0;
+  g->cls[0] = HP_NONE;
+  g->kind[0] = 0;
+  g->shallow[0] = 0;
+  g->off[0] = 0;
+  memset(v, 0, sizeof(*v));
+  v->ctx = b;
+  v->root = one_root;
+  v->klass = one_class;
+  v->instance = one_instance;
+  v->objarray = one_objarray;
+  v->elements = one_elements;
+  v->primarray = one_primarray;
+  return gb;
+}
+
+static void build_free(struct build *b)
+{
+  free(b->slot);
+  b->slot = NULL;
+  free(b->raw);
+  free(b->rootid);
+  free(b->rstart);
+  free(b->rlen);
+  free(b->rfb);
+  free(b->roff);
+}
+
+void hprof_graph_abandon(struct hp_gbuild *gb)
+{
+  if (!gb) return;
+  build_free(&gb->b);
+  hprof_graph_free(gb->b.g);
+  free(gb);
+}
+
+/* Every id has its index: references and roots become indexes, and the
+ * limit on references is said. */
+static int build_end(struct build *b, int rc)
+{
+  if (!rc || rc == HP_ESHORT) {
+    pack_ids(b->g);
+    table(b);
+    resolve(b);
+    if (!rc && b->too_many) {
+      snprintf(b->h->why, sizeof(b->h->why),
+               "more than %" PRIu64
+               " references and GC roots (the graph's limit)",
+               HP_MAX_EDGES);
+      b->h->at = b->h->end;
+      rc = HP_EFORMAT;
+    }
+  }
+  return rc;
+}
+
+int hprof_graph_finish(struct hp_gbuild *gb, int fd)
+{
+  struct build *b = &gb->b;
+  struct hp_graph *g = b->g;
+  struct hprof *h = b->h;
+  int rc;
+
+  if (b->late) {
+    build_free(b);
+    free(gb);
+    return hprof_graph_build(g, h, fd, NULL);
+  }
+  for (uint32_t i = 1; i < g->n; i++) {
+    uint32_t c = g->cls[i];
+
+    if (g->kind[i] == 0x21)
+      g->shallow[i] = c < h->ncls ? h->cls[c].size >> 3 : 0;
+    else if (g->kind[i] == 0x23)
+      g->cls[i] = h->prim_class[c];
+  }
+  rc = build_end(b, 0);
+  build_free(b);
+  free(gb);
+  return rc;
+}
+
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo)
 {
@@ -397,7 +851,6 @@ int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
   /* the histogram pass counted the objects it read: the arrays and the
    * table are made that big at once (growing them copied every id) */
   reserve(&b, h->objects + 2 < HP_NONE ? h->objects + 2 : HP_NONE);
-  table(&b, h->objects);
   g->n = 1; /* index 0: the super-root */
   g->id64[0] = 0;
   g->cls[0] = HP_NONE;
@@ -418,27 +871,8 @@ int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
     if (!(rc = hin_open(&in, fd))) rc = hprof_scan(h, &in, &v);
     hin_close(&in);
   }
-  free(b.rstart);
-  free(b.rlen);
-  free(b.roff);
-  if (!rc || rc == HP_ESHORT) {
-    int cut = rc;
-
-    pack_ids(g);
-    resolve(&b);
-    rc = cut;
-    if (!rc && b.too_many) {
-      snprintf(h->why, sizeof(h->why),
-               "more than %" PRIu64
-               " references and GC roots (the graph's limit)",
-               HP_MAX_EDGES);
-      h->at = h->end;
-      rc = HP_EFORMAT;
-    }
-  }
-  free(b.slot);
-  free(b.raw);
-  free(b.rootid);
+  rc = build_end(&b, rc);
+  build_free(&b);
   return rc;
 }
 
@@ -453,16 +887,18 @@ void hprof_dominators(struct hp_graph *g)
 {
   uint32_t n = g->n, cnt = 0;
   uint32_t *rootobj = xmalloc(((size_t)g->nroots + 1) * sizeof(*rootobj));
-  uint32_t *dfn = xmalloc((size_t)n * sizeof(*dfn));       /* index -> number */
-  uint32_t *parent = xmalloc((size_t)n * sizeof(*parent)); /* by number */
+  uint32_t *dfn =
+      take((size_t)n * sizeof(*dfn), TAKE_WHOLE);          /* index -> number */
+  uint32_t *parent = take((size_t)n * sizeof(*parent), 0); /* by number */
   uint32_t *semi, *label, *anc, *idom, *vertex, *poff, *pred, *stack, *stpos;
 
   for (uint32_t r = 0; r < g->nroots; r++) rootobj[r] = g->roots[r].obj;
   for (uint32_t i = 0; i < n; i++) dfn[i] = HP_NONE;
   /* Depth-first numbering with an explicit stack (node, next edge); a
    * stack's pages are touched only as deep as the graph goes. */
-  stack = xmalloc((size_t)n * sizeof(*stack));
-  stpos = xmalloc((size_t)n * sizeof(*stpos));
+  stack = take((size_t)n * sizeof(*stack), 0);
+  stpos = take((size_t)n * sizeof(*stpos), 0);
+  pool_drain(); /* nothing waits through the peak */
   {
     uint32_t sp = 0;
 
@@ -490,10 +926,10 @@ void hprof_dominators(struct hp_graph *g)
       }
     }
   }
-  free(stpos);
+  give(stpos, (size_t)n * sizeof(*stpos));
   /* Predecessors by number (of reachable sources only): counted, placed
    * (each start moves to the next one's), shifted back. */
-  poff = xzalloc(((size_t)cnt + 1) * sizeof(*poff));
+  poff = take(((size_t)cnt + 1) * sizeof(*poff), TAKE_ZERO | TAKE_WHOLE);
   for (uint32_t v = 0; v < n; v++) {
     uint64_t m;
     const uint32_t *s;
@@ -503,7 +939,8 @@ void hprof_dominators(struct hp_graph *g)
     for (uint64_t k = 0; k < m; k++) poff[dfn[s[k]] + 1]++;
   }
   for (uint32_t a = 0; a < cnt; a++) poff[a + 1] += poff[a];
-  pred = xmalloc((size_t)(poff[cnt] ? poff[cnt] : 1) * sizeof(*pred));
+  pred = whole(xmalloc((size_t)(poff[cnt] ? poff[cnt] : 1) * sizeof(*pred)),
+               (size_t)poff[cnt] * sizeof(*pred));
   for (uint32_t v = 0; v < n; v++) {
     uint64_t m;
     const uint32_t *s;
@@ -523,17 +960,17 @@ void hprof_dominators(struct hp_graph *g)
     pred[poff[w]] = pred[k];
     pred[k] = t;
   }
-  free(parent);
+  give(parent, (size_t)n * sizeof(*parent));
   free(rootobj);
   if (!g->keep_edges) {
-    free(g->off);
+    give(g->off, ((size_t)n + 1) * sizeof(*g->off));
     free(g->edge);
     g->off = g->edge = NULL;
   }
   /* Semi-dominators, in reverse number order. */
-  semi = xmalloc((size_t)cnt * sizeof(*semi));
-  label = xmalloc((size_t)cnt * sizeof(*label));
-  anc = xmalloc((size_t)cnt * sizeof(*anc));
+  semi = take((size_t)cnt * sizeof(*semi), TAKE_WHOLE);
+  label = take((size_t)cnt * sizeof(*label), TAKE_WHOLE);
+  anc = take((size_t)cnt * sizeof(*anc), TAKE_WHOLE);
   for (uint32_t a = 0; a < cnt; a++) {
     semi[a] = label[a] = a;
     anc[a] = HP_NONE;
@@ -558,9 +995,9 @@ void hprof_dominators(struct hp_graph *g)
     }
     anc[w] = pred[poff[w]];
   }
-  free(label);
-  free(anc);
-  free(stack);
+  give(label, (size_t)cnt * sizeof(*label));
+  give(anc, (size_t)cnt * sizeof(*anc));
+  give(stack, (size_t)n * sizeof(*stack));
   /* Immediate dominators: the nearest common ancestor walk from each
    * parent, in place of semi (idom[d] for d < w is final). */
   idom = semi;
@@ -571,14 +1008,15 @@ void hprof_dominators(struct hp_graph *g)
     idom[w] = d;
   }
   free(pred);
-  free(poff);
-  vertex = xmalloc((size_t)cnt * sizeof(*vertex));
+  give(poff, ((size_t)cnt + 1) * sizeof(*poff));
+  vertex = take((size_t)cnt * sizeof(*vertex), TAKE_WHOLE);
   for (uint32_t i = 0; i < n; i++)
     if (dfn[i] != HP_NONE) vertex[dfn[i]] = i;
-  free(dfn);
+  give(dfn, (size_t)n * sizeof(*dfn));
   /* Retained sizes: children before their dominator. */
-  g->retained = xzalloc((size_t)n * sizeof(*g->retained));
-  g->idom = xmalloc((size_t)n * sizeof(*g->idom));
+  g->retained = take((size_t)n * sizeof(*g->retained), TAKE_ZERO | TAKE_WHOLE);
+  g->idom = take((size_t)n * sizeof(*g->idom), TAKE_WHOLE);
+  pool_drain();
   for (uint32_t i = 0; i < n; i++) g->idom[i] = HP_NONE;
   for (uint32_t w = cnt - 1; w > 0; w--) {
     uint32_t v = vertex[w];
@@ -591,20 +1029,20 @@ void hprof_dominators(struct hp_graph *g)
   g->unreachable = 0;
   g->unreachable_bytes = 0;
   for (uint32_t i = 1; i < n; i++)
-    if (g->idom[i] == HP_NONE) {
+    if (g->idom[i] == HP_NONE && g->kind[i] != HP_DEAD) {
       g->unreachable++;
       g->unreachable_bytes += hp_graph_shallow(g, i);
     }
-  free(idom);
-  free(vertex);
+  give(idom, (size_t)cnt * sizeof(*idom));
+  give(vertex, (size_t)cnt * sizeof(*vertex));
 }
 
 void hprof_dom_children(const struct hp_graph *g, uint32_t **coff,
                         uint32_t **child)
 {
   uint32_t n = g->n;
-  uint32_t *o = xzalloc(((size_t)n + 2) * sizeof(*o));
-  uint32_t *c = xmalloc((size_t)n * sizeof(*c) + 1);
+  uint32_t *o = take(((size_t)n + 2) * sizeof(*o), TAKE_ZERO | TAKE_WHOLE);
+  uint32_t *c = take((size_t)n * sizeof(*c) + 1, TAKE_WHOLE);
 
   /* counted, placed (each start moves to the next one's), shifted back */
   for (uint32_t i = 1; i < n; i++)
@@ -625,14 +1063,16 @@ void hprof_class_retained(const struct hp_graph *g, const struct hprof *h,
    * counting per class the instances on the path: an instance adds its
    * retained size when no instance of its class dominates it. */
   uint32_t n = g->n;
-  uint32_t *coff, *child;
+  uint32_t *coff, *child, *stack, *it;
   uint32_t *onpath = xzalloc(((size_t)h->ncls + 1) * sizeof(*onpath));
-  uint32_t *stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
-  uint32_t *it = xmalloc(((size_t)n + 1) * sizeof(*it)); /* by depth */
   uint32_t sp = 0;
 
   memset(out, 0, (size_t)h->ncls * sizeof(*out));
-  hprof_dom_children(g, &coff, &child);
+  hprof_dom_children(g, &coff, &child); /* the dominators' blocks */
+  pool_drain();
+  /* touched only as deep as the tree goes: new pages */
+  stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
+  it = xmalloc(((size_t)n + 1) * sizeof(*it)); /* by depth */
   stack[sp] = 0;
   it[sp++] = coff[0];
   while (sp) {
@@ -671,4 +1111,5 @@ void hprof_graph_free(struct hp_graph *g)
   free(g->idom);
   free(g->retained);
   memset(g, 0, sizeof(*g));
+  pool_drain();
 }

@@ -14,6 +14,8 @@
 
 #include "core/hprof.h"
 
+enum { HP_DEAD = 0xFF };
+
 struct hp_root {
   uint32_t obj; /* index */
   uint8_t kind; /* the sub-record tag: 0xFF, 1..8 */
@@ -28,7 +30,9 @@ struct hp_graph {
   uint64_t *id64, base;
   int shift;
   uint32_t *cls;     /* index -> class index; class objects: their class's */
-  uint8_t *kind;     /* index -> 0x20 class, 0x21 instance, 0x22, 0x23 */
+  uint8_t *kind;     /* index -> 0x20 class, 0x21 instance, 0x22, 0x23; HP_DEAD:
+                  * an id's second object (no references, unreachable,
+                  * not counted) */
   uint32_t *shallow; /* index -> bytes as the JVM counts them, / 8 */
   uint32_t *off;     /* n + 1; NULL once hprof_dominators freed them */
   uint32_t *edge;
@@ -81,6 +85,19 @@ uint32_t hprof_graph_index(const struct hp_graph *g, uint64_t id);
 struct hp_histo;
 int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
                       struct hp_histo *histo);
+/* The graph built in the histogram's own pass: g and the histogram x
+ * (x->h as hprof_scan will fill it) take their objects from the one
+ * visitor v that hprof_graph_start fills. After the scan and
+ * hprof_histo_finish, hprof_graph_finish completes g: 0, or an enum
+ * hp_err with h->why. A dump whose order does not allow one pass (an
+ * object before its class's dump or a super's) is read once more there
+ * (hprof_graph_build, from fd). hprof_graph_abandon frees what a failed
+ * scan left (g too). */
+struct hp_gbuild;
+struct hp_gbuild *hprof_graph_start(struct hp_graph *g, struct hp_histo *x,
+                                    struct hp_visit *v);
+int hprof_graph_finish(struct hp_gbuild *gb, int fd);
+void hprof_graph_abandon(struct hp_gbuild *gb);
 /* Immediate dominators from the super-root and retained sizes; the
  * references (off, edge) are freed unless g->keep_edges. */
 void hprof_dominators(struct hp_graph *g);

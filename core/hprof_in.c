@@ -12,6 +12,7 @@
 #include "core/gz.h"
 #include "core/hprof_in.h"
 #include <pthread.h>
+#include <sched.h>
 
 enum { FAST = 10, WIN = 32768, OUT_CAP = WIN + HIN_BLOCK, QMAX = 4 };
 
@@ -443,6 +444,262 @@ static void *pipe_run(void *arg)
 static void (*progress_fn)(void *, uint64_t, uint64_t);
 static void *progress_ctx;
 
+/* Several members at once (a regular file). The JDK's -gz dumps are
+ * members of 1 MiB each (inflated), the first with the comment "HPROF
+ * BLOCKSIZE=1048576", every one with a time of 0 in its header (seen
+ * here: 1306 members for 1.3 GB): the file is cut into chunks at each
+ * such header, in order,
+ * and workers (one per CPU) inflate the chunks at once, each alone. A
+ * chunk is taken only when it inflated to whole members ending exactly
+ * at its end (each member's CRC-32 and length checked), so a cut at bytes
+ * that only looked like a header fails; the first chunk that fails (or a
+ * chunk with no header within PJ_RAW of its start: another gzip writer,
+ * or one past PJ_OUT inflated) is inflated again, with the rest of the
+ * file, by the one inflating thread from its start: the bytes given are
+ * the same either way, as are the errors. Memory: at most PJ_JOBS chunks
+ * and their output, whatever the file says. */
+enum {
+  PJ_RAW = 8 << 20, /* a chunk's bytes in the file, at most */
+  PJ_OUT = 8 << 20, /* what a chunk may inflate to */
+  PJ_READ = 1 << 20,
+  PJ_WORKERS = 8,
+};
+
+struct pjob {         /* its buffers kept for the next chunk in its place */
+  unsigned char *raw; /* the chunk's bytes, file offset at */
+  size_t nraw, capraw;
+  uint64_t at;
+  struct membuf out;
+  int state; /* enum pj_state */
+};
+enum pj_state { PJ_FREE, PJ_BUSY, PJ_DONE, PJ_FAILED, PJ_SEQ, PJ_END };
+
+struct hin_par {
+  pthread_t t[PJ_WORKERS];
+  int nt;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  struct pjob job[2 * PJ_WORKERS + 2];
+  int njob;
+  uint64_t made, used; /* chunks cut and given out, in order */
+  size_t given;        /* bytes of job[used % njob].out given */
+  int fd, stop, ended;
+  uint64_t base, size, pos; /* file offsets: the stream's, end, next chunk */
+  unsigned char *win;       /* the file's bytes [wat, wat + wlen) */
+  size_t wlen, wcap;
+  uint64_t wat;
+};
+
+/* Where a member header as the JDK writes them starts in p[from..n), or
+ * n: the magic, method 8, no flag but the comment's, a time of 0. */
+static size_t member_at(const unsigned char *p, size_t from, size_t n)
+{
+  static const unsigned char zero[4];
+  const unsigned char *q;
+
+  for (size_t at = from; at + 10 <= n; at = (size_t)(q - p) + 1) {
+    q = memmem(p + at, n - at, "\x1f\x8b\x08", 3);
+    if (!q || q + 10 > p + n) break;
+    if ((q[3] == 0 || q[3] == 0x10) && !memcmp(q + 4, zero, 4))
+      return (size_t)(q - p);
+  }
+  return n;
+}
+
+/* Cut the next chunk into job j (the lock held): PJ_BUSY with its bytes,
+ * PJ_SEQ (inflate from here one after another), or PJ_END. */
+static void cut(struct hin_par *pp, struct pjob *j)
+{
+  size_t start, end;
+
+  if (pp->pos >= pp->size) {
+    j->state = PJ_END;
+    pp->ended = 1;
+    return;
+  }
+  if (pp->pos > pp->wat) { /* drop what earlier chunks took */
+    size_t drop = (size_t)(pp->pos - pp->wat);
+
+    if (drop > pp->wlen) drop = pp->wlen;
+    memmove(pp->win, pp->win + drop, pp->wlen - drop);
+    pp->wlen -= drop;
+    pp->wat += drop;
+  }
+  start = (size_t)(pp->pos - pp->wat);
+  for (;;) {
+    ssize_t n;
+
+    end = member_at(pp->win, start + 1, pp->wlen);
+    if (end < pp->wlen) break;
+    if (pp->wlen - start >= PJ_RAW || pp->wat + pp->wlen >= pp->size) {
+      end = pp->wlen; /* the file's end, or no header: checked below */
+      break;
+    }
+    if (pp->wcap - pp->wlen < PJ_READ) {
+      pp->wcap = pp->wlen + PJ_READ;
+      pp->win = xrealloc(pp->win, pp->wcap);
+    }
+    n = pread(pp->fd, pp->win + pp->wlen, PJ_READ, (off_t)(pp->wat + pp->wlen));
+    if (n <= 0) { /* a read error or a file that shrank: one at a time */
+      end = pp->wlen;
+      pp->size = pp->wat + pp->wlen;
+      break;
+    }
+    pp->wlen += (size_t)n;
+  }
+  j->at = pp->pos;
+  if (end - start > PJ_RAW ||
+      (end == pp->wlen && pp->wat + pp->wlen < pp->size) || end == start) {
+    j->state = PJ_SEQ;
+    pp->ended = 1;
+    return;
+  }
+  j->nraw = end - start;
+  if (j->capraw < j->nraw) {
+    free(j->raw);
+    j->raw = xmalloc(j->capraw = j->nraw);
+  }
+  memcpy(j->raw, pp->win + start, j->nraw);
+  j->state = PJ_BUSY;
+  pp->pos += j->nraw;
+  pp->made++;
+}
+
+static void *par_run(void *arg)
+{
+  struct hin_par *pp = arg;
+
+  pthread_mutex_lock(&pp->mu);
+  for (;;) {
+    struct pjob *j;
+    struct inflate z;
+    int rc;
+
+    while (!pp->stop &&
+           (pp->ended || pp->made - pp->used >= (uint64_t)pp->njob))
+      pthread_cond_wait(&pp->cv, &pp->mu);
+    if (pp->stop) break;
+    j = &pp->job[pp->made % (uint64_t)pp->njob];
+    cut(pp, j);
+    pthread_cond_broadcast(&pp->cv);
+    if (j->state != PJ_BUSY) continue;
+    pthread_mutex_unlock(&pp->mu);
+    j->out.n = 0;
+    j->out.limit = PJ_OUT;
+    inflate_init(&z, -1, j->raw, j->nraw);
+    z.sink = mem_sink;
+    z.ctx = &j->out;
+    rc = inflate_all(&z);
+    free(z.out);
+    pthread_mutex_lock(&pp->mu);
+    j->state = rc ? PJ_FAILED : PJ_DONE;
+    pthread_cond_broadcast(&pp->cv);
+  }
+  pthread_mutex_unlock(&pp->mu);
+  return NULL;
+}
+
+static void par_free(struct hin_par *pp)
+{
+  pthread_mutex_lock(&pp->mu);
+  pp->stop = 1;
+  pthread_cond_broadcast(&pp->cv);
+  pthread_mutex_unlock(&pp->mu);
+  for (int k = 0; k < pp->nt; k++) pthread_join(pp->t[k], NULL);
+  for (int k = 0; k < pp->njob; k++) {
+    free(pp->job[k].raw);
+    free(pp->job[k].out.p);
+  }
+  free(pp->win);
+  pthread_mutex_destroy(&pp->mu);
+  pthread_cond_destroy(&pp->cv);
+  free(pp);
+}
+
+/* The workers for fd, a regular file of size bytes whose stream starts at
+ * offset base; NULL when no thread starts. */
+static struct hin_par *par_start(int fd, uint64_t base, uint64_t size)
+{
+  struct hin_par *pp = xzalloc(sizeof(*pp));
+  cpu_set_t cpus;
+  int want = 2;
+
+  if (!sched_getaffinity(0, sizeof(cpus), &cpus)) want = CPU_COUNT(&cpus);
+  want = want < 1 ? 1 : want > PJ_WORKERS ? PJ_WORKERS : want;
+  pp->fd = fd;
+  pp->base = pp->pos = pp->wat = base;
+  pp->size = size;
+  pp->njob = 2 * want + 2;
+  pthread_mutex_init(&pp->mu, NULL);
+  pthread_cond_init(&pp->cv, NULL);
+  while (pp->nt < want && !pthread_create(&pp->t[pp->nt], NULL, par_run, pp))
+    pp->nt++;
+  if (!pp->nt) {
+    par_free(pp);
+    return NULL;
+  }
+  return pp;
+}
+
+static int seq_start(struct hin *h, const unsigned char *p, size_t n);
+
+/* The next bytes from the workers into h->buf (room for HIN_BLOCK): how
+ * many, 0 at the end; from the first chunk they could not take, the one
+ * inflating thread goes on (h->pipe), -1 for the caller to read it. */
+static ssize_t par_fill(struct hin *h)
+{
+  struct hin_par *pp = h->par;
+  struct pjob *j;
+  size_t n;
+  uint64_t at;
+
+  pthread_mutex_lock(&pp->mu);
+  for (;;) {
+    j = &pp->job[pp->used % (uint64_t)pp->njob];
+    while (pp->used == pp->made && !pp->ended)
+      pthread_cond_wait(&pp->cv, &pp->mu);
+    if (pp->used == pp->made) { /* cut no more: its end, or one at a time */
+      at = pp->pos;
+      n = pp->size <= pp->pos ? 0 : 1;
+      break;
+    }
+    while (j->state == PJ_BUSY) pthread_cond_wait(&pp->cv, &pp->mu);
+    if (j->state == PJ_FAILED) {
+      at = j->at;
+      n = 1;
+      break;
+    }
+    if (pp->given < j->out.n) { /* the workers leave a done chunk be */
+      pthread_mutex_unlock(&pp->mu);
+      n = j->out.n - pp->given < HIN_BLOCK ? j->out.n - pp->given : HIN_BLOCK;
+      memcpy(h->buf + h->len, j->out.p + pp->given, n);
+      pp->given += n;
+      h->raw = j->at + j->nraw - pp->base;
+      return (ssize_t)n;
+    }
+    j->state = PJ_FREE;
+    pp->given = 0;
+    pp->used++;
+    pthread_cond_broadcast(&pp->cv);
+  }
+  pthread_mutex_unlock(&pp->mu);
+  h->raw = at - pp->base;
+  par_free(pp);
+  h->par = NULL;
+  if (!n) return 0;
+  /* one at a time from the chunk at: the same bytes and errors */
+  if (lseek(h->fd, (off_t)at, SEEK_SET) < 0) {
+    h->eof = 1;
+    h->err = -errno;
+    return 0;
+  }
+  if (seq_start(h, NULL, 0)) {
+    h->eof = 1;
+    return 0;
+  }
+  return -1;
+}
+
 /* Append at least one more block to h->buf; 0 at the end or on error. */
 static size_t fill(struct hin *h)
 {
@@ -459,7 +716,12 @@ static size_t fill(struct hin *h)
     h->cap = h->len + 2 * HIN_BLOCK;
     h->buf = xrealloc(h->buf, h->cap);
   }
-  if (h->gz) {
+  if (h->par && (n = par_fill(h)) >= 0) {
+    if (!n) {
+      h->eof = 1;
+      return 0;
+    }
+  } else if (h->gz) {
     struct hin_pipe *pp = h->pipe;
 
     pthread_mutex_lock(&pp->mu);
@@ -513,28 +775,45 @@ int hin_open(struct hin *h, int fd)
   while (h->len < 2 && fill(h)) continue;
   if (h->err) return h->err;
   if (h->len >= 2 && h->buf[0] == 0x1f && h->buf[1] == 0x8b) {
-    struct hin_pipe *pp = xzalloc(sizeof(*pp));
+    off_t at = h->size ? lseek(fd, 0, SEEK_CUR) : -1;
 
-    inflate_init(&pp->z, fd, NULL, h->len);
-    memcpy(pp->z.inbuf, h->buf, h->len);
-    pp->z.in = pp->z.inbuf;
-    pp->z.in_len = h->len;
-    pp->z.raw = h->raw;
-    pp->z.sink = pipe_sink;
-    pp->z.ctx = pp;
-    pthread_mutex_init(&pp->mu, NULL);
-    pthread_cond_init(&pp->cv, NULL);
     h->gz = 1;
-    h->len = 0;
-    h->eof = 0;
-    h->pipe = pp;
-    if (pthread_create(&pp->t, NULL, pipe_run, pp)) {
-      h->pipe = NULL;
-      free(pp->z.inbuf);
-      free(pp->z.out);
-      free(pp);
-      return h->err = -EAGAIN;
+    if (at >= 0 && (uint64_t)at >= h->raw &&
+        (h->par = par_start(fd, (uint64_t)at - h->raw, h->size))) {
+      h->len = 0;
+      h->raw = 0;
+      return 0;
     }
+    if (seq_start(h, h->buf, h->len)) return h->err;
+    h->len = 0;
+  }
+  return 0;
+}
+
+/* The one inflating thread, from fd's offset, p[0..n) read from there
+ * already: 0, or -EAGAIN. */
+static int seq_start(struct hin *h, const unsigned char *p, size_t n)
+{
+  struct hin_pipe *pp = xzalloc(sizeof(*pp));
+
+  inflate_init(&pp->z, h->fd, NULL, n);
+  if (n) memcpy(pp->z.inbuf, p, n);
+  pp->z.in = pp->z.inbuf;
+  pp->z.in_len = n;
+  pp->z.raw = h->raw;
+  pp->z.sink = pipe_sink;
+  pp->z.ctx = pp;
+  pthread_mutex_init(&pp->mu, NULL);
+  pthread_cond_init(&pp->cv, NULL);
+  h->gz = 1;
+  h->eof = 0;
+  h->pipe = pp;
+  if (pthread_create(&pp->t, NULL, pipe_run, pp)) {
+    h->pipe = NULL;
+    free(pp->z.inbuf);
+    free(pp->z.out);
+    free(pp);
+    return h->err = -EAGAIN;
   }
   return 0;
 }
@@ -543,6 +822,7 @@ void hin_close(struct hin *h)
 {
   struct hin_pipe *pp = h->pipe;
 
+  if (h->par) par_free(h->par);
   if (pp) {
     pthread_mutex_lock(&pp->mu);
     pp->stop = 1;

@@ -26,6 +26,7 @@ enum hin_err {
 };
 
 struct hin_pipe; /* the inflating thread's side (hprof_in.c) */
+struct hin_par;  /* the workers inflating several members at once */
 
 struct hin {
   int fd;        /* not owned */
@@ -39,6 +40,7 @@ struct hin {
   int err;              /* 0, -errno or an enum hin_err */
   const char *why;      /* HIN_EGZ: what was wrong (static text) */
   struct hin_pipe *pipe;
+  struct hin_par *par;
 };
 
 /* Start reading fd (at its current offset) as a dump: gzip when it starts

@@ -79,47 +79,25 @@ static int jvm_size(const struct hprof *h, int t)
   return hp_type_size(t, h->idsize);
 }
 
-uint64_t hprof_array_size(const struct hprof *h, int t, uint64_t count)
-{
-  return align8(16 + count * (uint64_t)jvm_size(h, t));
-}
-
 static void on_instance(void *ctx, uint64_t id, uint64_t cls,
                         const unsigned char *v, uint32_t n)
 {
   struct hp_histo *x = ctx;
-  uint32_t c = hp_map_get(&x->h->classes, cls);
 
-  x->objects++;
-  if (c == HP_NONE) {
-    x->h->unknown_class++;
-    return;
-  }
-  x->h->cls[c].count++;
+  hprof_histo_instance(x, hp_map_get(&x->h->classes, cls));
 }
 
 static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
 {
   struct hp_histo *x = ctx;
-  uint32_t c = hp_map_get(&x->h->classes, cls);
 
-  x->objects++;
-  if (c == HP_NONE) {
-    x->h->unknown_class++;
-    return;
-  }
-  x->h->cls[c].count++;
-  x->h->cls[c].bytes += (int64_t)hprof_array_size(x->h, HP_OBJECT, count);
+  hprof_histo_objarray(x, hp_map_get(&x->h->classes, cls), count);
 }
 
 static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
                          const unsigned char *v)
 {
-  struct hp_histo *x = ctx;
-
-  x->objects++;
-  x->pcount[t]++;
-  x->pbytes[t] += hprof_array_size(x->h, t, count);
+  hprof_histo_primarray(ctx, t, count);
 }
 
 void hprof_histo_visit(struct hp_histo *x, struct hp_visit *v)

@@ -20,10 +20,41 @@ struct hp_histo {
 };
 
 /* The bytes of an array of count elements of type t (HP_OBJECT: refs). */
-uint64_t hprof_array_size(const struct hprof *h, int t, uint64_t count);
+static HP_INLINE uint64_t hprof_array_size(const struct hprof *h, int t,
+                                           uint64_t count)
+{
+  int elem = t == HP_OBJECT ? (h->compressed ? 4 : 8) : hp_type_size(t, 8);
+
+  return (16 + count * (uint64_t)elem + 7) & ~(uint64_t)7;
+}
 /* Fill v to count instances and arrays per class into h->cls (count,
  * bytes for arrays) and x. */
 void hprof_histo_visit(struct hp_histo *x, struct hp_visit *v);
+/* What that visitor counts per object (c: the class index, HP_NONE when
+ * the dump has no such class), for a pass that visits for more than the
+ * histogram (core/hprof_graph's one pass). */
+static inline void hprof_histo_instance(struct hp_histo *x, uint32_t c)
+{
+  x->objects++;
+  if (c == HP_NONE)
+    x->h->unknown_class++;
+  else
+    x->h->cls[c].count++;
+}
+static inline void hprof_histo_objarray(struct hp_histo *x, uint32_t c,
+                                        uint32_t count)
+{
+  hprof_histo_instance(x, c);
+  if (c != HP_NONE)
+    x->h->cls[c].bytes += (int64_t)hprof_array_size(x->h, HP_OBJECT, count);
+}
+static inline void hprof_histo_primarray(struct hp_histo *x, int t,
+                                         uint32_t count)
+{
+  x->objects++;
+  x->pcount[t]++;
+  x->pbytes[t] += hprof_array_size(x->h, t, count);
+}
 /* After the pass: each class's instance size (h->cls[].size, from its
  * fields and its supers'; a missing or cyclic super ends the chain), the
  * primitive array classes (h->prim_class: the dump's "[B"... or new
