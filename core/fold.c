@@ -17,6 +17,9 @@
 #include "core/fold_int.h"
 #include <pthread.h>
 #include <sys/random.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 /* The offset of the first c in p[0..n), or n. */
 static size_t find16(const char *p, size_t n, char c)
@@ -345,7 +348,7 @@ struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
 }
 
 /* foldvec.h's NH keys: these until fv_seed draws this run's */
-uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
+uint32_t fv_hkey[64] __attribute__((aligned(32))) = {
     0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
     0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
     0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
@@ -358,9 +361,30 @@ uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
     0xa37b51b9, 0xdf98cb79, 0x524f3905, 0x396f5885, 0x6ca3b276, 0xaf1d5638,
     0x5104e85a, 0xa9ffbe6b, 0x9fd533b3, 0x6bd0c51b};
 
+int fv_avx2;
+
+/* Whether the CPU has AVX2 and the kernel keeps its registers (the YMM
+ * state enabled in XCR0). */
+static int has_avx2(void)
+{
+#if defined(__x86_64__) && defined(FV_SSE2) && !defined(JT_NO_AVX2)
+  unsigned a, b, c, d, lo, hi;
+
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+    return 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 6) != 6) return 0; /* XMM and YMM state */
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+#else
+  return 0;
+#endif
+}
+
 static void fv_draw(void)
 {
   uint32_t k[64];
+
+  fv_avx2 = has_avx2();
 
   if (getrandom(k, sizeof(k), GRND_NONBLOCK) == (ssize_t)sizeof(k))
     memcpy(fv_hkey, k, sizeof(k));
