@@ -21,20 +21,6 @@
 #include <cpuid.h>
 #endif
 
-/* The offset of the first c in p[0..n), or n. */
-static size_t find16(const char *p, size_t n, char c)
-{
-  size_t i = 0;
-
-  for (; i + 16 <= n; i += 16) {
-    unsigned m = fv_eq16(p + i, c);
-
-    if (m) return i + (size_t)__builtin_ctz(m);
-  }
-  while (i < n && p[i] != c) i++;
-  return i;
-}
-
 void fold_bad(struct fold *f, const char *why)
 {
   if (f->st.bad++ < 5)
@@ -112,12 +98,27 @@ int32_t fold_new_stack(struct fold *f, size_t off, size_t len, int has_type)
 
   /* a ';' at the end adds no empty leaf (FlameCollapse wrote one), but
    * "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
-  for (size_t i = 0, b = 0; b <= n; b = i + 1) {
-    i = b + find16(s + b, n - b, ';');
-    if (i == n && i == b && nf) break;
-    if (nf == f->frcap)
+  for (size_t blk = 0, b = 0;; blk += 16) { /* the ';' sixteen bytes a step */
+    unsigned m = 0;
+
+    if (blk + 16 <= n) {
+      m = fv_eq16(s + blk, ';');
+    } else {
+      for (size_t j = blk; j < n; j++)
+        m |= (unsigned)(s[j] == ';') << (j - blk);
+    }
+    if (nf + 17 > f->frcap)
       f->fr = xrealloc(f->fr, (f->frcap = nf * 2 + 64) * sizeof(*f->fr));
-    f->fr[nf++] = (struct frame){s + b, i - b};
+    for (; m; m &= m - 1) {
+      size_t i = blk + (size_t)__builtin_ctz(m);
+
+      f->fr[nf++] = (struct frame){s + b, i - b};
+      b = i + 1;
+    }
+    if (blk + 16 >= n) {
+      if (b < n || !nf) f->fr[nf++] = (struct frame){s + b, n - b};
+      break;
+    }
   }
   fr = f->fr;
   if (nf > 1 && n && s[n - 1] == ';' && fr[nf - 1].len &&
@@ -305,7 +306,7 @@ void fold_jstack_line(struct fold *f, const char *line, size_t n, int nul)
     size_t start = f->frames.len;
 
     buf_add(&f->fstart, &start, sizeof(start));
-    buf_add(&f->frames, line + 3, find16(line + 3, n - 3, '('));
+    buf_add(&f->frames, line + 3, fv_find(line + 3, n - 3, '('));
     buf_addc(&f->frames, '\n');
     f->nframes++;
   }
@@ -462,8 +463,17 @@ int fold_stack_cmp(const void *a, const void *b)
   size_t n = x->len < y->len ? x->len : y->len, i = 0;
   int c;
 
-  while (i + 8 <= n && load64(x->key + i) == load64(y->key + i)) i += 8;
-  c = memcmp(x->key + i, y->key + i, n - i); /* differs within 8 bytes */
+  /* stacks share long prefixes: sixteen bytes a step to the first byte
+   * that differs */
+  for (; i + 16 <= n; i += 16) {
+    unsigned d = fv_ne16(x->key + i, y->key + i);
+
+    if (d) {
+      i += (size_t)__builtin_ctz(d);
+      return (unsigned char)x->key[i] - (unsigned char)y->key[i];
+    }
+  }
+  c = memcmp(x->key + i, y->key + i, n - i); /* within 16 bytes */
 
   return c ? c : (x->len > y->len) - (x->len < y->len);
 }

@@ -51,7 +51,7 @@ static FV_TARGET void FL(group_fold)(struct fold *f, struct group *g, int n,
     }
     f->lineno = line - (uint64_t)(n - 1 - i); /* for the reports */
     if (r == FOLD_FULL) {
-      if (memchr(g->s[i], 0, k)) { /* a stack kept has none */
+      if (FL(fv_find)(g->s[i], k, 0) < k) { /* a stack kept has none */
         fold_bad(f, "NUL byte (binary data?)");
         continue;
       }
@@ -116,7 +116,7 @@ static FV_TARGET size_t FL(text_lines)(struct fold *f, const char *p, size_t n,
         FL(group_fold)(f, &g, cnt, &c);
         cnt = 0, bytes = 0;
       }
-      text_line(f, p + at, l, memchr(p + at, 0, l) != NULL);
+      text_line(f, p + at, l, FL(fv_find)(p + at, l, 0) < l);
       common(f, &c);
       at = e + (e < n);
       continue;

@@ -115,19 +115,58 @@ static inline FV_INLINE FV_TARGET uint64_t FV_NAME(fv_nl64)(const char *p)
 #endif
 }
 
-/* The offset of the first '\n' in p[0..n), or n: sixteen bytes a step
- * while they last. */
-static inline FV_TARGET size_t FV_NAME(fv_find_nl)(const char *p, size_t n)
+/* The offset of the first c in p[0..n), or n: sixteen bytes a step (32
+ * with AVX2) while they last. */
+static inline FV_TARGET size_t FV_NAME(fv_find)(const char *p, size_t n, char c)
 {
   size_t i = 0;
 
-  for (; i + 16 <= n; i += 16) {
-    unsigned m = FV_NAME(fv_eq16)(p + i, '\n');
+#if defined(FV_AVX2)
+  const __m256i v = _mm256_set1_epi8(c);
+
+  for (; i + 32 <= n; i += 32) {
+    unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+        _mm256_loadu_si256((const __m256i *)(const void *)(p + i)), v));
 
     if (m) return i + (size_t)__builtin_ctz(m);
   }
-  while (i < n && p[i] != '\n') i++;
+#endif
+  for (; i + 16 <= n; i += 16) {
+    unsigned m = FV_NAME(fv_eq16)(p + i, c);
+
+    if (m) return i + (size_t)__builtin_ctz(m);
+  }
+  while (i < n && p[i] != c) i++;
   return i;
+}
+
+/* The offset of the first '\n' in p[0..n), or n. */
+static inline FV_TARGET size_t FV_NAME(fv_find_nl)(const char *p, size_t n)
+{
+  return FV_NAME(fv_find)(p, n, '\n');
+}
+
+/* The mask of the bytes of a[0..16) that differ from b's. */
+static inline FV_INLINE FV_TARGET unsigned FV_NAME(fv_ne16)(const char *a,
+                                                            const char *b)
+{
+#if defined(FV_SSE2)
+  return 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                       _mm_loadu_si128((const __m128i *)(const void *)a),
+                       _mm_loadu_si128((const __m128i *)(const void *)b)));
+#elif defined(FV_NEON)
+  uint8x16_t z = vdupq_n_u8(0);
+
+  return 0xffffu ^
+         (unsigned)fv_neon_mask64(vceqq_u8(vld1q_u8((const uint8_t *)a),
+                                           vld1q_u8((const uint8_t *)b)),
+                                  z, z, z);
+#else
+  unsigned m = 0;
+
+  for (int i = 0; i < 16; i++) m |= (unsigned)(a[i] != b[i]) << i;
+  return m;
+#endif
 }
 
 /* The fold's hash of a stack: NH over 32-bit words (each pair of words

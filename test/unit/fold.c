@@ -38,6 +38,10 @@ static FV_TARGET size_t avx2_find_nl(const char *p, size_t n)
 {
   return avx2_fv_find_nl(p, n);
 }
+static FV_TARGET size_t avx2_find(const char *p, size_t n, char c)
+{
+  return avx2_fv_find(p, n, c);
+}
 static FV_TARGET int avx2_same(const char *a, const char *b, size_t n)
 {
   return avx2_fv_same(a, b, n);
@@ -260,12 +264,15 @@ static void test_scans(void)
               fv_eq16(a + off, (char)0xff) == port_fv_eq16(a + off, (char)0xff);
       eol &= fv_nl64(a + off) == port_fv_nl64(a + off);
       for (size_t n = 0; n < 150; n += 7)
-        eol &= fv_find_nl(a + off, n) == port_fv_find_nl(a + off, n);
+        eol &= fv_find_nl(a + off, n) == port_fv_find_nl(a + off, n) &&
+               fv_find(a + off, n, 0) == port_fv_find(a + off, n, 0) &&
+               fv_find(a + off, n, ';') == port_fv_find(a + off, n, ';');
 #ifdef FV_AVX2
       if (fv_avx2) {
         avx2_eol &= avx2_nl64(a + off) == port_fv_nl64(a + off);
         for (size_t n = 0; n < 150; n += 7)
-          avx2_eol &= avx2_find_nl(a + off, n) == port_fv_find_nl(a + off, n);
+          avx2_eol &= avx2_find_nl(a + off, n) == port_fv_find_nl(a + off, n) &&
+                      avx2_find(a + off, n, 0) == port_fv_find(a + off, n, 0);
       }
 #endif
     }
@@ -286,6 +293,10 @@ static void test_scans(void)
         b[off + at] ^= (char)(1 << (round % 8));
         same &= fv_same(a + off, b + off, n) == 0 &&
                 port_fv_same(a + off, b + off, n) == 0;
+        if (n >= 16)
+          eq16 &= fv_ne16(a + off + n - 16, b + off + n - 16) ==
+                      port_fv_ne16(a + off + n - 16, b + off + n - 16) &&
+                  fv_ne16(a + off, b + off) == port_fv_ne16(a + off, b + off);
 #ifdef FV_AVX2
         if (fv_avx2) avx2_ok &= avx2_same(a + off, b + off, n) == 0;
 #endif
@@ -296,8 +307,8 @@ static void test_scans(void)
       }
     }
   }
-  CHECK(eq16, "fold-4.1 fv_eq16: the vector mask is the portable one");
-  CHECK(eol, "fold-4.2 fv_nl64, fv_find_nl: newlines, vector = portable");
+  CHECK(eq16, "fold-4.1 fv_eq16, fv_ne16: the vector mask is the portable one");
+  CHECK(eol, "fold-4.2 fv_nl64, fv_find_nl, fv_find: vector = portable");
   CHECK(same, "fold-4.3 fv_same: equal and one bit apart at every length "
               "and place, vector and portable");
   CHECK(hash, "fold-4.4 fv_hash: the vector hash is the portable one at "
@@ -308,7 +319,7 @@ static void test_scans(void)
   if (!fv_avx2) {
     printf("# fold-4.7, fold-4.8: AVX2 path off (no AVX2, or JT_NO_AVX2)\n");
   } else {
-    CHECK(avx2_eol, "fold-4.7 fv_nl64, fv_find_nl: AVX2 = portable");
+    CHECK(avx2_eol, "fold-4.7 fv_nl64, fv_find_nl, fv_find: AVX2 = portable");
     CHECK(avx2_ok, "fold-4.8 fv_same, fv_hash: AVX2 = portable at every "
                    "length and place");
   }
