@@ -4,18 +4,18 @@
  * for a function, FV_TARGET the machine it is built for (foldvec.h sets
  * it as it was included last). Nothing else includes it.
  */
-/* Look up and count the n lines of group g (f->lineno is the last's). */
+/* Look up and count the n lines of group g, the n lines after
+ * f->lineno, hashed (g->h) as they were found. */
 static FV_TARGET void FL(group_fold)(struct fold *f, struct group *g, int n,
                                      const struct common *c)
 {
-  uint64_t line = f->lineno, x;
+  uint64_t line, x, samples = 0;
   size_t mask = f->icap - 1, j;
   int i;
 
-  for (i = 0; i < n; i++) {
-    g->h[i] = FL(fv_hash)(g->s[i], g->k[i], c->ctx);
-    if (f->icap) __builtin_prefetch(&f->index[g->h[i] & mask]);
-  }
+  f->lineno += (uint64_t)n;
+  f->st.lines += (uint64_t)n;
+  line = f->lineno;
   for (i = 0; i < n; i++) {
     uint64_t h = g->h[i];
 
@@ -44,8 +44,8 @@ static FV_TARGET void FL(group_fold)(struct fold *f, struct group *g, int n,
           !FL(fv_same)(fold_rec_key(e), g->s[i], k)) {
         r = FOLD_FULL;        /* not it: fold_find looks further */
       } else if (e->n >= 0) { /* a stack known and kept: the common case */
-        f->st.samples++;
-        fold_add_sat(&e->sum, f->o.samples ? 1 : g->v[i]);
+        samples++;
+        fold_add_sat(&e->sum, g->v[i]);
         continue;
       }
     }
@@ -61,6 +61,7 @@ static FV_TARGET void FL(group_fold)(struct fold *f, struct group *g, int n,
     mask = f->icap - 1; /* the index may have grown */
   }
   f->lineno = line;
+  f->st.samples += samples;
 }
 
 static FV_TARGET size_t FL(text_lines)(struct fold *f, const char *p, size_t n,
@@ -102,11 +103,14 @@ static FV_TARGET size_t FL(text_lines)(struct fold *f, const char *p, size_t n,
     l = e - at;
     /* the common line: no comment, " <1 to 7 digits>" at its end (a NUL
      * in its stack is found when the stack is new: no stack kept has
-     * one), in a --gc section asked for */
+     * one), in a --gc section asked for; hashed while it is in the L1
+     * cache, its index slot asked for */
     if (l >= 9 && p[at] != '#' && !c.out && value8(p + at, l, &k, &v)) {
-      f->lineno++;
-      f->st.lines++;
-      g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.v[cnt] = v;
+      uint64_t h = FL(fv_hash)(p + at, k, c.ctx);
+
+      if (f->icap) __builtin_prefetch(&f->index[h & (f->icap - 1)]);
+      g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.h[cnt] = h;
+      g.v[cnt] = c.one ? 1 : v;
       bytes += l;
       at = e + (e < n);
       if (++cnt < GROUP && bytes < GROUP_BYTES) continue;

@@ -63,25 +63,25 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
   uint64_t x = load64(s + n - 8) ^ 0x3030303030303030ULL, d;
   uint64_t nd = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7676767676767676ULL) | x) &
                 0x8080808080808080ULL;
-  unsigned at; /* the last byte that is no digit, 0 to 7 */
+  unsigned sh; /* 8 * the last byte that is no digit, 0 to 6 */
 
-  if (!nd) return 0;
-  at = (unsigned)(63 - __builtin_clzll(nd)) / 8;
-  /* that byte is the space, the one before it is not (from x, but for
-   * the byte before the eight, which is read anyway) */
-  if (at == 7 || (uint8_t)(x >> (8 * at)) != (' ' ^ '0') ||
-      (at ? (uint8_t)(x >> (8 * at - 8)) : (uint8_t)(s[n - 9] ^ '0')) ==
-          (' ' ^ '0'))
+  /* some byte is no digit, and not the last */
+  if (!nd || (int64_t)nd < 0) return 0;
+  sh = (unsigned)(63 - __builtin_clzll(nd)) & ~7u;
+  /* that byte is the space, the one before it (the same place eight
+   * bytes back by one) is not */
+  if ((uint8_t)(x >> sh) != (' ' ^ '0') ||
+      (uint8_t)(load64(s + n - 9) >> sh) == ' ')
     return 0;
   /* the digits in the high bytes, zeros below: eight digits, the first
    * in the lowest byte; pairs, then fours, then all eight */
-  d = x & ~0ULL << (8 * (at + 1));
+  d = x & ~0ULL << (sh + 8);
   d = d * 10 + (d >> 8);
   d = ((d & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
        ((d >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >>
       32;
   *v = (int64_t)d;
-  *k = n - 8 + at;
+  *k = n - 8 + sh / 8;
   return 1;
 #else
   return 0;
@@ -155,6 +155,7 @@ struct common {
   int64_t ctx;  /* fold_context */
   int has_type; /* the leaf is the allocated type */
   int out;      /* outside the --gc sections asked for */
+  int one;      /* --samples: each line counts 1 */
 };
 
 static void common(const struct fold *f, struct common *c)
@@ -162,6 +163,7 @@ static void common(const struct fold *f, struct common *c)
   c->has_type = f->fmt != FOLD_FOLDED;
   c->ctx = fold_context(f, c->has_type);
   c->out = f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi);
+  c->one = f->o.samples;
 }
 
 /* The loops as the build has them: SSE2 on x86-64, NEON on aarch64, or
