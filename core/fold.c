@@ -441,6 +441,25 @@ void fold_merge_totals(struct fold *f, struct fold *g)
   }
 }
 
+void fold_take(struct fold *f, struct fold *g)
+{
+  struct fold t;
+
+  if (f->recs.len || f->totals.used || f->bytes.len) {
+    fold_merge_totals(f, g);
+    return;
+  }
+  /* f holds nothing yet: g's stacks, records and totals become f's (its
+   * records' totals are numbered in its totals, their bytes in its
+   * bytes), and f's empty ones g's, freed with it */
+  fold_flush(g);
+  t = *f;
+  f->index = g->index, f->icap = g->icap, f->recs = g->recs;
+  f->totals = g->totals, f->bytes = g->bytes;
+  g->index = t.index, g->icap = t.icap, g->recs = t.recs;
+  g->totals = t.totals, g->bytes = t.bytes;
+}
+
 /* Add the counts of lineno lines read after f's to f: st, and bad, the
  * first of their bad lines numbered from the first of them. */
 void fold_merge_stats(struct fold *f, uint64_t lineno,
