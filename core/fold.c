@@ -17,20 +17,9 @@
 #include "core/fold_int.h"
 #include <pthread.h>
 #include <sys/random.h>
-
-/* The offset of the first c in p[0..n), or n. */
-static size_t find16(const char *p, size_t n, char c)
-{
-  size_t i = 0;
-
-  for (; i + 16 <= n; i += 16) {
-    unsigned m = fv_eq16(p + i, c);
-
-    if (m) return i + (size_t)__builtin_ctz(m);
-  }
-  while (i < n && p[i] != c) i++;
-  return i;
-}
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 void fold_bad(struct fold *f, const char *why)
 {
@@ -109,12 +98,27 @@ int32_t fold_new_stack(struct fold *f, size_t off, size_t len, int has_type)
 
   /* a ';' at the end adds no empty leaf (FlameCollapse wrote one), but
    * "[Ljava/lang/String;" as a leaf ends in ';': keep it whole */
-  for (size_t i = 0, b = 0; b <= n; b = i + 1) {
-    i = b + find16(s + b, n - b, ';');
-    if (i == n && i == b && nf) break;
-    if (nf == f->frcap)
+  for (size_t blk = 0, b = 0;; blk += 16) { /* the ';' sixteen bytes a step */
+    unsigned m = 0;
+
+    if (blk + 16 <= n) {
+      m = fv_eq16(s + blk, ';');
+    } else {
+      for (size_t j = blk; j < n; j++)
+        m |= (unsigned)(s[j] == ';') << (j - blk);
+    }
+    if (nf + 17 > f->frcap)
       f->fr = xrealloc(f->fr, (f->frcap = nf * 2 + 64) * sizeof(*f->fr));
-    f->fr[nf++] = (struct frame){s + b, i - b};
+    for (; m; m &= m - 1) {
+      size_t i = blk + (size_t)__builtin_ctz(m);
+
+      f->fr[nf++] = (struct frame){s + b, i - b};
+      b = i + 1;
+    }
+    if (blk + 16 >= n) {
+      if (b < n || !nf) f->fr[nf++] = (struct frame){s + b, n - b};
+      break;
+    }
   }
   fr = f->fr;
   if (nf > 1 && n && s[n - 1] == ';' && fr[nf - 1].len &&
@@ -302,7 +306,7 @@ void fold_jstack_line(struct fold *f, const char *line, size_t n, int nul)
     size_t start = f->frames.len;
 
     buf_add(&f->fstart, &start, sizeof(start));
-    buf_add(&f->frames, line + 3, find16(line + 3, n - 3, '('));
+    buf_add(&f->frames, line + 3, fv_find(line + 3, n - 3, '('));
     buf_addc(&f->frames, '\n');
     f->nframes++;
   }
@@ -345,7 +349,7 @@ struct fold_stack *fold_reverse(const struct fold_stack *st, size_t *n,
 }
 
 /* foldvec.h's NH keys: these until fv_seed draws this run's */
-uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
+uint32_t fv_hkey[64] __attribute__((aligned(32))) = {
     0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
     0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
     0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
@@ -358,9 +362,30 @@ uint32_t fv_hkey[64] __attribute__((aligned(16))) = {
     0xa37b51b9, 0xdf98cb79, 0x524f3905, 0x396f5885, 0x6ca3b276, 0xaf1d5638,
     0x5104e85a, 0xa9ffbe6b, 0x9fd533b3, 0x6bd0c51b};
 
+int fv_avx2;
+
+/* Whether the CPU has AVX2 and the kernel keeps its registers (the YMM
+ * state enabled in XCR0). */
+static int has_avx2(void)
+{
+#if defined(__x86_64__) && defined(FV_SSE2) && !defined(JT_NO_AVX2)
+  unsigned a, b, c, d, lo, hi;
+
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+    return 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 6) != 6) return 0; /* XMM and YMM state */
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+#else
+  return 0;
+#endif
+}
+
 static void fv_draw(void)
 {
   uint32_t k[64];
+
+  fv_avx2 = has_avx2();
 
   if (getrandom(k, sizeof(k), GRND_NONBLOCK) == (ssize_t)sizeof(k))
     memcpy(fv_hkey, k, sizeof(k));
@@ -416,6 +441,25 @@ void fold_merge_totals(struct fold *f, struct fold *g)
   }
 }
 
+void fold_take(struct fold *f, struct fold *g)
+{
+  struct fold t;
+
+  if (f->recs.len || f->totals.used || f->bytes.len) {
+    fold_merge_totals(f, g);
+    return;
+  }
+  /* f holds nothing yet: g's stacks, records and totals become f's (its
+   * records' totals are numbered in its totals, their bytes in its
+   * bytes), and f's empty ones g's, freed with it */
+  fold_flush(g);
+  t = *f;
+  f->index = g->index, f->icap = g->icap, f->recs = g->recs;
+  f->totals = g->totals, f->bytes = g->bytes;
+  g->index = t.index, g->icap = t.icap, g->recs = t.recs;
+  g->totals = t.totals, g->bytes = t.bytes;
+}
+
 /* Add the counts of lineno lines read after f's to f: st, and bad, the
  * first of their bad lines numbered from the first of them. */
 void fold_merge_stats(struct fold *f, uint64_t lineno,
@@ -438,8 +482,17 @@ int fold_stack_cmp(const void *a, const void *b)
   size_t n = x->len < y->len ? x->len : y->len, i = 0;
   int c;
 
-  while (i + 8 <= n && load64(x->key + i) == load64(y->key + i)) i += 8;
-  c = memcmp(x->key + i, y->key + i, n - i); /* differs within 8 bytes */
+  /* stacks share long prefixes: sixteen bytes a step to the first byte
+   * that differs */
+  for (; i + 16 <= n; i += 16) {
+    unsigned d = fv_ne16(x->key + i, y->key + i);
+
+    if (d) {
+      i += (size_t)__builtin_ctz(d);
+      return (unsigned char)x->key[i] - (unsigned char)y->key[i];
+    }
+  }
+  c = memcmp(x->key + i, y->key + i, n - i); /* within 16 bytes */
 
   return c ? c : (x->len > y->len) - (x->len < y->len);
 }

@@ -157,6 +157,10 @@ void fold_jstack_end(struct fold *f);
 /* Add the totals g folded to f's. */
 void fold_merge_totals(struct fold *f, struct fold *g);
 
+/* The same, but when f holds no stack yet g's stacks and totals become
+ * f's as they are, with no copy (g keeps none). */
+void fold_take(struct fold *f, struct fold *g);
+
 /* Add the counts of lineno lines read after f's to f: st, and bad, the
  * first of their bad lines numbered from the first of them. */
 void fold_merge_stats(struct fold *f, uint64_t lineno,

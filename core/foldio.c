@@ -307,7 +307,7 @@ static int fold_split(struct fold *f, int fd, int *rc)
   fold_pieces(w[0].f, &ps);
   if (threads) pthread_join(t, NULL);
   for (int i = 0; i < 2; i++) {
-    fold_merge_totals(f, w[i].f);
+    fold_take(f, w[i].f);
     fold_free(w[i].f);
   }
   *rc = 0;

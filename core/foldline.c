@@ -63,25 +63,25 @@ static inline FV_INLINE int value8(const char *s, size_t n, size_t *k,
   uint64_t x = load64(s + n - 8) ^ 0x3030303030303030ULL, d;
   uint64_t nd = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7676767676767676ULL) | x) &
                 0x8080808080808080ULL;
-  unsigned at; /* the last byte that is no digit, 0 to 7 */
+  unsigned sh; /* 8 * the last byte that is no digit, 0 to 6 */
 
-  if (!nd) return 0;
-  at = (unsigned)(63 - __builtin_clzll(nd)) / 8;
-  /* that byte is the space, the one before it is not (from x, but for
-   * the byte before the eight, which is read anyway) */
-  if (at == 7 || (uint8_t)(x >> (8 * at)) != (' ' ^ '0') ||
-      (at ? (uint8_t)(x >> (8 * at - 8)) : (uint8_t)(s[n - 9] ^ '0')) ==
-          (' ' ^ '0'))
+  /* some byte is no digit, and not the last */
+  if (!nd || (int64_t)nd < 0) return 0;
+  sh = (unsigned)(63 - __builtin_clzll(nd)) & ~7u;
+  /* that byte is the space, the one before it (the same place eight
+   * bytes back by one) is not */
+  if ((uint8_t)(x >> sh) != (' ' ^ '0') ||
+      (uint8_t)(load64(s + n - 9) >> sh) == ' ')
     return 0;
   /* the digits in the high bytes, zeros below: eight digits, the first
    * in the lowest byte; pairs, then fours, then all eight */
-  d = x & ~0ULL << (8 * (at + 1));
+  d = x & ~0ULL << (sh + 8);
   d = d * 10 + (d >> 8);
   d = ((d & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
        ((d >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >>
       32;
   *v = (int64_t)d;
-  *k = n - 8 + at;
+  *k = n - 8 + sh / 8;
   return 1;
 #else
   return 0;
@@ -155,6 +155,7 @@ struct common {
   int64_t ctx;  /* fold_context */
   int has_type; /* the leaf is the allocated type */
   int out;      /* outside the --gc sections asked for */
+  int one;      /* --samples: each line counts 1 */
 };
 
 static void common(const struct fold *f, struct common *c)
@@ -162,130 +163,36 @@ static void common(const struct fold *f, struct common *c)
   c->has_type = f->fmt != FOLD_FOLDED;
   c->ctx = fold_context(f, c->has_type);
   c->out = f->o.gc_lo >= 0 && (f->gc < f->o.gc_lo || f->gc > f->o.gc_hi);
+  c->one = f->o.samples;
 }
 
-/* Look up and count the n lines of group g (f->lineno is the last's). */
-static void group_fold(struct fold *f, struct group *g, int n,
-                       const struct common *c)
-{
-  uint64_t line = f->lineno, x;
-  size_t mask = f->icap - 1, j;
-  int i;
+/* The loops as the build has them: SSE2 on x86-64, NEON on aarch64, or
+ * portable */
+#define FL(x) x
+#include "core/foldgroup.h"
+#undef FL
 
-  for (i = 0; i < n; i++) {
-    g->h[i] = fv_hash(g->s[i], g->k[i], c->ctx);
-    if (f->icap) __builtin_prefetch(&f->index[g->h[i] & mask]);
-  }
-  for (i = 0; i < n; i++) {
-    uint64_t h = g->h[i];
-
-    g->r[i] = 0;
-    if (f->icap)
-      for (j = h & mask; (x = f->index[j]); j = (j + 1) & mask)
-        if (x >> 32 == h >> 32) {
-          const char *r = f->bytes.p + (size_t)((uint32_t)x - 1) * 8;
-
-          g->r[i] = (size_t)((uint32_t)x - 1) * 8 + 1;
-          /* its first two cache lines and its last: the rest of a long
-           * stack comes in behind them as the compare walks it */
-          __builtin_prefetch(r);
-          __builtin_prefetch(r + 64);
-          __builtin_prefetch(r + sizeof(struct fold_rec) + g->k[i] - 1);
-          break;
-        }
-  }
-  for (i = 0; i < n; i++) {
-    size_t r = g->r[i] - 1, k = g->k[i];
-    struct fold_rec *e;
-
-    if (g->r[i]) {
-      e = fold_rec(f, r);
-      if (((e->hash ^ g->h[i]) | (e->len ^ k) | (uint64_t)(e->ctx ^ c->ctx)) ||
-          !fv_same(fold_rec_key(e), g->s[i], k)) {
-        r = FOLD_FULL;        /* not it: fold_find looks further */
-      } else if (e->n >= 0) { /* a stack known and kept: the common case */
-        f->st.samples++;
-        fold_add_sat(&e->sum, f->o.samples ? 1 : g->v[i]);
-        continue;
-      }
-    }
-    f->lineno = line - (uint64_t)(n - 1 - i); /* for the reports */
-    if (r == FOLD_FULL) {
-      if (memchr(g->s[i], 0, k)) { /* a stack kept has none */
-        fold_bad(f, "NUL byte (binary data?)");
-        continue;
-      }
-      r = fold_find(f, g->s[i], k, c->ctx, g->h[i]);
-    }
-    fold_tally(f, r, c->has_type, g->v[i]);
-    mask = f->icap - 1; /* the index may have grown */
-  }
-  f->lineno = line;
-}
+#if defined(FV_SSE2) && defined(__x86_64__) && !defined(JT_NO_AVX2)
+/* and again for AVX2, taken where the CPU has it (fv_avx2); built with
+ * -DJT_NO_AVX2, the SSE2 path runs everywhere (as the tests force it) */
+#undef FOLDVEC_H
+#undef FV_NAME
+#define FV_AVX2 1
+#define FV_NAME(x) avx2_##x
+#include "core/foldvec.h"
+#define FL(x) avx2_##x
+#include "core/foldgroup.h"
+#undef FL
+#define FL_AVX2 1
+#endif
 
 size_t fold_text_lines(struct fold *f, const char *p, size_t n, int eof,
                        size_t stop)
 {
-  size_t at = 0, e, blk = 0, whole = n & ~(size_t)63; /* of 64-byte blocks */
-  uint64_t m = whole ? fv_nl64(p) : 0; /* its line ends not yet taken */
-  struct group g;
-  struct common c;
-  int cnt = 0, more = 1;
-  size_t bytes = 0;
-
-  common(f, &c);
-  while (more) {
-    size_t l, k;
-    int64_t v;
-
-    if (at >= n || at >= stop) {
-      more = 0;
-      goto flush;
-    }
-    /* the end of the line at at */
-    while (!m && blk + 64 < whole) {
-      __builtin_prefetch(p + blk + 1024); /* past a page: not foreseen */
-      m = fv_nl64(p + (blk += 64));
-    }
-    if (m) {
-      e = blk + (size_t)__builtin_ctzll(m);
-      m &= m - 1;
-    } else {
-      e = at > whole ? at : whole;
-      e += fv_find_nl(p + e, n - e);
-      blk = whole;
-    }
-    if (e == n && !eof) {
-      more = 0;
-      goto flush;
-    }
-    l = e - at;
-    /* the common line: no comment, " <1 to 7 digits>" at its end (a NUL
-     * in its stack is found when the stack is new: no stack kept has
-     * one), in a --gc section asked for */
-    if (l >= 9 && p[at] != '#' && !c.out && value8(p + at, l, &k, &v)) {
-      f->lineno++;
-      f->st.lines++;
-      g.s[cnt] = p + at, g.k[cnt] = (uint32_t)k, g.v[cnt] = v;
-      bytes += l;
-      at = e + (e < n);
-      if (++cnt < GROUP && bytes < GROUP_BYTES) continue;
-    } else {
-      /* the lines before it first, then it on its own */
-      if (cnt) {
-        group_fold(f, &g, cnt, &c);
-        cnt = 0, bytes = 0;
-      }
-      text_line(f, p + at, l, memchr(p + at, 0, l) != NULL);
-      common(f, &c);
-      at = e + (e < n);
-      continue;
-    }
-  flush:
-    if (cnt) group_fold(f, &g, cnt, &c);
-    cnt = 0, bytes = 0;
-  }
-  return at;
+#ifdef FL_AVX2
+  if (fv_avx2) return avx2_text_lines(f, p, n, eof, stop);
+#endif
+  return text_lines(f, p, n, eof, stop);
 }
 
 void fold_line(struct fold *f, const char *s, size_t n)

@@ -54,7 +54,10 @@ bench_collapse() {  # label file
 gen_stacks "$JT_TMP/deep.txt" 200 38 long
 gen_stacks "$JT_TMP/shallow.txt" 200 5 long
 gen_stacks "$JT_TMP/tiny.txt" 200 12 tiny
-echo "collapse line sizes: deep $(head -1000 "$JT_TMP/deep.txt" | wc -c | awk '{printf "%d", $1/1000}') B, shallow $(head -1000 "$JT_TMP/shallow.txt" | wc -c | awk '{printf "%d", $1/1000}') B, tiny $(head -1000 "$JT_TMP/tiny.txt" | wc -c | awk '{printf "%d", $1/1000}') B"
+# the vector path the run takes (core/foldvec.h): AVX2 where the CPU has it
+vpath=SSE2; [ "$(uname -m)" = aarch64 ] && vpath=NEON
+grep -qw avx2 /proc/cpuinfo 2>/dev/null && [ "$(uname -m)" = x86_64 ] && vpath=AVX2
+echo "collapse line sizes: deep $(head -1000 "$JT_TMP/deep.txt" | wc -c | awk '{printf "%d", $1/1000}') B, shallow $(head -1000 "$JT_TMP/shallow.txt" | wc -c | awk '{printf "%d", $1/1000}') B, tiny $(head -1000 "$JT_TMP/tiny.txt" | wc -c | awk '{printf "%d", $1/1000}') B; vector path $vpath"
 bench_collapse deep "$JT_TMP/deep.txt"
 bench_collapse shallow "$JT_TMP/shallow.txt"
 bench_collapse tiny "$JT_TMP/tiny.txt"

@@ -18,6 +18,40 @@
 #define FV_NAME(x) port_##x
 #include "core/foldvec.h"
 
+/* On x86-64 the AVX2 path too, called (by functions built for it) only
+ * where the CPU has it. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#undef FOLDVEC_H
+#undef FV_PORTABLE
+#undef JT_PORTABLE
+#undef FV_NAME
+#define FV_AVX2 1
+#define FV_NAME(x) avx2_##x
+#include "core/foldvec.h"
+#endif
+#ifdef FV_AVX2
+static FV_TARGET uint64_t avx2_nl64(const char *p)
+{
+  return avx2_fv_nl64(p);
+}
+static FV_TARGET size_t avx2_find_nl(const char *p, size_t n)
+{
+  return avx2_fv_find_nl(p, n);
+}
+static FV_TARGET size_t avx2_find(const char *p, size_t n, char c)
+{
+  return avx2_fv_find(p, n, c);
+}
+static FV_TARGET int avx2_same(const char *a, const char *b, size_t n)
+{
+  return avx2_fv_same(a, b, n);
+}
+static FV_TARGET uint64_t avx2_hash(const char *s, size_t n, int64_t ctx)
+{
+  return avx2_fv_hash(s, n, ctx);
+}
+#endif
+
 /* The sampler's lines of a small run: recursion to squash, a bad line, a
  * frame a filter finds. */
 static const char *const sampler[] = {
@@ -211,8 +245,11 @@ static void test_seed(void)
 static void test_scans(void)
 {
   static const char pick[] = "\n\0 ;a\xff\x80\x0a\x0b\x09";
-  char a[360], b[360];
+  char a[720], b[720];
   int eq16 = 1, eol = 1, same = 1, hash = 1, spread = 1;
+  int avx2_eol = 1, avx2_ok = 1;
+
+  fv_seed(); /* and fv_avx2 */
   uint64_t x = 88172645463325252ULL;
 
   for (int round = 0; round < 2000; round++) {
@@ -227,19 +264,42 @@ static void test_scans(void)
               fv_eq16(a + off, (char)0xff) == port_fv_eq16(a + off, (char)0xff);
       eol &= fv_nl64(a + off) == port_fv_nl64(a + off);
       for (size_t n = 0; n < 150; n += 7)
-        eol &= fv_find_nl(a + off, n) == port_fv_find_nl(a + off, n);
+        eol &= fv_find_nl(a + off, n) == port_fv_find_nl(a + off, n) &&
+               fv_find(a + off, n, 0) == port_fv_find(a + off, n, 0) &&
+               fv_find(a + off, n, ';') == port_fv_find(a + off, n, ';');
+#ifdef FV_AVX2
+      if (fv_avx2) {
+        avx2_eol &= avx2_nl64(a + off) == port_fv_nl64(a + off);
+        for (size_t n = 0; n < 150; n += 7)
+          avx2_eol &= avx2_find_nl(a + off, n) == port_fv_find_nl(a + off, n) &&
+                      avx2_find(a + off, n, 0) == port_fv_find(a + off, n, 0);
+      }
+#endif
     }
-    for (size_t n = 0; n < 300; n += n < 140 ? 1 : 3) {
+    for (size_t n = 0; n < 660; n += n < 140 ? 1 : n < 300 ? 3 : 11) {
       size_t at = (size_t)(x >> 20) % (n + 1), off = round % 7;
 
       same &= fv_same(a + off, b + off, n) == 1 &&
               port_fv_same(a + off, b + off, n) == 1;
       hash &=
           fv_hash(a + off, n, round % 3) == port_fv_hash(a + off, n, round % 3);
+#ifdef FV_AVX2
+      if (fv_avx2)
+        avx2_ok &= avx2_same(a + off, b + off, n) == 1 &&
+                   avx2_hash(a + off, n, round % 3) ==
+                       port_fv_hash(a + off, n, round % 3);
+#endif
       if (at < n) {
         b[off + at] ^= (char)(1 << (round % 8));
         same &= fv_same(a + off, b + off, n) == 0 &&
                 port_fv_same(a + off, b + off, n) == 0;
+        if (n >= 16)
+          eq16 &= fv_ne16(a + off + n - 16, b + off + n - 16) ==
+                      port_fv_ne16(a + off + n - 16, b + off + n - 16) &&
+                  fv_ne16(a + off, b + off) == port_fv_ne16(a + off, b + off);
+#ifdef FV_AVX2
+        if (fv_avx2) avx2_ok &= avx2_same(a + off, b + off, n) == 0;
+#endif
         /* one bit changes the hash (a chance of 2^-32 that it does not:
          * none for these bytes, found once) */
         spread &= fv_hash(a + off, n, 0) != fv_hash(b + off, n, 0);
@@ -247,14 +307,23 @@ static void test_scans(void)
       }
     }
   }
-  CHECK(eq16, "fold-4.1 fv_eq16: the vector mask is the portable one");
-  CHECK(eol, "fold-4.2 fv_nl64, fv_find_nl: newlines, vector = portable");
+  CHECK(eq16, "fold-4.1 fv_eq16, fv_ne16: the vector mask is the portable one");
+  CHECK(eol, "fold-4.2 fv_nl64, fv_find_nl, fv_find: vector = portable");
   CHECK(same, "fold-4.3 fv_same: equal and one bit apart at every length "
               "and place, vector and portable");
   CHECK(hash, "fold-4.4 fv_hash: the vector hash is the portable one at "
               "every length");
   CHECK(spread, "fold-4.5 fv_hash: one bit changed anywhere, at every "
                 "length, changes the hash");
+#ifdef FV_AVX2
+  if (!fv_avx2) {
+    printf("# fold-4.7, fold-4.8: AVX2 path off (no AVX2, or JT_NO_AVX2)\n");
+  } else {
+    CHECK(avx2_eol, "fold-4.7 fv_nl64, fv_find_nl, fv_find: AVX2 = portable");
+    CHECK(avx2_ok, "fold-4.8 fv_same, fv_hash: AVX2 = portable at every "
+                   "length and place");
+  }
+#endif
   test_seed();
 }
 
