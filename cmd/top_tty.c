@@ -258,12 +258,12 @@ static int key(struct screen *s, const char *k, size_t n)
     break;
   case '\r':
   case '\n':
-    if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].pid);
+    if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].jvm->pid);
     return 2;
   default:
     if (c >= '1' && c <= '9' && c - '1' < (int)s->node->n) {
       s->sel = c - '1';
-      open_jvm(s, s->node->vm[s->sel].pid);
+      open_jvm(s, s->node->vm[s->sel].jvm->pid);
       return 2;
     }
   }

@@ -66,7 +66,7 @@ int top_jvm_found(const struct top_jvm *j)
 
 const struct perfdata *top_jvm_perfdata(const struct top_jvm *j)
 {
-  return j->one.n && j->one.vm[0].pd_ok ? j->one.vm[0].pd : NULL;
+  return j->one.n && j->one.vm[0].pd_ok ? j->one.vm[0].jvm->pd : NULL;
 }
 
 void top_jvm_delete(struct top_jvm *j)
