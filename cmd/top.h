@@ -138,10 +138,13 @@ struct top_jvm {
  * no dump was taken while it lived (GC, JIT and VM threads by their native
  * names, and the launcher, never count). Returns 0, or -ESRCH when the
  * process is gone. */
-/* Open host pid pid into j->jvm (core/jvm's jvm_open_pid: verified once;
- * every read of its threads goes through its /proc folder). 0, or -errno
- * with err set. */
-int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n);
+/* Open host pid pid into j->jvm (core/jvm: verified once; every read of
+ * its threads goes through its /proc folder): the listing's row when
+ * row (a node view's line: its JVM's j->vm, jvm_open_row, the walk's
+ * facts not read again), else by the pid typed (jvm_open_pid). 0, or
+ * -errno with err set. */
+int top_jvm_open(struct top_jvm *j, int pid, struct vm *row, char *err,
+                 size_t n);
 /* Take a dump now (a key asked for a stack): names, states and stacks
  * from it. Returns 0, or -1 with the reason in j->why. */
 int top_jvm_dump(struct top_jvm *j);

@@ -242,9 +242,11 @@ int top_jvm_read(struct top_jvm *j)
   return 0;
 }
 
-int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n)
+int top_jvm_open(struct top_jvm *j, int pid, struct vm *row, char *err,
+                 size_t n)
 {
-  int rc = jvm_open_pid(&j->jvm, pid, err, n);
+  int rc = row ? jvm_open_row(&j->jvm, row, err, n)
+               : jvm_open_pid(&j->jvm, pid, err, n);
 
   if (rc) return rc;
   j->pid = pid;

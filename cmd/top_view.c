@@ -34,7 +34,8 @@ struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s, char *err,
 {
   struct top_jvm *j = xzalloc(sizeof(*j));
 
-  if (top_jvm_open(j, pid, err, n)) { /* verified once, read by its folder */
+  if (top_jvm_open(j, pid, NULL, err,
+                   n)) { /* verified once, read by its folder */
     free(j);
     return NULL;
   }
