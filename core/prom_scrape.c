@@ -67,7 +67,8 @@ static void self(struct prom_scrape *s, const struct jvm *j, int failed,
 }
 
 /* What the step read of j, let go as soon as it is rendered (its file
- * names stay for *which until the next step). */
+ * names stay for *which until the next step); a PerfData its open read
+ * (a JVM the caller opened) too. */
 static int done(struct jvm *j, int rc)
 {
   if (j->pd) {
@@ -84,6 +85,9 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
 {
   struct jvm *j = &s->j; /* a row's, opened here */
   uint64_t t0 = now_ms();
+  /* read here when its open did not (a row's: always), on the stack: a
+   * heap block a JVM costs musl's allocator a page mapped and unmapped */
+  struct perfdata pd;
   int rc;
 
   *s->why = 0;
@@ -99,17 +103,25 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
     snprintf(s->why, sizeof(s->why), "the scrape's %d ms were spent",
              PROM_SCRAPE_BUDGET_MS);
     rc = -ETIME;
-    done(j, 0); /* read at its open, not rendered */
-  } else if ((rc = jvm_read(j, s->why, sizeof(s->why)))) {
-  } else if (!pd_accessible(j->pd)) {
-    return done(j, -EAGAIN);
+  } else if (!j->pd && (rc = vm_budget_end(&pd, t0, jvm_perfdata(j, &pd)))) {
+    snprintf(s->why, sizeof(s->why), "%s", pd.err); /* core/vm's reasons */
   } else {
-    prom_add_jvm(&s->p, j, NULL);
-    self(s, j, 0, t0);
-    return done(j, 1);
+    int ours = !j->pd;
+
+    if (ours) j->pd = &pd;
+    rc = pd_accessible(j->pd) ? 1 : -EAGAIN;
+    if (rc > 0) {
+      prom_add_jvm(&s->p, j, NULL);
+      self(s, j, 0, t0);
+    }
+    if (ours) {
+      pd_close(&pd);
+      j->pd = NULL;
+    }
+    return done(j, rc);
   }
-  self(s, j, rc != 0, t0);
-  return done(j, rc ? rc : 1);
+  self(s, j, 1, t0);
+  return done(j, rc);
 }
 
 void prom_scrape_end(struct prom_scrape *s, struct buf *out)
