@@ -147,9 +147,10 @@ static int read_one(struct top_vm *t, struct vm *v, struct jvm *given,
   /* its /proc folder, kept from one refresh to the next: a process gone
    * answers nothing there, a pid reused is another folder */
   if (was && was->jvm->procfd >= 0 && !proc_stat_at(was->jvm->procfd, 0, &st)) {
-    t->jvm = was->jvm;
+    t->jvm = was->jvm; /* taken: was still names it (its pid, for the
+                          look-ups of this refresh) but no longer owns it */
     t->own = was->own;
-    was->jvm = NULL;
+    was->own = 0;
   } else {
     if (v) {
       t->jvm = xmalloc(sizeof(*t->jvm));
