@@ -87,7 +87,7 @@ int prom_scrape_step(struct prom_scrape *s, const struct vm **which)
   uint64_t t0 = now_ms();
   /* read here when its open did not (a row's: always), on the stack: a
    * heap block a JVM costs musl's allocator a page mapped and unmapped */
-  struct perfdata pd;
+  struct perfdata pd = {.fd = -1};
   int rc;
 
   *s->why = 0;
