@@ -76,9 +76,12 @@ static int prometheus(struct args *a)
   struct perfdata pd;
   const struct vm *w;
   struct vm *v = NULL;
+  struct jvm *jv = NULL;
   struct buf out = {0};
   size_t n = 0;
   char err[256];
+  int flags =
+      (a->count[OPT_raw] ? PROM_RAW : 0) | prom_names_flag(a->word[OPT_names]);
 
   if (all) {
     rc = vm_list(&v, &n);
@@ -88,26 +91,25 @@ static int prometheus(struct args *a)
     errno_msg(rc, "cannot list JVMs");
     return 1;
   }
-  if (!all) v = xzalloc(a->argc * sizeof(*v));
+  if (!all) jv = xzalloc(a->argc * sizeof(*jv));
   for (int i = 0; !all && i < a->argc; i++) {
-    struct jvm j;
+    struct jvm *j = &jv[n]; /* opened once, rendered as opened */
 
-    if (jvm_open(&j, a->argv[i], 0, err, sizeof(err))) {
+    if (jvm_open(j, a->argv[i], 0, err, sizeof(err))) {
       error_msg("cannot find '%s': %s", a->argv[i], err);
       rc = 1;
-    } else if (!j.vm.path && jvm_perfdata(&j, &pd)) {
+    } else if (!j->vm.path && jvm_perfdata(j, &pd)) {
       error_msg("cannot find '%s': %s", a->argv[i], pd.err);
-      jvm_close(&j);
+      jvm_close(j);
       rc = 1;
-    } else { /* its file, as a row of the scrape */
-      v[n++] = j.vm;
-      vm_init(&j.vm);
-      jvm_close(&j);
+    } else {
+      n++;
     }
   }
-  prom_scrape_begin(&s, v, n,
-                    (a->count[OPT_raw] ? PROM_RAW : 0) |
-                        prom_names_flag(a->word[OPT_names]));
+  if (all)
+    prom_scrape_begin(&s, v, n, flags);
+  else
+    prom_scrape_begin_jvms(&s, jv, n, flags);
   while ((step = prom_scrape_step(&s, &w))) {
     if (step > 0 || step == -EAGAIN) continue;
     if (!all || w->root_pid || !w->alive || vm_over_budget(step)) {

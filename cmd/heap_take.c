@@ -50,6 +50,7 @@ int heap_is_target(const char *arg)
   struct stat sb;
   int pid = 0;
 
+  if (vm_pod_target(arg)) return 1; /* found once, by the open (core/jvm) */
   if (!vm_parse_target(arg, 0, &pid, &path, err, sizeof(err)) && pid > 0) {
     free(path);
     return 1;

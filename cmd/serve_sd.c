@@ -73,23 +73,22 @@ static void sock_addr(int fd, const char *listen, struct buf *b)
 }
 
 /* v's labels (core/prom's prom_jvm_labels) added to o, read as
- * /metrics reads a JVM: its PerfData under core/vm's per-JVM budget, and
- * not at all once the answer has spent the scrape's (start: when it
- * began); no main_class then. Empty values are left out. */
-static void labels(const struct vm *v, uint64_t start, struct json_obj *o)
+ * /metrics reads a JVM: opened as listed (core/jvm's jvm_open_listed:
+ * v is taken), its PerfData under core/vm's per-JVM budget, and not at
+ * all once the answer has spent the scrape's (start: when it began); no
+ * main_class then. Empty values are left out. */
+static void labels(struct vm *v, uint64_t start, struct json_obj *o)
 {
-  struct perfdata pd;
-  struct prom_jvm j = {.pid = v->pid, .procfd = vm_proc_open(v), .pd = NULL};
+  struct jvm j;
   struct prom_labels l;
+  char err[8];
 
-  if (v->path && now_ms() - start <= PROM_SCRAPE_BUDGET_MS &&
-      !vm_open_budget(v, &pd))
-    j.pd = &pd;
+  jvm_open_listed(&j, v);
+  if (now_ms() - start <= PROM_SCRAPE_BUDGET_MS) jvm_read(&j, err, sizeof(err));
   prom_jvm_labels(&j, &l);
   for (size_t i = 0; i < l.n; i++)
     if (l.l[i].len) json_str(o, l.l[i].name, l.l[i].value, l.l[i].len);
-  if (j.pd) pd_close(&pd);
-  if (j.procfd >= 0) close(j.procfd);
+  jvm_close(&j);
 }
 
 struct resp *sd_answer(const struct sd_conf *sc, int fd, const char *buf,

@@ -99,8 +99,14 @@ static int open_targets(struct run *r)
     char why[256] = "";
     int rc;
 
-    /* the one grammar (core/jvm): a pid, a file, a part of a main class */
-    if (!(rc = jvm_open(&t->j, t->name, 0, why, sizeof(why)))) {
+    /* the one grammar (core/jvm): a pid, a file, a part of a main class;
+     * a row found already is opened as it is */
+    rc = t->row ? jvm_open_row(&t->j, t->row, why, sizeof(why))
+                : jvm_open(&t->j, t->name, 0, why, sizeof(why));
+    if (t->row) vm_free(t->row);
+    free(t->row);
+    t->row = NULL;
+    if (!rc) {
       uint64_t t0 = now_ms();
 
       t->pid = t->j.pid;
@@ -380,6 +386,8 @@ static void run_free(struct run *r)
     free(t->exprs);
     if (t->opened) pd_close(&t->pd);
     jvm_close(&t->j);
+    if (t->row) vm_free(t->row);
+    free(t->row);
     free(t->name);
     free(t->path);
     free(t->refs);

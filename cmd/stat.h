@@ -9,10 +9,13 @@
 enum stat_out { OUT_TEXT, OUT_JSON, OUT_CSV };
 
 struct stat_jvm {
-  char *name;   /* as given: a pid, a file's path, a class */
-  int pid;      /* 0 for files */
-  char *path;   /* the PerfData file */
-  struct jvm j; /* opened by name (core/jvm) */
+  char *name;     /* as given: a pid, a file's path, a class */
+  int pid;        /* 0 for files */
+  char *path;     /* the PerfData file */
+  struct jvm j;   /* opened by name (core/jvm), or from row */
+  struct vm *row; /* the listing's row of a pod target or of "all",
+                     opened as it is (jvm_open_row: not looked up again
+                     by its pid), then freed; NULL */
   struct perfdata pd;
   int opened;                     /* pd needs pd_close */
   const struct pd_counter **refs; /* expr handles index this */

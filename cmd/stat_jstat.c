@@ -12,6 +12,7 @@
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "core/vm.h"
+#include "core/pod.h"
 #include "cmd/stat.h"
 #include "cmd/jdk.h"
 
@@ -231,9 +232,19 @@ static int add_pid_or_file(struct run *r, const char *s, int flags, char *why,
                            size_t whylen)
 {
   struct stat_jvm t = {0};
-  int rc = vm_parse_target(s, flags, &t.pid, &t.path, why, whylen);
+  int rc;
 
-  if (rc) return rc;
+  if (!starts_with(s, "file:") && vm_pod_target(s)) { /* its row (core/pod) */
+    t.row = xmalloc(sizeof(*t.row));
+    if ((rc = pod_find(s, t.row, why, whylen))) {
+      vm_free(t.row);
+      free(t.row);
+      return rc;
+    }
+    t.pid = t.row->pid;
+  } else if ((rc = vm_parse_target(s, flags, &t.pid, &t.path, why, whylen))) {
+    return rc;
+  }
   t.name = t.path ? xstrdup(t.path) : xasprintf("%d", t.pid);
   add_target(r, &t);
   return 0;
@@ -258,6 +269,9 @@ static int add_all(struct run *r)
     if (!v[i].alive) continue;
     t.pid = v[i].pid;
     t.name = xasprintf("%d", v[i].pid);
+    t.row = xmalloc(sizeof(*t.row)); /* opened as the walk found it */
+    *t.row = v[i];
+    vm_init(&v[i]);
     add_target(r, &t);
   }
   vm_list_free(v, n);

@@ -72,7 +72,7 @@ static int target(const char *s, struct top_jvm *j, int **only, size_t *nonly)
   *nonly = 0;
   if (!s || !strcmp(s, "all")) return 0;
   if (!parse_pid(s, &pid)) {
-    if (top_jvm_open(j, pid, err, sizeof(err))) {
+    if (top_jvm_open(j, pid, NULL, err, sizeof(err))) {
       error_msg("%s", err);
       return -1;
     }

@@ -19,8 +19,15 @@ struct tdump;
 /* One JVM of the node view, with what its last reading left for the next
  * interval's rates. */
 struct top_vm {
-  int pid, nspid, other_ns;
-  char *user;         /* from its hsperfdata_<user> folder */
+  /* The JVM (core/jvm), kept from one refresh to the next: its pid,
+   * nspid, other_ns, user (jvm->vm.user, from its hsperfdata_<user>
+   * folder), its /proc folder (jvm->procfd) and its PerfData (jvm->pd,
+   * open from one refresh to the next, or NULL). A listing's row opened
+   * as listed (jvm_open_listed) in the node view, owned (own 1); in a
+   * JVM's view, the view's own JVM (top_jvm.jvm, opened and verified
+   * once), borrowed (own 0). */
+  struct jvm *jvm;
+  int own;
   char container[65]; /* its cgroup's container id, "" for none */
   /* its pod's names (core/pod), ns "" for none */
   struct pod_names names;
@@ -38,9 +45,7 @@ struct top_vm {
   double heap[3];      /* used, committed, max; -1 unknown */
   double gc_s, gc_pct; /* GC seconds so far; % of the interval, -1 */
   struct heap_eden eden;
-  double alloc;        /* bytes per second, -1 unknown */
-  struct perfdata *pd; /* open from one refresh to the next, or NULL */
-  int procfd;          /* its /proc folder, kept likewise; -1 none */
+  double alloc; /* bytes per second, -1 unknown */
 };
 
 /* The node view: every JVM found at the last refresh. */
@@ -51,6 +56,8 @@ struct top_node {
   uint64_t listed_ns; /* of the last vm_list walk */
   const int *only;    /* when set, only these pids (nonly of them) */
   size_t nonly;
+  struct jvm *given; /* a JVM's view: its one line is this JVM's (the
+                        view's own), read through it, never listed */
 };
 
 enum top_sort { TOP_CPU, TOP_RSS, TOP_GC, TOP_ALLOC };
@@ -102,7 +109,8 @@ struct top_thread {
 };
 
 struct top_jvm {
-  struct top_node one; /* the JVM's own line (n is 0 or 1) */
+  struct top_node one; /* the JVM's own line (n is 0 or 1): one.given is
+                          jvm, the same value */
   int pid;
   struct jvm jvm; /* opened once, by top_main or the tty (top_jvm_open) */
   int opened;
@@ -130,10 +138,13 @@ struct top_jvm {
  * no dump was taken while it lived (GC, JIT and VM threads by their native
  * names, and the launcher, never count). Returns 0, or -ESRCH when the
  * process is gone. */
-/* Open host pid pid into j->jvm (core/jvm's jvm_open_pid: verified once;
- * every read of its threads goes through its /proc folder). 0, or -errno
- * with err set. */
-int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n);
+/* Open host pid pid into j->jvm (core/jvm: verified once; every read of
+ * its threads goes through its /proc folder): the listing's row when
+ * row (a node view's line: its JVM's j->vm, jvm_open_row, the walk's
+ * facts not read again), else by the pid typed (jvm_open_pid). 0, or
+ * -errno with err set. */
+int top_jvm_open(struct top_jvm *j, int pid, struct vm *row, char *err,
+                 size_t n);
 /* Take a dump now (a key asked for a stack): names, states and stacks
  * from it. Returns 0, or -1 with the reason in j->why. */
 int top_jvm_dump(struct top_jvm *j);

@@ -142,11 +142,11 @@ int top_jvm_dump_due(const struct top_jvm *j, uint64_t now)
   return 0;
 }
 
-/* The JVM's innermost pid as its line read it, or 0 when unknown (no
- * PerfData): then each thread's own status says. */
+/* The JVM's innermost pid (its status's, read at its open), or 0 when
+ * unknown: then each thread's own status says. */
 static int jvm_nspid(const struct top_jvm *j)
 {
-  return j->one.n ? j->one.vm[0].nspid : 0;
+  return j->opened ? j->jvm.nspid : 0;
 }
 
 /* The known threads of cur (n, by tid): those of the last walk carried
@@ -209,8 +209,7 @@ int top_jvm_read(struct top_jvm *j)
     free(cur);
     return -ESRCH;
   }
-  j->one.only = &j->pid;
-  j->one.nonly = 1;
+  j->one.given = &j->jvm; /* its line: the same JVM, never listed */
   top_node_read(&j->one);
   d = xmalloc(n * sizeof(*d));
   proc_tasks_delta(j->prev, j->nprev, cur, n, d);
@@ -243,9 +242,11 @@ int top_jvm_read(struct top_jvm *j)
   return 0;
 }
 
-int top_jvm_open(struct top_jvm *j, int pid, char *err, size_t n)
+int top_jvm_open(struct top_jvm *j, int pid, struct vm *row, char *err,
+                 size_t n)
 {
-  int rc = jvm_open_pid(&j->jvm, pid, err, n);
+  int rc = row ? jvm_open_row(&j->jvm, row, err, n)
+               : jvm_open_pid(&j->jvm, pid, err, n);
 
   if (rc) return rc;
   j->pid = pid;

@@ -9,6 +9,7 @@
 #include "core/jvmtool.h"
 #include "cmd/cmd.h"
 #include "cmd/top.h"
+#include "core/jvm.h"
 #include "core/perfdata.h"
 #include "core/vm.h"
 
@@ -30,19 +31,36 @@ static void add_uptime(struct buf *b, double s)
 
 static int by_pid(const void *a, const void *b)
 {
-  int x = ((const struct top_vm *)a)->pid, y = ((const struct top_vm *)b)->pid;
+  int x = ((const struct top_vm *)a)->jvm->pid;
+  int y = ((const struct top_vm *)b)->jvm->pid;
 
   return (x > y) - (x < y);
 }
 
+/* Its user as its hsperfdata_ folder names it, "?" unknown. */
+static const char *user_of(const struct top_vm *t)
+{
+  return t->jvm->vm.user ? t->jvm->vm.user : "?";
+}
+
 static void vm_clear(struct top_vm *t)
 {
-  free(t->user);
   free(t->main_class);
   free(t->main);
-  if (t->pd) pd_close(t->pd);
-  free(t->pd);
-  if (t->procfd >= 0) close(t->procfd);
+  if (t->jvm && t->own) {
+    jvm_close(t->jvm);
+    free(t->jvm);
+  }
+  t->jvm = NULL;
+}
+
+/* j's PerfData let go (a file that no longer reads). */
+static void drop_pd(struct jvm *j)
+{
+  if (!j->pd) return;
+  pd_close(j->pd);
+  free(j->pd);
+  j->pd = NULL;
 }
 
 /* The main class and its short form, once per process. */
@@ -59,43 +77,39 @@ static void main_class(const struct perfdata *pd, struct top_vm *t)
 }
 
 /* What PerfData says: main class, heap, GC seconds, eden. The file stays
- * open from one refresh to the next (pd_refresh reads it again into the
- * same buffer, the counters found stay found), taken over from was; v is
- * NULL between lists: then only a file still open is read. */
-static void read_perfdata(const struct vm *v, struct top_vm *t,
-                          struct top_vm *was)
+ * open in t's JVM from one refresh to the next (pd_refresh reads it again
+ * into the same buffer, the counters found stay found); with listed (this
+ * refresh listed the JVMs, or t is a JVM's view's own) a file not open
+ * (or no longer read) is opened, within core/vm's budget (core/jvm's
+ * jvm_read); else only a file still open is read. was is its last reading,
+ * or NULL. */
+static void read_perfdata(struct top_vm *t, int listed, struct top_vm *was)
 {
+  struct jvm *j = t->jvm;
+  char err[8];
   int rc = 0;
 
   t->heap[0] = t->heap[1] = t->heap[2] = -1;
   t->eden.ok = 0;
   t->gc_s = -1;
-  if (was && was->pd && !pd_refresh(was->pd)) {
-    t->pd = was->pd;
-    was->pd = NULL;
-  } else if (v) {
-    t->pd = xzalloc(sizeof(*t->pd));
-    if ((rc = vm_open_budget(v, t->pd))) {
-      free(t->pd);
-      t->pd = NULL;
-    }
-  }
-  if (was && was->main_class && (t->pd || !v)) {
+  if (j->pd && was && pd_refresh(j->pd)) drop_pd(j);
+  if (!j->pd && listed) rc = jvm_read(j, err, sizeof(err));
+  if (was && was->main_class && (j->pd || !listed)) {
     t->main_class = was->main_class;
     t->main = was->main;
     was->main_class = was->main = NULL;
-  } else if (t->pd) {
-    main_class(t->pd, t);
+  } else if (j->pd) {
+    main_class(j->pd, t);
   } else { /* said in its line: a message would break the screen */
     t->main_class = xstrdup("");
     t->main = xstrdup(vm_over_budget(rc) ? "(PerfData over budget)" : "");
   }
-  if (!t->pd) return;
+  if (!j->pd) return;
   t->pd_ok = 1;
-  if (heap_area(t->pd, 0, t->heap) == 0)
+  if (heap_area(j->pd, 0, t->heap) == 0)
     t->heap[0] = t->heap[1] = t->heap[2] = -1;
-  if (heap_gc_seconds(t->pd, &t->gc_s)) t->gc_s = -1;
-  heap_eden(t->pd, &t->eden);
+  if (heap_gc_seconds(j->pd, &t->gc_s)) t->gc_s = -1;
+  heap_eden(j->pd, &t->eden);
 }
 
 /* This reading against the previous one of the same process (same pid
@@ -120,49 +134,53 @@ static int wanted(const struct top_node *node, int pid)
   return 0;
 }
 
-/* One JVM's reading into t: id says which (pid, nspid, namespace, user);
- * v is this refresh's list entry, or NULL between lists (then only what
- * is open is read again); was is its last reading or NULL. Returns 0, or
- * -1 when the process is gone (nothing is kept in t then). */
-static int read_one(struct top_vm *t, const struct top_vm *id,
-                    const struct vm *v, struct top_vm *was, double dt,
-                    double up)
+/* One JVM's reading into t, of the JVM was read last time (taken from
+ * it), else of the row v (this refresh lists: opened as listed, the row
+ * taken), else of given (a JVM's view's own). was is its last reading
+ * or NULL. Returns 0, or -1 when the process is gone (nothing is kept in
+ * t then). */
+static int read_one(struct top_vm *t, struct vm *v, struct jvm *given,
+                    struct top_vm *was, double dt, double up)
 {
   struct proc_stat st;
-  int fd;
 
-  t->procfd = -1;
   /* its /proc folder, kept from one refresh to the next: a process gone
    * answers nothing there, a pid reused is another folder */
-  if (was && was->procfd >= 0 && !proc_stat_at(was->procfd, 0, &st)) {
-    fd = was->procfd;
-    was->procfd = -1;
+  if (was && was->jvm->procfd >= 0 && !proc_stat_at(was->jvm->procfd, 0, &st)) {
+    t->jvm = was->jvm; /* taken: was still names it (its pid, for the
+                          look-ups of this refresh) but no longer owns it */
+    t->own = was->own;
+    was->own = 0;
   } else {
-    if (!v || (fd = vm_proc_open(v)) < 0) return -1; /* gone since */
-    if (proc_stat_at(fd, 0, &st)) {
-      close(fd);
+    if (v) {
+      t->jvm = xmalloc(sizeof(*t->jvm));
+      t->own = 1;
+      jvm_open_listed(t->jvm, v);
+    } else if (given && !was) {
+      t->jvm = given;
+      t->own = 0;
+    } else {
+      return -1; /* gone since */
+    }
+    if (t->jvm->procfd < 0 || proc_stat_at(t->jvm->procfd, 0, &st)) {
+      vm_clear(t);
       return -1;
     }
     if (was && was->starttime != st.starttime) was = NULL; /* pid reused */
   }
-  t->procfd = fd;
-  t->pid = id->pid;
-  t->nspid = id->nspid;
-  t->other_ns = id->other_ns;
-  t->user = xstrdup(id->user ? id->user : "?");
   if (was) {
     memcpy(t->container, was->container, sizeof(t->container));
     t->names = was->names;
   } else {
-    proc_container_at(fd, t->container, NULL);
-    pod_names(fd, t->container, &t->names);
+    proc_container_at(t->jvm->procfd, t->container, NULL);
+    pod_names(t->jvm->procfd, t->container, &t->names);
   }
   t->starttime = st.starttime;
   t->ticks = st.utime + st.stime;
   t->rss = (double)st.rss * (double)proc_page();
   t->threads = st.threads;
   t->uptime = up < 0 ? -1 : up - (double)st.starttime / (double)proc_hz();
-  read_perfdata(v, t, was);
+  read_perfdata(t, v || !t->own, was); /* a view's own JVM: each time */
   rates(t, was, dt);
   return 0;
 }
@@ -170,32 +188,33 @@ static int read_one(struct top_vm *t, const struct top_vm *id,
 void top_node_read(struct top_node *node)
 {
   struct vm *v = NULL;
-  struct top_vm *out, key = {0};
+  struct top_vm *out, *was;
+  struct jvm kj;
+  struct top_vm key = {.jvm = &kj};
   size_t n = 0, k = 0;
   uint64_t now = top_now_ns();
   double dt = node->at_ns ? (double)(now - node->at_ns) / 1e9 : 0, up = -1;
   /* the walk of every process and /tmp that finds JVMs is most of a
-   * refresh's cost: between walks, the JVMs known are read again */
-  int relist = !node->listed_ns || now - node->listed_ns >= TOP_RELIST_NS;
+   * refresh's cost: between walks, the JVMs known are read again; a
+   * JVM's view reads its own JVM, and never walks */
+  int relist = !node->given &&
+               (!node->listed_ns || now - node->listed_ns >= TOP_RELIST_NS);
 
   if (proc_uptime(&up)) up = -1;
   if (node->n) qsort(node->vm, node->n, sizeof(*node->vm), by_pid);
   if (relist && vm_list(&v, &n)) n = 0;
-  say_skipped();
+  if (relist) say_skipped();
   out = xzalloc(((relist ? n : node->n) + 1) * sizeof(*out));
+  if (node->given && !node->n && node->given->vm.file) /* its first */
+    k += !read_one(&out[k], NULL, node->given, NULL, dt, up);
   for (size_t i = 0; !relist && i < node->n; i++)
-    k += !read_one(&out[k], &node->vm[i], NULL, &node->vm[i], dt, up);
+    k += !read_one(&out[k], NULL, node->given, &node->vm[i], dt, up);
   for (size_t i = 0; relist && i < n; i++) {
-    struct top_vm *was, id = {0};
-
     if (!v[i].alive || v[i].root_pid < 0 || !wanted(node, v[i].pid)) continue;
-    id.pid = key.pid = v[i].pid;
-    id.nspid = v[i].nspid;
-    id.other_ns = v[i].other_ns;
-    id.user = v[i].user;
+    kj.pid = v[i].pid;
     was =
         node->n ? bsearch(&key, node->vm, node->n, sizeof(key), by_pid) : NULL;
-    k += !read_one(&out[k], &id, &v[i], was, dt, up);
+    k += !read_one(&out[k], &v[i], NULL, was, dt, up);
   }
   vm_list_free(v, n);
   top_node_free(node);
@@ -228,7 +247,7 @@ static int by_key(const void *a, const void *b)
                                     : y->cpu;
 
   if (p != q) return p < q ? 1 : -1;
-  return (x->pid > y->pid) - (x->pid < y->pid);
+  return (x->jvm->pid > y->jvm->pid) - (x->jvm->pid < y->jvm->pid);
 }
 
 void top_node_sort(struct top_node *node, enum top_sort by)
@@ -320,16 +339,16 @@ static void vm_line(const struct top_vm *t, unsigned mask, struct buf *b,
   struct buf u = {0};
   const char *main = *t->main ? t->main : "-";
 
-  buf_printf(b, "%7d", t->pid);
+  buf_printf(b, "%7d", t->jvm->pid);
   if (mask & 1u << C_USER) {
-    top_add_text(&u, t->user, strlen(t->user), esc);
+    top_add_text(&u, user_of(t), strlen(user_of(t)), esc);
     buf_printf(b, " %-10.10s", u.p);
   }
   if (mask & 1u << C_CONT)
     buf_printf(b, " %-12.12s",
-               *t->container ? t->container
-               : t->other_ns ? "(pidns)"
-                             : "-");
+               *t->container      ? t->container
+               : t->jvm->other_ns ? "(pidns)"
+                                  : "-");
   if (mask & 1u << C_POD) {
     char pod[POD_NS_MAX + POD_NAME_MAX + POD_CTR_MAX + 3];
 
@@ -399,14 +418,14 @@ static void vm_json(const struct top_vm *t, struct buf *b)
   struct json_obj o;
 
   json_open(&o, b, 1);
-  json_int(&o, "pid", t->pid);
-  json_int(&o, "nspid", t->nspid);
-  json_strz(&o, "user", t->user);
+  json_int(&o, "pid", t->jvm->pid);
+  json_int(&o, "nspid", t->jvm->nspid);
+  json_strz(&o, "user", user_of(t));
   json_strz(&o, "container_id", t->container);
   json_strz(&o, "namespace", *t->names.ns ? t->names.ns : NULL);
   json_strz(&o, "pod", *t->names.ns ? t->names.pod : NULL);
   json_strz(&o, "container", *t->names.container ? t->names.container : NULL);
-  json_bool(&o, "other_namespace", t->other_ns);
+  json_bool(&o, "other_namespace", t->jvm->other_ns);
   json_strz(&o, "main_class", t->main_class);
   json_strz(&o, "main", t->main);
   json_num(&o, "cpu_pct", top_json_val(t->cpu));

@@ -149,9 +149,9 @@ static int refresh(struct screen *s)
 }
 
 /* Open pid's view: the JVM the command opened (proto's, taken), or the
- * one a row names, opened now (core/jvm); a process gone since stays in
- * the node view. */
-static void open_jvm(struct screen *s, int pid)
+ * one a node view's line holds (line: its JVM, as listed), opened now
+ * from its row (core/jvm); a process gone since stays in the node view. */
+static void open_jvm(struct screen *s, int pid, struct top_vm *line)
 {
   char err[256];
 
@@ -161,7 +161,8 @@ static void open_jvm(struct screen *s, int pid)
     s->jvm.opened = 1;
     s->proto->opened = 0;
     jvm_init(&s->proto->jvm);
-  } else if (top_jvm_open(&s->jvm, pid, err, sizeof(err))) {
+  } else if (top_jvm_open(&s->jvm, pid, line ? &line->jvm->vm : NULL, err,
+                          sizeof(err))) {
     s->pid = 0;
     return;
   }
@@ -258,12 +259,13 @@ static int key(struct screen *s, const char *k, size_t n)
     break;
   case '\r':
   case '\n':
-    if (s->sel < (int)s->node->n) open_jvm(s, s->node->vm[s->sel].pid);
+    if (s->sel < (int)s->node->n)
+      open_jvm(s, s->node->vm[s->sel].jvm->pid, &s->node->vm[s->sel]);
     return 2;
   default:
     if (c >= '1' && c <= '9' && c - '1' < (int)s->node->n) {
       s->sel = c - '1';
-      open_jvm(s, s->node->vm[s->sel].pid);
+      open_jvm(s, s->node->vm[s->sel].jvm->pid, &s->node->vm[s->sel]);
       return 2;
     }
   }
@@ -290,7 +292,7 @@ int top_tty(struct top_node *node, struct top_jvm *proto, enum top_sort by,
     return 1;
   }
   refresh(&s); /* the baseline: the first figures are one interval on */
-  if (proto->pid) open_jvm(&s, proto->pid);
+  if (proto->pid) open_jvm(&s, proto->pid, NULL);
   next = top_now_ns() + delay_ns;
   draw(&s);
   while (!jt_stop_signal) {

@@ -34,7 +34,8 @@ struct top_jvm *top_jvm_new(int pid, int stacks, int dump_every_s, char *err,
 {
   struct top_jvm *j = xzalloc(sizeof(*j));
 
-  if (top_jvm_open(j, pid, err, n)) { /* verified once, read by its folder */
+  if (top_jvm_open(j, pid, NULL, err,
+                   n)) { /* verified once, read by its folder */
     free(j);
     return NULL;
   }
@@ -66,7 +67,7 @@ int top_jvm_found(const struct top_jvm *j)
 
 const struct perfdata *top_jvm_perfdata(const struct top_jvm *j)
 {
-  return j->one.n && j->one.vm[0].pd_ok ? j->one.vm[0].pd : NULL;
+  return j->one.n && j->one.vm[0].pd_ok ? j->one.vm[0].jvm->pd : NULL;
 }
 
 void top_jvm_delete(struct top_jvm *j)

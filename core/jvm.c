@@ -317,6 +317,40 @@ static int open_file(struct jvm *j, char *path, char *err, size_t n)
   return 0;
 }
 
+void jvm_open_listed(struct jvm *j, struct vm *row)
+{
+  jvm_init(j);
+  j->listed = 1;
+  j->pid = row->pid;
+  j->nspid = row->nspid;
+  j->pidns = row->pidns;
+  j->other_ns = row->other_ns;
+  j->procfd = row->alive ? vm_proc_open(row) : -1;
+  /* the walk's verdict, kept for what is shown; nothing is aimed at j */
+  j->is_jvm = row->alive && row->seen && row->libjvm ? JVM_IS : JVM_UNKNOWN;
+  j->vm = *row;
+  j->pd = row->pd;
+  j->vm.pd = NULL;
+  vm_init(row);
+}
+
+int jvm_read(struct jvm *j, char *err, size_t n)
+{
+  uint64_t t0 = now_ms();
+  struct perfdata *pd;
+  int rc;
+
+  if (j->pd) return 0;
+  pd = xmalloc(sizeof(*pd));
+  if ((rc = vm_budget_end(pd, t0, jvm_perfdata(j, pd)))) {
+    snprintf(err, n, "%s", pd->err);
+    free(pd);
+    return rc;
+  }
+  j->pd = pd;
+  return 0;
+}
+
 int jvm_open_row(struct jvm *j, struct vm *row, char *err, size_t n)
 {
   if (row->pid) return open_pid(j, row->pid, row, err, n);
@@ -395,6 +429,10 @@ int jvm_check_jvm(const struct jvm *j, char *err, size_t n)
              j->vm.path ? j->vm.path : "");
     return -EPERM;
   }
+  if (j->listed) {
+    snprintf(err, n, "pid %d was listed, not opened: nothing sent", j->pid);
+    return -EPERM;
+  }
   if (j->is_jvm == JVM_IS) return 0;
   snprintf(err, n, "pid %d is not a JVM (%s): nothing sent", j->pid,
            j->is_jvm == JVM_UNKNOWN ? "its maps cannot be read"
@@ -465,6 +503,7 @@ int jvm_perfdata(struct jvm *j, struct perfdata *pd)
              j->pid);
     return -ENOENT;
   }
+  if (j->listed) return vm_open(&j->vm, pd); /* as the walk listed it */
   if (!j->pid) return pd_open(pd, j->vm.file, 0);
   if (j->other_ns) {
     rc = root_open_checked(&j->root, -1, j->vm.file, O_RDONLY, S_IFREG,

@@ -48,7 +48,11 @@ struct jvm {
   int jdk;               /* Java feature version; 0 unknown */
   struct vm_seen seen;   /* what the kernel showed at the open */
   struct perfdata *pd;   /* the PerfData the open read, until
-                            jvm_perfdata takes it; NULL */
+                            jvm_perfdata takes it; NULL. A reader that
+                            keeps it (jvm_read: /metrics, top's lines)
+                            reads it there */
+  int listed;            /* 1: opened by jvm_open_listed, for reading:
+                            nothing may be aimed at it */
 };
 
 /* How jvm_open reads its target. */
@@ -74,6 +78,27 @@ int jvm_open(struct jvm *j, const char *target, int flags, char *err,
  * vm_find read it and it is the file verified, is taken (row->pd NULL
  * then): not read again. Same returns. */
 int jvm_open_row(struct jvm *j, struct vm *row, char *err, size_t errlen);
+
+/* A listing row (vm_list's) as the JVM a node-wide reader renders
+ * (/metrics, /sd, dump --prometheus all, top's node view), at the cost
+ * of the walk's look-up: nothing the walk saw is read again. The row is
+ * taken (its strings and PerfData move into j->vm and j->pd; the row is
+ * then empty). A live row's process is its /proc folder, opened when the
+ * process is still the one the walk saw (its start time: core/vm's
+ * vm_proc_open), -1 when it is gone; a stale file (row->alive 0) or a
+ * file named by path (pid 0) is a file alone, procfd -1, its pid the
+ * file's name. Nothing else is opened: no pidfd, status, root or /tmp
+ * (its PerfData, read by jvm_read, is opened as the walk listed it,
+ * core/vm's vm_open). j is for reading only (listed 1): jvm_check_jvm
+ * refuses it, and a command that acts on a JVM opens it with
+ * jvm_open_row. Never fails; jvm_close after. */
+void jvm_open_listed(struct jvm *j, struct vm *row);
+
+/* j's PerfData into j->pd, kept there (a reader's: jvm_perfdata would
+ * hand it over), read within core/vm's per-JVM budget: 0 (j->pd set;
+ * already set is 0 too), or vm_open_budget's -errno with the reason in
+ * err (vm_over_budget tells a ceiling or the budget apart). */
+int jvm_read(struct jvm *j, char *err, size_t errlen);
 
 /* Open host pid pid (a number the user typed, or a listing's). */
 int jvm_open_pid(struct jvm *j, int pid, char *err, size_t errlen);

@@ -2,6 +2,7 @@
 #include "core/jvmtool.h"
 #include "core/out.h"
 #include "core/heap.h"
+#include "core/jvm.h"
 #include "core/perfdata.h"
 #include "core/pod.h"
 #include "core/prom.h"
@@ -53,7 +54,7 @@ static void put_label(struct prom_labels *out, const char *name, const char *v,
   out->n++;
 }
 
-void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
+void prom_jvm_labels(const struct jvm *j, struct prom_labels *out)
 {
   const char *cmd;
   size_t n;
@@ -77,7 +78,7 @@ void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out)
               strlen(out->names.container));
 }
 
-void prom_jvm_label_text(const struct prom_jvm *j, struct buf *b)
+void prom_jvm_label_text(const struct jvm *j, struct buf *b)
 {
   struct prom_labels l;
 
@@ -198,8 +199,7 @@ static void string_label(struct buf *b, const char *label,
 
 /* jvm_info's labels are simpleclient's names (version, vendor, runtime)
  * but the VM's values: PerfData has no java.runtime.* properties. */
-static void runtime(struct prom *out, const struct prom_jvm *j,
-                    const char *labels)
+static void runtime(struct prom *out, const struct jvm *j, const char *labels)
 {
   struct buf l = {0};
   double start;
@@ -216,8 +216,7 @@ static void runtime(struct prom *out, const struct prom_jvm *j,
 /* The process collector's families from its /proc folder: each
  * one that can be read; a process of another user we may not look into
  * lacks the fd counts. */
-static void process(struct prom *out, const struct prom_jvm *j,
-                    const char *labels)
+static void process(struct prom *out, const struct jvm *j, const char *labels)
 {
   struct proc_stat st;
   uint64_t max;
@@ -323,8 +322,7 @@ static void raw(struct prom *out, const struct perfdata *pd, const char *labels,
   }
 }
 
-void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
-                  struct prom_drops *d)
+void prom_add_jvm(struct prom *p, const struct jvm *j, struct prom_drops *d)
 {
   struct buf labels = {0};
   int ok;

@@ -32,13 +32,11 @@
 
 struct perfdata;
 
-/* One JVM to render: pid 0 for a file (no /proc facts, no pid label). */
-struct prom_jvm {
-  int pid;
-  int procfd; /* its /proc folder (core/vm's vm_proc_open; -1: none, a
-                 file or a process gone): the only way /proc is read */
-  const struct perfdata *pd;
-};
+/* One JVM to render is core/jvm's struct jvm, opened (jvm_open_listed
+ * for a listing's row): its pid (0 for a file: no /proc facts, no pid
+ * label), its /proc folder (procfd, -1: none; the only way /proc is
+ * read) and its PerfData (j->pd, kept by jvm_read). */
+struct jvm;
 
 enum {
   PROM_RAW = 1,          /* also every numeric counter as hotspot_... */
@@ -79,7 +77,7 @@ static inline int prom_names_flag(int word)
 /* The labels of one JVM: the one definition of what every series of
  * /metrics and every /sd target group carries. In order: pid (left out
  * for a file: j->pid 0), main_class (core/vm's vm_main_class of the
- * command line; "" when pd is NULL or says none), then container_id and
+ * command line; "" when j->pd is NULL or says none), then container_id and
  * pod_uid when the process's cgroup path names them (a 64-hex-digit id;
  * "pod" and a uid, '_' standing for '-' under the systemd driver), then
  * namespace, pod and container when the container runtime's own state
@@ -96,19 +94,19 @@ struct prom_labels {
   char pid[16], id[65], pod[37];
   struct pod_names names;
 };
-void prom_jvm_labels(const struct prom_jvm *j, struct prom_labels *out);
+void prom_jvm_labels(const struct jvm *j, struct prom_labels *out);
 /* prom_jvm_labels as the inside of a series' braces, escaped, appended
  * to b ('pid="42",main_class="x"'). */
-void prom_jvm_label_text(const struct prom_jvm *j, struct buf *b);
+void prom_jvm_label_text(const struct jvm *j, struct buf *b);
 
 /* Start an exposition (flags: PROM_RAW, PROM_SIMPLECLIENT). */
 void prom_init(struct prom *p, int flags);
 
-/* Add one JVM's families. Reads {stat,limits,fd,cgroup} at j->procfd for
- * the process collector's families; what cannot be read is left out. Never fails; sets *d
- * (may be NULL) to what was dropped from this JVM. */
-void prom_add_jvm(struct prom *p, const struct prom_jvm *j,
-                  struct prom_drops *d);
+/* Add one JVM's families from j->pd (not NULL). Reads
+ * {stat,limits,fd,cgroup} at j->procfd for the process collector's
+ * families; what cannot be read is left out. Never fails; sets *d (may
+ * be NULL) to what was dropped from this JVM. */
+void prom_add_jvm(struct prom *p, const struct jvm *j, struct prom_drops *d);
 
 /* Add one sample of family (of type and help, both kept from the first
  * sample): the line "<family><suffix>{<labels><extra>} <v>", labels and
@@ -127,16 +125,18 @@ void prom_comment(struct prom *p, const char *text);
 void prom_finish(struct prom *p, struct buf *out);
 
 /* core/prom_scrape.c: the JVMs of one exposition (dump --prometheus,
- * serve), one a step, each opened within core/vm's budget and closed
- * before the next. */
-struct vm;
+ * serve), one a step, each opened (core/jvm's jvm_open_listed: the
+ * walk's look-up, nothing read again), its PerfData read within core/vm's
+ * budget, rendered, and closed at the next step. */
+#include "core/jvm.h"
 struct prom_scrape {
-  struct vm *v; /* the JVMs (vm_list's, taken) */
-  size_t n, i;  /* how many; the next */
+  struct vm *v;   /* the rows (vm_list's, taken), or NULL */
+  struct jvm *jv; /* or the JVMs, opened by the caller (taken) */
+  size_t n, i;    /* how many; the next */
+  struct jvm j;   /* the step's JVM (a row's), until the next step */
   struct prom p;
   uint64_t start;
   int flags;
-  int procfd;    /* the step's JVM's /proc folder, -1 */
   char why[320]; /* why the last step's JVM failed */
 };
 enum {
@@ -150,14 +150,19 @@ enum {
                                    under Prometheus' default scrape
                                    timeout, 10 s */
 };
-/* Begin a scrape of v[0..n) (taken: freed by prom_scrape_end), flags
- * PROM_RAW, PROM_SIMPLECLIENT and PROM_SCRAPE_SELF. */
+/* Begin a scrape of the rows v[0..n) (taken: freed by prom_scrape_end),
+ * flags PROM_RAW, PROM_SIMPLECLIENT and PROM_SCRAPE_SELF. */
 void prom_scrape_begin(struct prom_scrape *s, struct vm *v, size_t n,
                        int flags);
-/* Read and render the next JVM (*which): 1 it was rendered, 0 none was
- * left, -EAGAIN it is still starting (left out), else -errno: it was
- * skipped, s->why says why (vm_open_budget's reasons, or -ETIME once the
- * scrape's budget is spent). */
+/* The same over JVMs the caller opened, jv[0..n) (taken: closed and freed
+ * by prom_scrape_end): a target a command line named, opened once. */
+void prom_scrape_begin_jvms(struct prom_scrape *s, struct jvm *jv, size_t n,
+                            int flags);
+/* Read and render the next JVM (*which: its PerfData file as listed,
+ * valid until the next step): 1 it was rendered, 0 none was left,
+ * -EAGAIN it is still starting (left out), else -errno: it was skipped,
+ * s->why says why (jvm_read's reasons, or -ETIME once the scrape's
+ * budget is spent). */
 int prom_scrape_step(struct prom_scrape *s, const struct vm **which);
 /* Append the exposition to out, free everything. */
 void prom_scrape_end(struct prom_scrape *s, struct buf *out);

@@ -130,7 +130,7 @@ static void test_jvm(void)
   struct prom p;
   struct prom_drops d;
   struct buf out = {0};
-  struct prom_jvm j;
+  struct jvm j;
   unsigned char *data;
   char name[64];
   int rc, kept = 0;
@@ -148,7 +148,8 @@ static void test_jvm(void)
     free(data);
     return;
   }
-  j = (struct prom_jvm){0, -1, &pd};
+  jvm_init(&j); /* a file alone: no pid, no /proc folder */
+  j.pd = &pd;
   prom_init(&p, PROM_RAW);
   prom_add_jvm(&p, &j, &d);
   prom_finish(&p, &out);

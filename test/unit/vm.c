@@ -3,6 +3,7 @@
 #include "core/jvmtool.h"
 #include "core/attach.h"
 #include "core/jvm.h"
+#include "core/perfdata.h"
 #include "core/vm.h"
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -255,6 +256,43 @@ static void test_attachable(const char *dir)
   CHECK_INT(attachable(dir, ""), -ENOENT, "vm-4.4 an empty one neither");
 }
 
+/* A row opened as listed (jvm_open_listed): a stale file under a pid
+ * that is alive again (ours) is a file alone, its pid's /proc folder not
+ * opened; it is read, its row taken, and nothing may be aimed at it. */
+static void test_listed(const char *dir)
+{
+  char *path = xasprintf("%s/listed", dir), err[256];
+  struct pdw w;
+  struct vm row;
+  struct jvm j;
+
+  pdw_init(&w, 4096, 0);
+  pdw_long(&w, "sun.os.hrt.frequency", 6, 1, 1000000000);
+  pdw_finish(&w);
+  pdw_save(&w, path);
+  free(w.p);
+  vm_init(&row);
+  row.pid = getpid(); /* a reused pid: the file is no longer its */
+  row.alive = 0;
+  row.path = xstrdup(path);
+  row.file = xstrdup(path);
+  jvm_open_listed(&j, &row);
+  CHECK(!row.path && !row.file, "vm-8.1 the row is taken");
+  CHECK_INT(j.procfd, -1, "vm-8.2 a stale file: no /proc folder opened");
+  CHECK_INT(j.pid, (int)getpid(), "vm-8.3 ... named by its file's pid");
+  CHECK_INT(jvm_read(&j, err, sizeof(err)), 0, "vm-8.4 its PerfData read");
+  CHECK(j.pd && pd_find(j.pd, "sun.os.hrt.frequency"),
+        "vm-8.5 ... and kept in j->pd");
+  CHECK_INT(jvm_check_jvm(&j, err, sizeof(err)), -EPERM,
+            "vm-8.6 nothing may be aimed at a listed JVM");
+  CHECK(strstr(err, "was listed, not opened: nothing sent") != NULL,
+        "vm-8.7 says so: %s", err);
+  CHECK_INT(jvm_signal(&j, SIGQUIT), -EPERM, "vm-8.8 no signal sent");
+  jvm_close(&j);
+  unlink(path);
+  free(path);
+}
+
 static void test_main_class(void)
 {
   static const char *const cases[][3] = {
@@ -296,6 +334,7 @@ int main(void)
   test_exited();
   test_list();
   test_attachable(dir);
+  test_listed(dir);
   test_main_class();
   rmdir(dir);
   return check_failures != 0;
