@@ -134,7 +134,7 @@ static void scan(struct scan *sc, struct samples *s, const char *p, size_t n)
       if (sc->comment && starts_with(sc->head, AGENT_TRAILER)) {
         unsigned long long v;
 
-        if (sscanf(sc->head + strlen(AGENT_TRAILER), "%llu", &v) == 1) {
+        if (scan_u64_after_blanks(sc->head + strlen(AGENT_TRAILER), 10, &v)) {
           s->samples = v;
           s->complete = 1;
         }

@@ -270,7 +270,7 @@ static int fd_ino(int procfd, int dfd, const char *fd, struct inodes *s)
   const char *base;
   ssize_t n = readlinkat(dfd, fd, link, sizeof(link) - 1);
   size_t len;
-  uint64_t v;
+  unsigned long long v;
 
   if (n <= 0 || link[0] != '/') return 0; /* gone, a socket or a pipe */
   link[n] = 0;
@@ -278,7 +278,8 @@ static int fd_ino(int procfd, int dfd, const char *fd, struct inodes *s)
   if (agent_file_kind(base) == AGENT_FILE_NONE) return 0; /* or deleted */
   snprintf(path, sizeof(path), "fdinfo/%s", fd);
   if (proc_read_small(procfd, path, text, sizeof(text), &len) || !len) return 0;
-  if (!(ino = strstr(text, "\nino:")) || sscanf(ino + 5, "%" SCNu64, &v) != 1)
+  if (!(ino = strstr(text, "\nino:")) ||
+      !scan_u64_after_blanks(ino + 5, 10, &v))
     return -1;
   add_ino(s, v);
   return 0;

@@ -91,6 +91,13 @@ void span_text(struct buf *b, long long ns);
  * end, or NULL when p holds no digit. For the kernel's /proc text, where
  * sscanf's cost showed (a JVM's maps: hundreds of lines). */
 const char *scan_u64(const char *p, int base, unsigned long long *v);
+/* The same after any spaces and tabs at p (what sscanf's "%llu" skips). */
+static inline const char *scan_u64_after_blanks(const char *p, int base,
+                                                unsigned long long *v)
+{
+  while (*p == ' ' || *p == '\t') p++;
+  return scan_u64(p, base, v);
+}
 /* Parse a pid: 1..INT_MAX, digits only. Returns 0 or -EINVAL/-ERANGE. */
 int parse_pid(const char *s, int *pid);
 

@@ -459,7 +459,11 @@ int proc_task_sched_at(int procfd, int tid, uint64_t ns[2])
 
   snprintf(path, sizeof(path), "task/%d/schedstat", tid);
   if ((rc = proc_read_small(procfd, path, buf, sizeof(buf), &len))) return rc;
-  if (sscanf(buf, "%llu %llu", &run, &wait) != 2) return -EINVAL;
+  {
+    const char *p = scan_u64(buf, 10, &run);
+
+    if (!p || !scan_u64_after_blanks(p, 10, &wait)) return -EINVAL;
+  }
   ns[0] = run;
   ns[1] = wait;
   return 0;

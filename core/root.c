@@ -62,8 +62,11 @@ static int read_idmap(int procfd, const char *file, struct root_idmap *map)
       *next++ = 0;
     else
       next = line + strlen(line);
-    if (sscanf(line, "%llu %llu %llu", &in, &out, &count) == 3 &&
-        in <= UINT32_MAX && out <= UINT32_MAX && count <= UINT32_MAX) {
+    const char *p = scan_u64_after_blanks(line, 10, &in);
+
+    if (p && (p = scan_u64_after_blanks(p, 10, &out)) &&
+        scan_u64_after_blanks(p, 10, &count) && in <= UINT32_MAX &&
+        out <= UINT32_MAX && count <= UINT32_MAX) {
       map[n].in = (uint32_t)in;
       map[n].out = (uint32_t)out;
       map[n].count = (uint32_t)count;
@@ -460,12 +463,13 @@ void root_fd_path(int fd, char *buf, size_t n)
 
 int root_pid_of(const char *path)
 {
-  int n, end = 0;
+  unsigned long long n;
+  const char *p;
 
-  if (sscanf(path, "/proc/%d/root%n", &n, &end) != 1 || !end || n <= 0 ||
-      (path[end] && path[end] != '/'))
+  if (!starts_with(path, "/proc/") || !(p = scan_u64(path + 6, 10, &n)) ||
+      !starts_with(p, "/root") || n < 1 || n > INT_MAX || (p[5] && p[5] != '/'))
     return 0;
-  return n;
+  return (int)n;
 }
 
 int root_mounts_read(int dirfd, const char *path, struct root_mounts *m)

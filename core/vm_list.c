@@ -47,13 +47,21 @@ static int flocks(struct file_key **out, size_t *n)
   if ((rc = read_file(AT_FDCWD, "/proc/locks", 0, 16 << 20, &data, &len)))
     return rc;
   for (line = data; line && *line; line = next) {
-    unsigned maj, min;
-    unsigned long long inode;
-    char *p;
+    unsigned long long maj, min, inode;
+    const char *p;
 
     if ((next = strchr(line, '\n'))) *next++ = 0;
-    if (!(p = strstr(line, ": FLOCK ")) ||
-        sscanf(p + 8, "%*s %*s %*d %x:%x:%llu", &maj, &min, &inode) != 3)
+    /* "1: FLOCK  ADVISORY  WRITE 3431 fe:00:10960899 0 EOF": past the
+     * kind, the mode and the pid to the device and inode */
+    if (!(p = strstr(line, ": FLOCK "))) continue;
+    p += 8;
+    for (int f = 0; f < 3 && p; f++) {
+      while (*p == ' ') p++;
+      p = *p ? strchr(p, ' ') : NULL;
+    }
+    if (!p || !(p = scan_u64_after_blanks(p, 16, &maj)) || *p != ':' ||
+        !(p = scan_u64(p + 1, 16, &min)) || *p != ':' ||
+        !scan_u64(p + 1, 10, &inode) || maj > UINT_MAX || min > UINT_MAX)
       continue;
     if (*n == cap) {
       cap = cap ? cap * 2 : 64;

@@ -262,6 +262,26 @@ int main(void)
   const char *tmp = getenv("JT_TMP") ? getenv("JT_TMP") : "/tmp";
   struct root r, self;
 
+  /* root_pid_of: a path through a process's root, and the pid in it */
+  {
+    static const struct {
+      const char *path;
+      int pid;
+    } t[] = {{"/proc/12/root", 12},
+             {"/proc/12/root/tmp/x", 12},
+             {"/proc/12/rootx", 0},
+             {"/proc/0/root", 0},
+             {"/proc//root", 0},
+             {"/proc/+12/root", 0},
+             {"/proc/ 12/root", 0},
+             {"/proc/2147483648/root", 0},
+             {"/proc/2147483647/root", 2147483647},
+             {"/tmp/proc/1/root", 0}};
+
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+      CHECK_INT(root_pid_of(t[i].path), t[i].pid, "root-5.%zu root_pid_of %s",
+                1 + i, t[i].path);
+  }
   snprintf(top, sizeof(top), "%s/rootXXXXXX", tmp);
   if (!mkdtemp(top)) return 1;
   snprintf(rootdir, sizeof(rootdir), "%s/root", top);
