@@ -484,6 +484,24 @@ static void refs_walk(struct build *b, uint32_t c, const unsigned char *v,
   }
 }
 
+/* Instance i's references, its n field bytes against the fbytes its
+ * class's chain has (a mismatch is counted, not read): from its class's
+ * reference offsets when it has them (rstart[c] not walk), else walked. */
+static void instance_refs(struct build *b, uint32_t c, const unsigned char *v,
+                          uint32_t n, uint32_t fbytes, uint32_t walk)
+{
+  if (fbytes != n) {
+    b->g->bad_fields++;
+  } else if (b->rstart[c] != walk) {
+    const uint32_t *o = b->roff + b->rstart[c];
+
+    for (uint32_t k = 0; k < b->rlen[c]; k++)
+      add_ref(b, hp_id(v + o[k], b->h->idsize));
+  } else {
+    refs_walk(b, c, v, n);
+  }
+}
+
 static void on_instance(void *ctx, uint64_t id, uint64_t cls,
                         const unsigned char *v, uint32_t n)
 {
@@ -494,16 +512,7 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
   if (!(i = add_object(b, id, 0x21)) || c == HP_NONE) return;
   b->g->cls[i] = c;
   b->g->shallow[i] = h->cls[c].size >> 3;
-  if (h->cls[c].chain_fbytes != n) {
-    b->g->bad_fields++;
-  } else if (b->rstart[c] != HP_NONE) {
-    const uint32_t *o = b->roff + b->rstart[c];
-
-    for (uint32_t k = 0; k < b->rlen[c]; k++)
-      add_ref(b, hp_id(v + o[k], h->idsize));
-    return;
-  }
-  refs_walk(b, c, v, n);
+  instance_refs(b, c, v, n, h->cls[c].chain_fbytes, HP_NONE);
 }
 
 static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
@@ -679,7 +688,6 @@ static void one_instance(void *ctx, uint64_t id, uint64_t cls,
                          const unsigned char *v, uint32_t n)
 {
   struct build *b = ctx;
-  struct hprof *h = b->h;
   uint32_t i, c = class_of_id(b, cls);
 
   hprof_histo_instance(b->x, c);
@@ -691,16 +699,7 @@ static void one_instance(void *ctx, uint64_t id, uint64_t cls,
   }
   if (!(i = add_object(b, id, 0x21))) return;
   b->g->cls[i] = c; /* its shallow size once the histogram has it */
-  if (b->rfb[c] != n) {
-    b->g->bad_fields++;
-  } else if (b->rstart[c] != RS_WALK) {
-    const uint32_t *o = b->roff + b->rstart[c];
-
-    for (uint32_t k = 0; k < b->rlen[c]; k++)
-      add_ref(b, hp_id(v + o[k], h->idsize));
-    return;
-  }
-  refs_walk(b, c, v, n);
+  instance_refs(b, c, v, n, b->rfb[c], RS_WALK);
 }
 
 static void one_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
