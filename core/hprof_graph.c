@@ -178,6 +178,17 @@ static void reserve(struct build *b, uint64_t want)
   g->off = xrealloc(g->off, ((size_t)b->cap + 1) * sizeof(*g->off));
 }
 
+/* Index 0: the super-root, whose references are the GC roots. */
+static void super_root(struct hp_graph *g)
+{
+  g->n = 1;
+  g->id64[0] = 0;
+  g->cls[0] = HP_NONE;
+  g->kind[0] = 0;
+  g->shallow[0] = 0;
+  g->off[0] = 0;
+}
+
 /* Where id's search starts in the table, and its key (its packed 32 bits
  * when the ids pack); SIZE_MAX for an id no object can have (below the
  * packed ids' base, or between them). */
@@ -752,12 +763,7 @@ struct hp_gbuild *hprof_graph_start(struct hp_graph *g, struct hp_histo *x,
   b->x = x;
   b->one = 1;
   reserve(b, 1024);
-  g->n = 1; /* index 0: the super-root */
-  g->id64[0] = 0;
-  g->cls[0] = HP_NONE;
-  g->kind[0] = 0;
-  g->shallow[0] = 0;
-  g->off[0] = 0;
+  super_root(g);
   memset(v, 0, sizeof(*v));
   v->ctx = b;
   v->root = one_root;
@@ -850,12 +856,7 @@ int hprof_graph_build(struct hp_graph *g, struct hprof *h, int fd,
   /* the histogram pass counted the objects it read: the arrays and the
    * table are made that big at once (growing them copied every id) */
   reserve(&b, h->objects + 2 < HP_NONE ? h->objects + 2 : HP_NONE);
-  g->n = 1; /* index 0: the super-root */
-  g->id64[0] = 0;
-  g->cls[0] = HP_NONE;
-  g->kind[0] = 0;
-  g->shallow[0] = 0;
-  g->off[0] = 0;
+  super_root(g);
   ref_offsets(&b);
   v.ctx = &b;
   v.root = on_root;
