@@ -7,27 +7,35 @@
  */
 #include "core/jvmtool.h"
 #include "core/gz.h"
+#include <pthread.h>
 
-/* CRC-32 (the reflected 0xEDB88320), eight bytes a step: t[k][b] is the
- * CRC of byte b followed by k zero bytes, so eight lookups fold eight
+/* CRC-32 (the reflected 0xEDB88320), eight bytes a step: crc_t[k][b] is
+ * the CRC of byte b followed by k zero bytes, so eight lookups fold eight
  * bytes in at once (slicing by 8, ~1.5 instructions a byte against ~6
  * for one table; a 1 GB dump or the built-in spec at start-up). */
+static uint32_t crc_t[8][256];
+
+static void crc_tables(void)
+{
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t c = i;
+
+    for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & -(c & 1));
+    crc_t[0][i] = c;
+  }
+  for (int k = 1; k < 8; k++)
+    for (int i = 0; i < 256; i++)
+      crc_t[k][i] = (crc_t[k - 1][i] >> 8) ^ crc_t[0][crc_t[k - 1][i] & 0xff];
+}
+
 uint32_t gz_crc32(uint32_t crc, const void *p, size_t n)
 {
-  static uint32_t t[8][256];
+  /* made once, whole, before any thread reads them (the gz reader's
+   * members inflate on several threads) */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
   const unsigned char *b = p;
 
-  if (!t[0][1]) {
-    for (uint32_t i = 0; i < 256; i++) {
-      uint32_t c = i;
-
-      for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & -(c & 1));
-      t[0][i] = c;
-    }
-    for (int k = 1; k < 8; k++)
-      for (int i = 0; i < 256; i++)
-        t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xff];
-  }
+  pthread_once(&once, crc_tables);
   crc = ~crc;
   for (; n >= 8; n -= 8, b += 8) {
     uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 |
@@ -35,11 +43,12 @@ uint32_t gz_crc32(uint32_t crc, const void *p, size_t n)
     uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 |
                   (uint32_t)b[7] << 24;
 
-    crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^
-          t[4][lo >> 24] ^ t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^
-          t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+    crc = crc_t[7][lo & 0xff] ^ crc_t[6][(lo >> 8) & 0xff] ^
+          crc_t[5][(lo >> 16) & 0xff] ^ crc_t[4][lo >> 24] ^
+          crc_t[3][hi & 0xff] ^ crc_t[2][(hi >> 8) & 0xff] ^
+          crc_t[1][(hi >> 16) & 0xff] ^ crc_t[0][hi >> 24];
   }
-  while (n--) crc = t[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
+  while (n--) crc = crc_t[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
   return ~crc;
 }
 
