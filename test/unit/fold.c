@@ -404,8 +404,11 @@ static void describe(struct fold *f, struct buf *out)
 
 /* A file folded by fold_fd (batched look-ups; over 4 MiB: pieces, two
  * threads) and through a pipe (read in blocks, one thread) gives what
- * fold_line gives line by line: the same totals, counts and bad lines. */
-static void test_fd(void)
+ * fold_line gives line by line: the same totals, counts and bad lines.
+ * Checks fold-S.*: S is 5 on the path this CPU takes, 6 on the SSE2 path
+ * forced on a CPU that has AVX2 (which a release binary would take on a
+ * CPU without it). */
+static void test_fd(int s)
 {
   const char *filters[] = {"F3.M1"};
   struct fold_opts opts[4] = {
@@ -428,7 +431,8 @@ static void test_fd(void)
 
   random_lines(&in, 5 << 20, 0x9e3779b97f4a7c15ULL);
   CHECK(fd >= 0 && write(fd, in.p, in.len) == (ssize_t)in.len,
-        "fold-5.1 a 5 MiB file of random sampler lines written");
+        "fold-%d.1 a 5 MiB file of random sampler lines written%s", s,
+        s == 6 ? " (the SSE2 path on an AVX2 CPU)" : "");
   for (int k = 0; k < 4; k++) {
     struct fold *f = fold_new(&opts[k]);
     int p[2];
@@ -471,11 +475,13 @@ static void test_fd(void)
     ok_pipe &=
         pipe_out.len == want.len && !memcmp(pipe_out.p, want.p, want.len);
   }
-  CHECK(ok_file, "fold-5.2 a file in pieces: totals, counts, bad lines as "
-                 "line by line (4 sets of options)");
-  CHECK(ok_pipe, "fold-5.3 a pipe: the same");
+  CHECK(ok_file,
+        "fold-%d.2 a file in pieces: totals, counts, bad lines as "
+        "line by line (4 sets of options)",
+        s);
+  CHECK(ok_pipe, "fold-%d.3 a pipe: the same", s);
   CHECK(strstr(want.p, ":") && strstr(want.p, "bad 0") == NULL,
-        "fold-5.4 the input had bad lines to number");
+        "fold-%d.4 the input had bad lines to number", s);
   /* a look-up waits in a batch: its report keeps its own line number */
   if (fd >= 0 && !ftruncate(fd, 0) && !lseek(fd, 0, SEEK_SET) &&
       write(fd, "a 1\n; 2\nb 3\nc 4\n", 16) == 16) {
@@ -488,7 +494,8 @@ static void test_fd(void)
     CHECK_STR(file.p,
               "a 1\nb 3\nc 4\nlines 4 samples 3 bad 1 skipped 0\n"
               "-:2: empty stack\n",
-              "fold-5.5 a stack that folds to nothing, reported at its line");
+              "fold-%d.5 a stack that folds to nothing, reported at its line",
+              s);
   }
   if (fd >= 0) close(fd);
   unlink(path);
@@ -502,6 +509,14 @@ int main(int argc, char **argv)
   test_lifetime_and_reverse();
   test_add();
   test_scans();
-  test_fd();
+  test_fd(5);
+  if (fv_avx2) { /* the CPU has it: the SSE2 path too */
+    fv_avx2 = 0;
+    test_fd(6);
+    fv_avx2 = 1;
+  } else {
+    printf(
+        "# fold-6.*: this CPU takes the SSE2 (or portable) path: fold-5.*\n");
+  }
   return check_failures != 0;
 }
