@@ -20,7 +20,9 @@
       CLOCK: CpuShare's own "T <epoch s> <burn ns> <nap ns>" lines for
       wall-25. The profile's share of wall-25's time under [sleeping]
       must be within 10 % of the time it spent in nap75() over the same
-      window, by its own clock.
+      window, by its own clock, and a nap at each edge of the window
+      (waited for until CLOCK covers the window: its lines are written
+      every 50 ms, later on a busy machine).
   cpu_check.py states RAW FOLDED THREAD=STATE=FRAME...
       Each THREAD waited through the whole profile (WallStates): its
       stacks sum to the window's length (the pprof's Duration, 1 % + 10 ms), and
@@ -147,11 +149,22 @@ def judge(path, raw, folded, names):
 def wall(clock, raw, folded):
     """wall-25's share asleep in the profile against its own naps (each
     one's epoch interval, as CpuShare logs them) within the profile's
-    window: exact whatever the load, the window's edges aside (a nap JFR
-    records ends inside it, with its whole length)."""
+    window: exact whatever the load, the window's edges aside (the nap
+    going on at each edge: JFR's event, the thread dump and the kernel's
+    clock ticks each place its part a little differently), so within 10 %
+    and the longest nap twice. CpuShare writes its naps every 50 ms (on a
+    busy machine, later): the log is read once it has gone past the
+    window's end twice (60 s at most)."""
     start, duration = when(raw)
     lo, hi = start * 1e9, (start + duration) * 1e9
-    nap = 0
+    for _ in range(600):
+        with open(clock) as f:
+            past = sum(1 for line in f if line.startswith("T ") and
+                       float(line.split()[1]) * 1e9 > hi)
+        if past >= 2:
+            break
+        time.sleep(0.1)
+    nap, longest = 0, 0
     with open(clock) as f:
         for line in f:
             p = line.split()
@@ -159,6 +172,7 @@ def wall(clock, raw, folded):
                 a, b = max(int(p[1]), lo), min(int(p[2]), hi)
                 if b > a:
                     nap += b - a
+                    longest = max(longest, int(p[2]) - int(p[1]))
     truth = nap / (hi - lo) if hi > lo else 0
     tot, slept = 0, 0
     with open(folded) as f:
@@ -170,10 +184,12 @@ def wall(clock, raw, folded):
             if key.startswith("wall-25;[sleeping]"):
                 slept += int(v)
     share = slept / tot if tot else 0
-    good = truth > 0 and abs(share - truth) <= 0.10 * truth
+    edge = 2 * longest / (hi - lo) if hi > lo else 0
+    good = truth > 0 and abs(share - truth) <= 0.10 * truth + edge
     print("wall-25 asleep: profile %.3f of %.3f s, its own naps %.3f of "
-          "the window's %.3f s %s" % (share, tot / 1e9, truth, duration,
-                                      "ok" if good else "FAIL"))
+          "the window's %.3f s (10 %% and two naps of %.3f s: %.3f) %s" %
+          (share, tot / 1e9, truth, duration, longest / 1e9,
+           0.10 * truth + edge, "ok" if good else "FAIL"))
     return 0 if good else 1
 
 
