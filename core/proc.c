@@ -704,6 +704,14 @@ static int query_each(int fd, unsigned flags, int names,
   }
 }
 
+/* jvm_line until PROC_JVM_PERF PerfData-shaped mappings are kept (the
+ * libjvm.so ones past them are the next queries'). */
+static int perf_line(void *arg, const struct proc_map *m)
+{
+  jvm_line(arg, m);
+  return ((struct proc_jvm_maps *)arg)->nperf == PROC_JVM_PERF;
+}
+
 /* libjvm_seen until an executable libjvm.so is found. */
 static int libjvm_line(void *arg, const struct proc_map *m)
 {
@@ -718,7 +726,7 @@ static int libjvm_line(void *arg, const struct proc_map *m)
  * mapped without exec?). -ENOTTY and kin when there is no query. */
 static int jvm_query(int fd, int holder, struct proc_jvm_maps *m)
 {
-  int rc = query_each(fd, MQ_FILE | MQ_SHARED, 1, jvm_line, m);
+  int rc = query_each(fd, MQ_FILE | MQ_SHARED, 1, perf_line, m);
 
   if (rc < 0) return rc;
   if (holder && !m->nperf) return 0;
