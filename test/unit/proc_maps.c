@@ -8,6 +8,7 @@
  *    longer than the kept path, a newline in a name, a libjvm.so mapped
  *    without exec and with it; proc_maps_has by device and inode.
  * 2. Every process in /proc, and a real JVM started here.
+ * 3. A process of 25000 mappings more (a hostile one may have 65530).
  * On a kernel without the ioctl (before 6.11) the query cases say SKIP.
  */
 #include "core/jvmtool.h"
@@ -244,6 +245,44 @@ static void test_self(const char *dir)
   free(copy);
 }
 
+/* Many mappings (a hostile process may have 65530): 20000 anonymous ones
+ * (one region, every other page's protection changed) and 5000 shared
+ * mappings of one PerfData-shaped file: both ways agree, at most
+ * PROC_JVM_PERF kept. */
+static void test_many(const char *dir)
+{
+  enum { ANON = 20000, FILES = 5000 };
+  char *d = xasprintf("%s/hsperfdata_many", dir), *f = xasprintf("%s/99", d),
+       why[512];
+  long pg = sysconf(_SC_PAGESIZE);
+  char *a = mmap(NULL, (size_t)pg * 2 * ANON, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void **fm = xzalloc(FILES * sizeof(*fm));
+  struct proc_jvm_maps m;
+  int self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC), made = 0;
+
+  mkdir(d, 0700);
+  for (int i = 0; a != MAP_FAILED && i < ANON; i++)
+    mprotect(a + (size_t)pg * 2 * i, (size_t)pg, PROT_READ);
+  for (int i = 0; i < FILES; i++)
+    if ((fm[i] = map_file(f, PROT_READ, MAP_SHARED, 4096)) != MAP_FAILED)
+      made++;
+  CHECK_INT(agree(self, "maps", &m, why, sizeof(why)), 0,
+            "pm-3.1 %d anonymous and %d file mappings more: both agree (%s)",
+            a != MAP_FAILED ? ANON : 0, made, why);
+  CHECK_INT(m.nperf, PROC_JVM_PERF, "pm-3.2 ... %d of them kept",
+            PROC_JVM_PERF);
+  for (int i = 0; i < FILES; i++)
+    if (fm[i] != MAP_FAILED) munmap(fm[i], 4096);
+  if (a != MAP_FAILED) munmap(a, (size_t)pg * 2 * ANON);
+  unlink(f);
+  rmdir(d);
+  close(self);
+  free(fm);
+  free(f);
+  free(d);
+}
+
 /* Every process in /proc: the two ways agree; and its copy read the
  * ordinary way gives the text's answer. Returns how many are JVMs. */
 static int test_all(const char *dir, const char *id)
@@ -341,6 +380,7 @@ int main(void)
     printf("SKIP: pm-1 pm-2 (this kernel has no PROCMAP_QUERY)\n");
   } else {
     test_self(dir);
+    test_many(dir);
     test_all(dir, "pm-2.1");
     if ((jvm = jvm_start(dir)) < 0) {
       printf("SKIP: pm-2.2 a real JVM (java did not start)\n");
