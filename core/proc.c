@@ -1,7 +1,6 @@
 /* proc.c - facts about a process from /proc */
 #include "core/jvmtool.h"
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 
 /* "Uid:\t<real>\t<effective>..." (or Gid): 1 with both, else 0. */
 static int id_pair(const char *line, const char *key, unsigned long long *a,
@@ -469,116 +468,6 @@ int proc_task_sched_at(int procfd, int tid, uint64_t ns[2])
   return 0;
 }
 
-/* Fields of a line of n bytes: "start-end perms offset dev inode   path". */
-static int maps_line(char *line, struct proc_map *m)
-{
-  const char *p = strchr(line, ' ');
-  unsigned long long v;
-
-  if (!p || strnlen(p, 6) < 6) return -1;
-  memcpy(m->perms, p + 1, 4);
-  m->perms[4] = 0;
-  for (int f = 0; f < 2 && p; f++)
-    if ((p = strchr(p + 1, ' '))) p++;
-  if (!p || !(p = scan_u64(p, 16, &v)) || *p != ':' || v > UINT_MAX) return -1;
-  m->maj = (unsigned)v;
-  if (!(p = scan_u64(p + 1, 16, &v)) || *p != ' ' || v > UINT_MAX) return -1;
-  m->min = (unsigned)v;
-  while (*p == ' ') p++;
-  if (!(p = scan_u64(p, 10, &v))) return -1;
-  m->ino = v;
-  m->path = strchr(p, '/');
-  return 0;
-}
-
-int proc_maps_fd(int fd, int (*cb)(void *, const struct proc_map *), void *arg)
-{
-  char b[16384];
-  size_t have = 0;
-  int skip = 0, stop = 0;
-  ssize_t r;
-
-  while (!stop && (r = read(fd, b + have, sizeof(b) - 1 - have)) > 0) {
-    char *p = b, *nl, *end = b + have + r;
-    struct proc_map m;
-
-    while (!stop && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-      /* a line with no path (a thread's stack, the heap: most of a JVM's
-       * lines) costs this memchr and no parsing */
-      if (!skip && memchr(p, '/', (size_t)(nl - p))) {
-        *nl = 0;
-        if (!maps_line(p, &m)) stop = cb(arg, &m);
-      }
-      skip = 0;
-      p = nl + 1;
-    }
-    have = (size_t)(end - p);
-    if (have == sizeof(b) - 1) { /* a line longer than the buffer */
-      skip = 1;
-      have = 0;
-    }
-    memmove(b, p, have);
-  }
-  return stop;
-}
-
-/* The PerfData shape of a mapped path: ".../hsperfdata_<user>/<digits>";
- * sets user (n bytes) and *name. */
-static int perf_name(const char *path, char *user, size_t n, int *name)
-{
-  const char *base = strrchr(path, '/'), *dir;
-  size_t len;
-
-  if (!base || base == path || parse_pid(base + 1, name)) return 0;
-  for (dir = base - 1; dir > path && *dir != '/'; dir--)
-    ;
-  dir++;
-  if (!starts_with(dir, "hsperfdata_")) return 0;
-  len = (size_t)(base - dir) - 11;
-  if (!len || len >= n) return 0;
-  memcpy(user, dir + 11, len);
-  user[len] = 0;
-  return 1;
-}
-
-static int jvm_line(void *arg, const struct proc_map *m)
-{
-  struct proc_jvm_maps *j = arg;
-  const char *base = strrchr(m->path, '/') + 1;
-  struct proc_perf_map *p;
-
-  if (!strcmp(base, "libjvm.so") || !strcmp(base, "libjvm.so (deleted)")) {
-    if (m->perms[2] == 'x')
-      j->libjvm = 1;
-    else
-      j->libjvm_data = 1;
-  }
-  if (m->perms[3] != 's' || j->nperf == PROC_JVM_PERF) return 0;
-  p = &j->perf[j->nperf];
-  if (!perf_name(m->path, p->user, sizeof(p->user), &p->name)) return 0;
-  p->maj = m->maj;
-  p->min = m->min;
-  p->ino = m->ino;
-  if (strlen(m->path) >= sizeof(p->path))
-    p->path[0] = 0;
-  else
-    snprintf(p->path, sizeof(p->path), "%s", m->path);
-  j->nperf++;
-  return 0;
-}
-
-int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m)
-{
-  int fd;
-
-  memset(m, 0, sizeof(*m));
-  if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
-  proc_maps_fd(fd, jvm_line, m);
-  close(fd);
-  if (m->libjvm) m->libjvm_data = 0;
-  return 0;
-}
-
 /* A file or folder only root may change: root's, not writable by group
  * or others. */
 static int roots_only(const struct stat *sb)
@@ -611,51 +500,6 @@ int proc_exe_emulator(int procfd)
       return 0;
   }
   return 1;
-}
-
-struct any {
-  dev_t dev;
-  ino_t ino;
-};
-
-static int any_line(void *arg, const struct proc_map *m)
-{
-  const struct any *a = arg;
-
-  return m->ino == (uint64_t)a->ino && makedev(m->maj, m->min) == a->dev;
-}
-
-int proc_maps_has(int dirfd, const char *path, dev_t dev, ino_t ino)
-{
-  struct any a = {dev, ino};
-  int fd, rc;
-
-  if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0) return -errno;
-  rc = proc_maps_fd(fd, any_line, &a);
-  close(fd);
-  return rc;
-}
-
-/* "(deleted)" aside, is the mapped path p the file's name? */
-static int same_name(const char *p, const char *name)
-{
-  size_t n = strlen(name);
-
-  return !strncmp(p, name, n) && (!p[n] || !strcmp(p + n, " (deleted)"));
-}
-
-const struct proc_perf_map *proc_jvm_maps_file(const struct proc_jvm_maps *m,
-                                               dev_t dev, ino_t ino,
-                                               const char *name)
-{
-  for (int i = 0; i < m->nperf; i++) {
-    const struct proc_perf_map *p = &m->perf[i];
-
-    if (p->ino == (uint64_t)ino &&
-        (makedev(p->maj, p->min) == dev || (name && same_name(p->path, name))))
-      return p;
-  }
-  return NULL;
 }
 
 int proc_container_at(int procfd, char id[65], char pod[37])

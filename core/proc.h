@@ -240,13 +240,40 @@ struct proc_jvm_maps {
 
 /* Read the maps file path at dirfd ("maps" in a /proc/<pid> folder, or
  * "<pid>/maps" in /proc) into m. 0 or -errno (-EACCES: another user's,
- * when we are not root; -ENOENT: gone). */
+ * when we are not root; -ENOENT: gone).
+ *
+ * Where the kernel has it (Linux 6.11+), the maps are asked through the
+ * PROCMAP_QUERY ioctl for the mappings the identity needs, no text for
+ * the rest: the shared file mappings, the executable ones until a
+ * libjvm.so, all file mappings only when neither has one. The same facts
+ * the text shows (device, inode, flags, the name as maps prints it), so
+ * the same result; the text is read where the ioctl is missing (found
+ * once per command). */
 int proc_jvm_maps(int dirfd, const char *path, struct proc_jvm_maps *m);
+
+/* The same for the node walk, which keeps only a process with a
+ * PerfData-shaped mapping: when m->nperf is 0, m->libjvm and
+ * m->libjvm_data are not asked (0). */
+int proc_perf_maps(int dirfd, const char *path, struct proc_jvm_maps *m);
+
+/* How the maps of an open fd are read: PROC_MAPS_AUTO as above;
+ * PROC_MAPS_TEXT the text only, PROC_MAPS_QUERY the ioctl only (-ENOTTY
+ * and kin where there is none: the tests compare the two ways on one
+ * process); PROC_MAPS_HOLDER (with AUTO or QUERY) as proc_perf_maps. */
+enum {
+  PROC_MAPS_AUTO = 0,
+  PROC_MAPS_TEXT = 1,
+  PROC_MAPS_QUERY = 2,
+  PROC_MAPS_HOLDER = 4
+};
+int proc_jvm_maps_fd(int fd, int how, struct proc_jvm_maps *m);
 
 /* 1 when the maps file path at dirfd has a mapping of the file (dev,
  * ino), under any name (a PerfData file reached through a link in our own
- * /tmp), 0 when not, -errno. */
+ * /tmp), 0 when not, -errno. Asked of the kernel for the file mappings'
+ * devices and inodes, no names, where it can (as proc_jvm_maps). */
 int proc_maps_has(int dirfd, const char *path, dev_t dev, ino_t ino);
+int proc_maps_has_fd(int fd, int how, dev_t dev, ino_t ino);
 
 /* m's shared mapping of the file (dev, ino), or on an overlay that shows
  * the lower device, of that inode named name (may be NULL); NULL when the

@@ -726,7 +726,7 @@ static int read_all(struct walk *w, int procdir)
 
     p->pid = pids[i];
     snprintf(path, sizeof(path), "%d/maps", pids[i]);
-    rc = proc_jvm_maps(procdir, path, &m);
+    rc = proc_perf_maps(procdir, path, &m);
     if (rc == -ENOENT || rc == -ESRCH)
       p->state = SEEN_GONE;
     else if (rc)

@@ -9,3 +9,8 @@ bench_pair "ps -lmvV" "$JT ps -lmvV" "jps -lmvV"
 bench_pair "dump <pid>" "$JT dump $BENCH_PID" \
   "jstat -J-Djstat.showUnsupported=true -snap $BENCH_PID"
 bench_floor "  dump <pid>" "$JT" dump "$BENCH_PID"
+# JT_OLD=path: the same floors of another build, in the same run
+if [ -n "${JT_OLD:-}" ]; then
+  bench_floor "  ps (JT_OLD)" "$JT_OLD" ps
+  bench_floor "  dump <pid> (JT_OLD)" "$JT_OLD" dump "$BENCH_PID"
+fi
