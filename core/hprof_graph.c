@@ -44,6 +44,16 @@ struct build {
   uint32_t *slot;
   size_t mask;
   int hshift;
+  /* or, when the packed ids are dense enough (bits), a bitmap over
+   * their span: bit k set for the object of key k; an object's index is
+   * its word's base (the index of the word's lowest key) plus the set
+   * bits below its own, when the word's objects came one after another
+   * in the file in key order (HotSpot writes a heap in address order,
+   * so nearly every word does); else base is BM_SIDE | where side[]
+   * holds the word's indexes in key order. No hashing, no probing: the
+   * bitmap is an eighth of a byte per 8 bytes of the heap's span. */
+  uint64_t *bm, bmkeys;
+  uint32_t *bbase, *side;
   /* the references as read (ids, non-null), object i's from off[i]: made
    * indexes in place once every id has one */
   uint64_t *raw, nraw, capraw;
@@ -298,13 +308,128 @@ static void table(struct build *b)
   }
 }
 
+/* The bits set in x (no popcnt instruction in the baseline x86-64). */
+static HP_INLINE uint32_t pop64(uint64_t x)
+{
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+enum { BM_SIDE = 0x80000000u };
+
+/* The key of id in the bitmap's span, or UINT64_MAX. */
+static HP_INLINE uint64_t bm_key(const struct build *b, uint64_t id)
+{
+  const struct hp_graph *g = b->g;
+  uint64_t k = id - g->base;
+
+  if (id < g->base || k & (((uint64_t)1 << g->shift) - 1)) return UINT64_MAX;
+  k >>= g->shift;
+  return k < b->bmkeys ? k : UINT64_MAX;
+}
+
+/* The index of the object of key k (bm_key's), or HP_NONE. */
+static HP_INLINE uint32_t bm_find(const struct build *b, uint64_t k)
+{
+  uint64_t w, m;
+  uint32_t j, base;
+
+  if (k == UINT64_MAX) return HP_NONE;
+  w = b->bm[k >> 6];
+  m = (uint64_t)1 << (k & 63);
+  if (!(w & m)) return HP_NONE;
+  j = pop64(w & (m - 1));
+  base = b->bbase[k >> 6];
+  return base & BM_SIDE ? b->side[(base & ~BM_SIDE) + j] : base + j;
+}
+
+/* The bitmap instead of the table, when the ids packed into 32 bits and
+ * their span takes at most 128 bits an object (16 bytes; the table 5 to
+ * 11, but the bitmap's pages are touched only where objects are): 1, or
+ * 0 (nothing made). Duplicates: the first in the file kept, as table. */
+static int bitmap(struct build *b)
+{
+  struct hp_graph *g = b->g;
+  uint64_t hi = 0, words, prev_w = UINT64_MAX, nside = 0;
+  uint32_t prev_j = 0, *odd = NULL, nodd = 0, capodd = 0;
+
+  if (!g->id32 || g->n < 2 || g->n >= BM_SIDE) return 0;
+  for (uint32_t i = 1; i < g->n; i++)
+    if (g->id32[i] > hi) hi = g->id32[i];
+  if (hi + 1 > (uint64_t)g->n * 128) return 0;
+  b->bmkeys = hi + 1;
+  words = (hi >> 6) + 1;
+  b->bm = xzalloc((size_t)words * sizeof(*b->bm));
+  b->bbase = xmalloc((size_t)words * sizeof(*b->bbase));
+  for (uint32_t i = 1; i < g->n; i++) {
+    uint32_t k = g->id32[i];
+    uint64_t m = (uint64_t)1 << (k & 63);
+
+    if (b->bm[k >> 6] & m) {
+      g->dup_ids++;
+      g->kind[i] = HP_DEAD;
+    } else {
+      b->bm[k >> 6] |= m;
+    }
+  }
+  /* A word's objects in a row in the file, in key order: its base is
+   * its first one's index. Any other word is odd: side[] holds it. */
+  for (uint32_t i = 1; i < g->n; i++) {
+    uint32_t k = g->id32[i], j;
+    uint64_t w = k >> 6;
+
+    if (g->kind[i] == HP_DEAD) {
+      prev_w = UINT64_MAX;
+      continue;
+    }
+    j = pop64(b->bm[w] & (((uint64_t)1 << (k & 63)) - 1));
+    if (!j) {
+      b->bbase[w] = i;
+    } else if (prev_w != w || prev_j + 1 != j) {
+      if (nodd == capodd) {
+        capodd = capodd ? capodd * 2 : 64;
+        odd = xrealloc(odd, (size_t)capodd * sizeof(*odd));
+      }
+      odd[nodd++] = (uint32_t)w; /* maybe twice: made side once below */
+    }
+    prev_w = w;
+    prev_j = j;
+  }
+  for (uint32_t o = 0; o < nodd; o++) {
+    uint64_t w = odd[o];
+
+    if (b->bbase[w] & BM_SIDE) continue; /* an index is below BM_SIDE */
+    b->bbase[w] = BM_SIDE | (uint32_t)nside;
+    nside += pop64(b->bm[w]);
+  }
+  if (nodd) {
+    b->side = xmalloc((size_t)(nside ? nside : 1) * sizeof(*b->side));
+    for (uint32_t i = 1; i < g->n; i++) {
+      uint32_t k = g->id32[i], base;
+
+      if (g->kind[i] == HP_DEAD) continue;
+      base = b->bbase[k >> 6];
+      if (base & BM_SIDE)
+        b->side[(base & ~BM_SIDE) +
+                pop64(b->bm[k >> 6] & (((uint64_t)1 << (k & 63)) - 1))] = i;
+    }
+  }
+  free(odd);
+  return 1;
+}
+
 /* The index of the object of id, or HP_NONE. */
 static HP_INLINE uint32_t lookup(const struct build *b, uint64_t id)
 {
   uint32_t key, v;
-  size_t s = home(b, id, &key);
+  size_t s;
 
-  if (!id || s == SIZE_MAX) return HP_NONE;
+  if (!id) return HP_NONE;
+  if (b->bm) return bm_find(b, bm_key(b, id));
+  s = home(b, id, &key);
+  if (s == SIZE_MAX) return HP_NONE;
   for (; (v = b->slot[s]); s = (s + 1) & b->mask)
     if (is_id(b->g, v, id, key)) return v;
   return HP_NONE;
@@ -570,9 +695,47 @@ static void resolve(struct build *b)
   uint32_t nr = 0;
   struct ahead a;
 
-  for (uint64_t k = 0; k < b->nraw && k < AHEAD; k++)
+  for (uint64_t k = 0; !b->bm && k < b->nraw && k < AHEAD; k++)
     ahead_put(&a, b, k, b->raw[k]);
-  for (uint32_t i = 1; i < g->n; i++) {
+  if (b->bm) { /* the loop's values in registers, not re-read past e's
+                * stores */
+    const uint64_t *bm = b->bm, *raw = b->raw;
+    const uint32_t *bb = b->bbase, *side = b->side;
+    uint64_t lo = g->base, keys = b->bmkeys, nraw = b->nraw;
+    uint64_t odd = ((uint64_t)1 << g->shift) - 1;
+    int sh = g->shift, far = keys > ((uint64_t)1 << 23); /* 1 MiB */
+
+    for (uint32_t i = 1; i < g->n; i++) {
+      uint64_t end = i + 1 < g->n ? g->off[i + 1] : nraw;
+
+      g->off[i] = (uint32_t)out;
+      if (g->kind[i] == HP_DEAD) r = end; /* a duplicate's: not read */
+      for (; r < end; r++) {
+        uint64_t d = raw[r] - lo, k = d >> sh, w, m;
+        uint32_t t;
+
+        if (far && r + AHEAD < nraw) { /* not in cache */
+          uint64_t f = (raw[r + AHEAD] - lo) >> sh;
+
+          if (f < keys) {
+            __builtin_prefetch(&bm[f >> 6]);
+            __builtin_prefetch(&bb[f >> 6]);
+          }
+        }
+        /* an id below lo wraps to a k past keys */
+        if (d & odd || k >= keys ||
+            !((w = bm[k >> 6]) & (m = (uint64_t)1 << (k & 63)))) {
+          g->dangling++;
+          continue;
+        }
+        t = bb[k >> 6];
+        t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1))]
+                        : t + pop64(w & (m - 1));
+        memcpy(e + out++ * 4, &t, 4);
+      }
+    }
+  }
+  for (uint32_t i = 1; !b->bm && i < g->n; i++) {
     uint64_t end = i + 1 < g->n ? g->off[i + 1] : b->nraw;
 
     g->off[i] = (uint32_t)out;
@@ -627,6 +790,11 @@ static void drop(struct build *b)
   free(b->slot);
   free(b->raw);
   free(b->rootid);
+  free(b->bm);
+  free(b->bbase);
+  free(b->side);
+  b->bm = NULL;
+  b->bbase = b->side = NULL;
   b->slot = NULL;
   b->raw = b->rootid = NULL;
   hprof_graph_free(g);
@@ -779,6 +947,11 @@ static void build_free(struct build *b)
 {
   free(b->slot);
   b->slot = NULL;
+  free(b->bm);
+  free(b->bbase);
+  free(b->side);
+  b->bm = NULL;
+  b->bbase = b->side = NULL;
   free(b->raw);
   free(b->rootid);
   free(b->rstart);
@@ -801,7 +974,7 @@ static int build_end(struct build *b, int rc)
 {
   if (!rc || rc == HP_ESHORT) {
     pack_ids(b->g);
-    table(b);
+    if (!bitmap(b)) table(b);
     resolve(b);
     if (!rc && b->too_many) {
       snprintf(b->h->why, sizeof(b->h->why),
@@ -891,14 +1064,19 @@ void hprof_dominators(struct hp_graph *g)
       take((size_t)n * sizeof(*dfn), TAKE_WHOLE);          /* index -> number */
   uint32_t *parent = take((size_t)n * sizeof(*parent), 0); /* by number */
   uint32_t *semi, *label, *anc, *idom, *vertex, *poff, *pred, *stack, *stpos;
+  /* the edges that are not the DFS tree's, (target << 32 | source) by
+   * number: a heap is mostly a tree, so these are few, and a node
+   * without any has its DFS parent as its semi-dominator */
+  uint64_t *nt, nnt = 0, capnt = g->nedges / 4 + 1024;
 
   for (uint32_t r = 0; r < g->nroots; r++) rootobj[r] = g->roots[r].obj;
   for (uint32_t i = 0; i < n; i++) dfn[i] = HP_NONE;
   /* Depth-first numbering with an explicit stack (node, next edge); a
    * stack's pages are touched only as deep as the graph goes. */
   stack = take((size_t)n * sizeof(*stack), 0);
-  stpos = take((size_t)n * sizeof(*stpos), 0);
+  stpos = take(((size_t)n + 1) * sizeof(*stpos), 0);
   pool_drain(); /* nothing waits through the peak */
+  nt = xmalloc((size_t)capnt * sizeof(*nt));
   {
     uint32_t sp = 0;
 
@@ -907,67 +1085,55 @@ void hprof_dominators(struct hp_graph *g)
     stack[sp] = 0;
     stpos[sp++] = 0;
     while (sp) {
-      uint32_t v = stack[sp - 1];
+      uint32_t v = stack[sp - 1], dv = dfn[v];
       uint64_t m;
       const uint32_t *s = hp_graph_succ(g, rootobj, v, &m);
+      uint32_t k = stpos[sp - 1];
 
-      if (stpos[sp - 1] == m) {
+      /* the edges to nodes already numbered, up to the next new one */
+      for (; k < m; k++) {
+        uint32_t dw = dfn[s[k]];
+
+        if (dw == HP_NONE) break;
+        if (parent[dw] == dv || dw == dv) continue; /* adds nothing */
+        if (nnt == capnt) {
+          capnt *= 2;
+          nt = xrealloc(nt, (size_t)capnt * sizeof(*nt));
+        }
+        nt[nnt++] = (uint64_t)dw << 32 | dv;
+      }
+      if (k == m) {
         sp--;
         continue;
       }
       {
-        uint32_t w = s[stpos[sp - 1]++];
+        uint32_t w = s[k];
 
-        if (dfn[w] != HP_NONE) continue;
+        stpos[sp - 1] = k + 1;
         dfn[w] = cnt;
-        parent[cnt++] = dfn[v];
+        parent[cnt++] = dv;
         stack[sp] = w;
         stpos[sp++] = 0;
       }
     }
   }
-  give(stpos, (size_t)n * sizeof(*stpos));
-  /* Predecessors by number (of reachable sources only): counted, placed
-   * (each start moves to the next one's), shifted back. */
-  poff = take(((size_t)cnt + 1) * sizeof(*poff), TAKE_ZERO | TAKE_WHOLE);
-  for (uint32_t v = 0; v < n; v++) {
-    uint64_t m;
-    const uint32_t *s;
-
-    if (dfn[v] == HP_NONE) continue;
-    s = hp_graph_succ(g, rootobj, v, &m);
-    for (uint64_t k = 0; k < m; k++) poff[dfn[s[k]] + 1]++;
-  }
-  for (uint32_t a = 0; a < cnt; a++) poff[a + 1] += poff[a];
-  pred = whole(xmalloc((size_t)(poff[cnt] ? poff[cnt] : 1) * sizeof(*pred)),
-               (size_t)poff[cnt] * sizeof(*pred));
-  for (uint32_t v = 0; v < n; v++) {
-    uint64_t m;
-    const uint32_t *s;
-
-    if (dfn[v] == HP_NONE) continue;
-    s = hp_graph_succ(g, rootobj, v, &m);
-    for (uint64_t k = 0; k < m; k++) pred[poff[dfn[s[k]]]++] = dfn[v];
-  }
-  memmove(poff + 1, poff, (size_t)cnt * sizeof(*poff));
-  poff[0] = 0;
-  /* The DFS parent first among each node's predecessors: parent[] goes. */
-  for (uint32_t w = 1; w < cnt; w++) {
-    uint32_t k = poff[w], t;
-
-    while (pred[k] != parent[w]) k++;
-    t = pred[poff[w]];
-    pred[poff[w]] = pred[k];
-    pred[k] = t;
-  }
-  give(parent, (size_t)n * sizeof(*parent));
   free(rootobj);
   if (!g->keep_edges) {
     give(g->off, ((size_t)n + 1) * sizeof(*g->off));
     free(g->edge);
     g->off = g->edge = NULL;
   }
-  /* Semi-dominators, in reverse number order. */
+  /* The other predecessors by number: counted, then placed from each
+   * node's end down (poff[w] ends at w's start; poff[cnt]: all). */
+  poff = stpos;
+  memset(poff, 0, ((size_t)cnt + 1) * sizeof(*poff));
+  for (uint64_t k = 0; k < nnt; k++) poff[nt[k] >> 32]++;
+  for (uint32_t a = 0; a < cnt; a++) poff[a + 1] += poff[a];
+  pred = xmalloc((size_t)(nnt ? nnt : 1) * sizeof(*pred));
+  for (uint64_t k = nnt; k-- > 0;) pred[--poff[nt[k] >> 32]] = (uint32_t)nt[k];
+  free(nt);
+  /* Semi-dominators, in reverse number order: the DFS parent, or a
+   * smaller one through another predecessor. */
   semi = take((size_t)cnt * sizeof(*semi), TAKE_WHOLE);
   label = take((size_t)cnt * sizeof(*label), TAKE_WHOLE);
   anc = take((size_t)cnt * sizeof(*anc), TAKE_WHOLE);
@@ -976,11 +1142,17 @@ void hprof_dominators(struct hp_graph *g)
     anc[a] = HP_NONE;
   }
   for (uint32_t w = cnt - 1; w > 0; w--) {
+    uint32_t sw = parent[w];
+
     for (uint32_t k = poff[w]; k < poff[w + 1]; k++) {
       uint32_t v = pred[k], u = v, sp = 0;
 
-      if (anc[v] != HP_NONE) {
-        /* eval(v): compress the path to the forest root, top first. */
+      if (v < w) { /* not linked yet: itself */
+        if (v < sw) sw = v;
+        continue;
+      }
+      /* eval(v): compress the path to the forest root, top first. */
+      if (anc[anc[v]] != HP_NONE) {
         for (uint32_t x = v; anc[anc[x]] != HP_NONE; x = anc[x])
           stack[sp++] = x;
         while (sp) {
@@ -989,26 +1161,30 @@ void hprof_dominators(struct hp_graph *g)
           if (semi[label[anc[x]]] < semi[label[x]]) label[x] = label[anc[x]];
           anc[x] = anc[anc[x]];
         }
-        u = label[v];
       }
-      if (semi[u] < semi[w]) semi[w] = semi[u];
+      u = label[v];
+      if (semi[u] < sw) sw = semi[u];
     }
-    anc[w] = pred[poff[w]];
+    semi[w] = sw;
+    anc[w] = parent[w];
   }
-  give(label, (size_t)cnt * sizeof(*label));
-  give(anc, (size_t)cnt * sizeof(*anc));
-  give(stack, (size_t)n * sizeof(*stack));
+  /* freed, not kept for what comes: the parents and the numbers are
+   * the next arrays of their size, the retained sizes are bigger */
+  free(label);
+  free(anc);
+  free(stack);
+  free(pred);
+  free(poff);
   /* Immediate dominators: the nearest common ancestor walk from each
    * parent, in place of semi (idom[d] for d < w is final). */
   idom = semi;
   for (uint32_t w = 1; w < cnt; w++) {
-    uint32_t s = semi[w], d = pred[poff[w]];
+    uint32_t s = semi[w], d = parent[w];
 
     while (d > s) d = idom[d];
     idom[w] = d;
   }
-  free(pred);
-  give(poff, ((size_t)cnt + 1) * sizeof(*poff));
+  give(parent, (size_t)n * sizeof(*parent));
   vertex = take((size_t)cnt * sizeof(*vertex), TAKE_WHOLE);
   for (uint32_t i = 0; i < n; i++)
     if (dfn[i] != HP_NONE) vertex[dfn[i]] = i;
