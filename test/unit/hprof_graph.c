@@ -23,6 +23,15 @@ static void add(struct tg *t, uint32_t from, uint32_t to)
   t->edge[from][t->nedge[from]++] = to;
 }
 
+/* t: n nodes and the edges e[0..ne). */
+static void make(struct tg *t, uint32_t n, const uint32_t (*e)[2], size_t ne)
+{
+  memset(t, 0, sizeof(*t));
+  t->n = n;
+  for (size_t k = 0; k < ne; k++) add(t, e[k][0], e[k][1]);
+}
+#define MAKE(t, n, e) make(t, n, e, sizeof(e) / sizeof(e[0]))
+
 /* The nodes reachable from 0 without passing through cut (HP_NONE:
  * none) into seen. */
 static void reach(const struct tg *t, uint32_t cut, char *seen)
@@ -145,13 +154,12 @@ int main(void)
 
   /* A diamond: 1 -> 2 -> 4, 1 -> 3 -> 4. The DFS parent of 4 is 2 (or
    * 3); its dominator is 1. */
-  memset(&t, 0, sizeof(t));
-  t.n = 5;
-  add(&t, 0, 1);
-  add(&t, 1, 2);
-  add(&t, 1, 3);
-  add(&t, 2, 4);
-  add(&t, 3, 4);
+  {
+    static const uint32_t diamond[][2] = {
+        {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}};
+
+    MAKE(&t, 5, diamond);
+  }
   to_graph(&t, &g, 0);
   hprof_dominators(&g);
   CHECK(g.idom[4] == 1 && g.idom[2] == 1 && g.idom[3] == 1,
@@ -164,14 +172,12 @@ int main(void)
   hprof_graph_free(&g);
   /* A cycle back to an ancestor: 1 -> 2 -> 3 -> 4 -> 2, and 1 -> 4. The
    * tree says idom(4) = 3; the edge 1 -> 4 makes it 1, and 2's too. */
-  memset(&t, 0, sizeof(t));
-  t.n = 5;
-  add(&t, 0, 1);
-  add(&t, 1, 2);
-  add(&t, 2, 3);
-  add(&t, 3, 4);
-  add(&t, 4, 2);
-  add(&t, 1, 4);
+  {
+    static const uint32_t cycle[][2] = {{0, 1}, {1, 2}, {2, 3},
+                                        {3, 4}, {4, 2}, {1, 4}};
+
+    MAKE(&t, 5, cycle);
+  }
   to_graph(&t, &g, 0);
   hprof_dominators(&g);
   CHECK(g.idom[4] == 1 && g.idom[2] == 1 && g.idom[3] == 2,
@@ -180,14 +186,12 @@ int main(void)
   hprof_graph_free(&g);
   /* An irreducible loop: 2 <-> 3, entered from 1 at both; 4 under 3.
    * Iterating from the tree would keep 2 as 3's dominator. */
-  memset(&t, 0, sizeof(t));
-  t.n = 5;
-  add(&t, 0, 1);
-  add(&t, 1, 2);
-  add(&t, 2, 3);
-  add(&t, 3, 2);
-  add(&t, 1, 3);
-  add(&t, 3, 4);
+  {
+    static const uint32_t irreducible[][2] = {{0, 1}, {1, 2}, {2, 3},
+                                              {3, 2}, {1, 3}, {3, 4}};
+
+    MAKE(&t, 5, irreducible);
+  }
   to_graph(&t, &g, 0);
   hprof_dominators(&g);
   CHECK(g.idom[2] == 1 && g.idom[3] == 1 && g.idom[4] == 3,
@@ -196,28 +200,23 @@ int main(void)
   hprof_graph_free(&g);
   /* A path that leaves and comes back deep: the later the cross edge in
    * the DFS, the longer the walk up (path compression). */
-  memset(&t, 0, sizeof(t));
-  t.n = 9;
-  add(&t, 0, 1);
-  for (uint32_t v = 1; v < 7; v++) add(&t, v, v + 1);
-  add(&t, 1, 8);
-  add(&t, 8, 7);
-  add(&t, 7, 3);
+  {
+    static const uint32_t chain[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5},
+                                        {5, 6}, {6, 7}, {1, 8}, {8, 7}, {7, 3}};
+
+    MAKE(&t, 9, chain);
+  }
   CHECK(agrees(&t, 0),
         "hprof-graph-1.5 a chain with a way round it and an edge back "
         "into it: as the definition says");
   /* Two roots on one object, an unreachable node, a self loop, the same
    * edge twice. */
-  memset(&t, 0, sizeof(t));
-  t.n = 6;
-  add(&t, 0, 1);
-  add(&t, 0, 1);
-  add(&t, 0, 2);
-  add(&t, 1, 1);
-  add(&t, 1, 3);
-  add(&t, 1, 3);
-  add(&t, 2, 3);
-  add(&t, 5, 4);
+  {
+    static const uint32_t odd[][2] = {{0, 1}, {0, 1}, {0, 2}, {1, 1},
+                                      {1, 3}, {1, 3}, {2, 3}, {5, 4}};
+
+    MAKE(&t, 6, odd);
+  }
   CHECK(agrees(&t, 0) && agrees(&t, 1),
         "hprof-graph-1.6 roots twice, a self loop, an edge twice, two "
         "unreachable: as the definition says");
