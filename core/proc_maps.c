@@ -209,6 +209,10 @@ static int query_each(int fd, unsigned flags, int names,
   uint64_t addr = 0;
   int rc, first = 1;
 
+  /* the kernel writes each name with its NUL; zeroed first all the same,
+   * so that a memory checker that does not know this ioctl (valgrind,
+   * test/valgrind.test) sees bytes it can follow */
+  if (names) memset(name, 0, sizeof(name));
   for (;;) {
     struct proc_map m;
 
