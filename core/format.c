@@ -95,8 +95,12 @@ static void fixed(double a, int frac, char *out, size_t cap)
 {
   char sci[40], d[24];
   int prec, exp, nd = 0, intd, k = 0;
+  double ten = 1; /* 10^frac: exact to 10^22; past it only a < 1e-8 can
+                   * pass the test below, and such a value takes the
+                   * same "%.*f" on either path */
 
-  if (a * pow(10, frac) < 1e15) {
+  for (int i = 0; i < frac && ten < 1e300; i++) ten *= 10;
+  if (a * ten < 1e15) {
     snprintf(out, cap, "%.*f", frac, a);
     return;
   }
