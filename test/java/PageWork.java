@@ -2,6 +2,9 @@
 // burn half a core each in pageHotLoop (the frame the flame graph must
 // show), one named as markup that would run script if a page took it as
 // HTML, one as a script element, one asleep named as an attribute break.
+// The hot loop is busy 5 ms, then asleep 1 to 9 ms at random: a fixed
+// 5 ms nap made a cycle of about 10.06 ms, which locked to the phase of
+// JFR's 10 ms sampler, so a 2 s profile held no sample of it one pull in 7.
 // Prints "ready"; exits after args[0] seconds (default 120).
 public class PageWork {
   static volatile long spin;
@@ -10,7 +13,7 @@ public class PageWork {
     for (;;) {
       long end = System.nanoTime() + 5_000_000L;
       while (System.nanoTime() < end) spin++;
-      Thread.sleep(5);
+      Thread.sleep(1 + java.util.concurrent.ThreadLocalRandom.current().nextInt(9));
     }
   }
 
