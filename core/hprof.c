@@ -124,8 +124,8 @@ static uint32_t add_text(struct hprof *h, const unsigned char *p, size_t n)
   }
   at = (uint32_t)h->ntext;
   memcpy(h->text + h->ntext, p, n);
-  for (size_t i = 0; i < n; i++)
-    if (!h->text[at + i]) h->text[at + i] = '?';
+  for (char *z = h->text + at, *e = z + n; (z = memchr(z, 0, (size_t)(e - z)));)
+    *z++ = '?';
   h->text[at + n] = 0;
   h->ntext += n + 1;
   return at;

@@ -54,6 +54,7 @@ struct build {
    * bitmap is an eighth of a byte per 8 bytes of the heap's span. */
   uint64_t *bm, bmkeys;
   uint32_t *bbase, *side;
+  int hwpop; /* pop64's hw */
   /* the references as read (ids, non-null), object i's from off[i]: made
    * indexes in place once every id has one */
   uint64_t *raw, nraw, capraw;
@@ -308,14 +309,43 @@ static void table(struct build *b)
   }
 }
 
-/* The bits set in x (no popcnt instruction in the baseline x86-64). */
-static HP_INLINE uint32_t pop64(uint64_t x)
+/* The bits set in x. The baseline x86-64 has no popcnt instruction:
+ * hw (hw_popcnt(), asked once) says the CPU has it (every x86-64 since
+ * 2008), else the bits are summed by halves; arm64's is baseline. */
+static HP_INLINE uint32_t pop64(uint64_t x, int hw)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (hw) {
+    uint64_t r;
+
+    __asm__("popcnt %1, %0" : "=r"(r) : "r"(x));
+    return (uint32_t)r;
+  }
+#elif defined(__aarch64__)
+  (void)hw;
+  return (uint32_t)__builtin_popcountll(x);
+#endif
+  (void)hw;
   x -= (x >> 1) & 0x5555555555555555ull;
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
   return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+static int hw_popcnt(void)
+{
+  unsigned a, b, c, d;
+
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_POPCNT);
+}
+#else
+static int hw_popcnt(void)
+{
+  return 0;
+}
+#endif
 
 enum { BM_SIDE = 0x80000000u };
 
@@ -340,7 +370,7 @@ static HP_INLINE uint32_t bm_find(const struct build *b, uint64_t k)
   w = b->bm[k >> 6];
   m = (uint64_t)1 << (k & 63);
   if (!(w & m)) return HP_NONE;
-  j = pop64(w & (m - 1));
+  j = pop64(w & (m - 1), b->hwpop);
   base = b->bbase[k >> 6];
   return base & BM_SIDE ? b->side[(base & ~BM_SIDE) + j] : base + j;
 }
@@ -360,6 +390,7 @@ static int bitmap(struct build *b)
     if (g->id32[i] > hi) hi = g->id32[i];
   if (hi + 1 > (uint64_t)g->n * 128) return 0;
   b->bmkeys = hi + 1;
+  b->hwpop = hw_popcnt();
   words = (hi >> 6) + 1;
   b->bm = xzalloc((size_t)words * sizeof(*b->bm));
   b->bbase = xmalloc((size_t)words * sizeof(*b->bbase));
@@ -384,7 +415,7 @@ static int bitmap(struct build *b)
       prev_w = UINT64_MAX;
       continue;
     }
-    j = pop64(b->bm[w] & (((uint64_t)1 << (k & 63)) - 1));
+    j = pop64(b->bm[w] & (((uint64_t)1 << (k & 63)) - 1), b->hwpop);
     if (!j) {
       b->bbase[w] = i;
     } else if (prev_w != w || prev_j + 1 != j) {
@@ -402,7 +433,7 @@ static int bitmap(struct build *b)
 
     if (b->bbase[w] & BM_SIDE) continue; /* an index is below BM_SIDE */
     b->bbase[w] = BM_SIDE | (uint32_t)nside;
-    nside += pop64(b->bm[w]);
+    nside += pop64(b->bm[w], b->hwpop);
   }
   if (nodd) {
     b->side = xmalloc((size_t)(nside ? nside : 1) * sizeof(*b->side));
@@ -413,7 +444,8 @@ static int bitmap(struct build *b)
       base = b->bbase[k >> 6];
       if (base & BM_SIDE)
         b->side[(base & ~BM_SIDE) +
-                pop64(b->bm[k >> 6] & (((uint64_t)1 << (k & 63)) - 1))] = i;
+                pop64(b->bm[k >> 6] & (((uint64_t)1 << (k & 63)) - 1),
+                      b->hwpop)] = i;
     }
   }
   free(odd);
@@ -704,6 +736,7 @@ static void resolve(struct build *b)
     uint64_t lo = g->base, keys = b->bmkeys, nraw = b->nraw;
     uint64_t odd = ((uint64_t)1 << g->shift) - 1;
     int sh = g->shift, far = keys > ((uint64_t)1 << 23); /* 1 MiB */
+    int hw = b->hwpop;
 
     for (uint32_t i = 1; i < g->n; i++) {
       uint64_t end = i + 1 < g->n ? g->off[i + 1] : nraw;
@@ -729,8 +762,8 @@ static void resolve(struct build *b)
           continue;
         }
         t = bb[k >> 6];
-        t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1))]
-                        : t + pop64(w & (m - 1));
+        t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1), hw)]
+                        : t + pop64(w & (m - 1), hw);
         memcpy(e + out++ * 4, &t, 4);
       }
     }
