@@ -87,6 +87,11 @@ struct hprof {
   char *text; /* names: UTF8 records' bytes, each NUL-terminated */
   size_t ntext, captext;
   struct hp_map names; /* UTF8 id -> offset in text */
+  /* UTF8 records not yet in names, in file order (ids, text offsets):
+   * names is made at the first lookup, at its size, not doubled from
+   * small (each table a rehash and new pages) */
+  uint64_t *name_ids;
+  uint32_t *name_at, nnames, capnames;
   struct hp_class *cls;
   uint32_t ncls, capcls;
   struct hp_map classes; /* class object id -> index in cls */
