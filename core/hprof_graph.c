@@ -22,6 +22,7 @@
 #include "core/jvmtool.h"
 #include "core/hprof_graph.h"
 #include "core/hprof_size.h"
+#include <pthread.h>
 #include <sys/mman.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -716,6 +717,67 @@ static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
   b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, t, count) >> 3);
 }
 
+/* Resolving through the bitmap: objects lo..hi-1, whose references are
+ * raw[r0..rend), written as indexes from slot out0 of the same array
+ * (4 bytes a slot), each object's first slot into g->off. */
+enum { RESOLVE_TWO = 1 << 16 }; /* references: fewer on one thread */
+struct rpart {
+  const struct build *b;
+  uint32_t lo, hi;
+  uint64_t r0, rend, out0, out, dangling;
+};
+
+static void *resolve_part(void *arg)
+{
+  struct rpart *pt = arg;
+  const struct build *b = pt->b;
+  struct hp_graph *g = b->g;
+  unsigned char *e = (unsigned char *)b->raw;
+  /* the loop's values in registers, not re-read past e's stores */
+  const uint64_t *bm = b->bm, *raw = b->raw;
+  const uint32_t *bb = b->bbase, *side = b->side;
+  const uint8_t *kind = g->kind;
+  uint32_t *off = g->off;
+  uint64_t lo = g->base, keys = b->bmkeys, rend = pt->rend;
+  uint64_t odd = ((uint64_t)1 << g->shift) - 1, r = pt->r0, out = pt->out0;
+  uint64_t dangling = 0;
+  int sh = g->shift, far = keys > ((uint64_t)1 << 23); /* 1 MiB */
+  int hw = b->hwpop;
+
+  for (uint32_t i = pt->lo; i < pt->hi; i++) {
+    uint64_t end = i + 1 < pt->hi ? off[i + 1] : rend;
+
+    off[i] = (uint32_t)out;
+    if (kind[i] == HP_DEAD) r = end; /* a duplicate's: not read */
+    for (; r < end; r++) {
+      uint64_t d = raw[r] - lo, k = d >> sh, w, m;
+      uint32_t t;
+
+      if (far && r + AHEAD < rend) { /* not in cache */
+        uint64_t f = (raw[r + AHEAD] - lo) >> sh;
+
+        if (f < keys) {
+          __builtin_prefetch(&bm[f >> 6]);
+          __builtin_prefetch(&bb[f >> 6]);
+        }
+      }
+      /* an id below lo wraps to a k past keys */
+      if (d & odd || k >= keys ||
+          !((w = bm[k >> 6]) & (m = (uint64_t)1 << (k & 63)))) {
+        dangling++;
+        continue;
+      }
+      t = bb[k >> 6];
+      t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1), hw)]
+                      : t + pop64(w & (m - 1), hw);
+      memcpy(e + out++ * 4, &t, 4);
+    }
+  }
+  pt->out = out;
+  pt->dangling = dangling;
+  return NULL;
+}
+
 /* Every id has its index: the references become indexes in place (a
  * 32-bit index written where a 64-bit id was read, never ahead of the
  * reading), those to ids no object has dropped; the same for roots. */
@@ -729,44 +791,44 @@ static void resolve(struct build *b)
 
   for (uint64_t k = 0; !b->bm && k < b->nraw && k < AHEAD; k++)
     ahead_put(&a, b, k, b->raw[k]);
-  if (b->bm) { /* the loop's values in registers, not re-read past e's
-                * stores */
-    const uint64_t *bm = b->bm, *raw = b->raw;
-    const uint32_t *bb = b->bbase, *side = b->side;
-    uint64_t lo = g->base, keys = b->bmkeys, nraw = b->nraw;
-    uint64_t odd = ((uint64_t)1 << g->shift) - 1;
-    int sh = g->shift, far = keys > ((uint64_t)1 << 23); /* 1 MiB */
-    int hw = b->hwpop;
+  if (b->bm) {
+    struct rpart part[2] = {{b, 1, g->n, 0, b->nraw, 0, 0, 0}};
+    pthread_t t;
+    int two = 0;
 
-    for (uint32_t i = 1; i < g->n; i++) {
-      uint64_t end = i + 1 < g->n ? g->off[i + 1] : nraw;
+    /* two halves by references, the second on a thread of its own when
+     * there are enough: its output starts where its input does (slot
+     * 2 * r0 of 4 bytes is byte 8 * r0), never past what it reads, and
+     * moves down after the first's */
+    if (b->nraw >= RESOLVE_TWO) {
+      uint32_t mid = 1 + (g->n - 1) / 2;
 
-      g->off[i] = (uint32_t)out;
-      if (g->kind[i] == HP_DEAD) r = end; /* a duplicate's: not read */
-      for (; r < end; r++) {
-        uint64_t d = raw[r] - lo, k = d >> sh, w, m;
-        uint32_t t;
-
-        if (far && r + AHEAD < nraw) { /* not in cache */
-          uint64_t f = (raw[r + AHEAD] - lo) >> sh;
-
-          if (f < keys) {
-            __builtin_prefetch(&bm[f >> 6]);
-            __builtin_prefetch(&bb[f >> 6]);
-          }
-        }
-        /* an id below lo wraps to a k past keys */
-        if (d & odd || k >= keys ||
-            !((w = bm[k >> 6]) & (m = (uint64_t)1 << (k & 63)))) {
-          g->dangling++;
-          continue;
-        }
-        t = bb[k >> 6];
-        t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1), hw)]
-                        : t + pop64(w & (m - 1), hw);
-        memcpy(e + out++ * 4, &t, 4);
-      }
+      while (mid < g->n - 1 && g->off[mid] < b->nraw / 2) mid++;
+      while (mid > 2 && g->off[mid - 1] > b->nraw / 2) mid--;
+      part[1] = part[0];
+      part[0].hi = part[1].lo = mid;
+      part[0].rend = part[1].r0 = g->off[mid];
+      part[1].out0 = 2 * part[1].r0;
+      two = !pthread_create(&t, NULL, resolve_part, &part[1]);
+      if (!two) part[0] = (struct rpart){b, 1, g->n, 0, b->nraw, 0, 0, 0};
     }
+    resolve_part(&part[0]);
+    out = part[0].out;
+    g->dangling += part[0].dangling;
+    if (two) {
+      uint64_t from = part[1].out0, n;
+
+      pthread_join(t, NULL);
+      n = part[1].out - from;
+      /* off[] holds slots mod 2^32 (from may pass it): the difference
+       * is exact, as the offsets it makes are below 2^32 */
+      memmove(e + out * 4, e + from * 4, (size_t)n * 4);
+      for (uint32_t i = part[1].lo; i < part[1].hi; i++)
+        g->off[i] -= (uint32_t)(from - out);
+      out += n;
+      g->dangling += part[1].dangling;
+    }
+    r = b->nraw;
   }
   for (uint32_t i = 1; !b->bm && i < g->n; i++) {
     uint64_t end = i + 1 < g->n ? g->off[i + 1] : b->nraw;
