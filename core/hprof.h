@@ -186,6 +186,29 @@ static HP_INLINE uint64_t hp_mix(uint64_t k)
   return k ^ (k >> 33);
 }
 
+/* Class ids seen lately and their indexes, for the per-object passes:
+ * a slot per id's bits, a miss looked up in h->classes (and kept when
+ * the dump has the class: one that does not may come later). */
+enum { HP_CCACHE = 256 };
+struct hp_ccache {
+  uint64_t id[HP_CCACHE];
+  uint32_t at[HP_CCACHE];
+};
+static HP_INLINE uint32_t hp_class_cached(const struct hprof *h,
+                                          struct hp_ccache *cc, uint64_t id)
+{
+  size_t s = (size_t)((id >> 3) ^ (id >> 11)) & (HP_CCACHE - 1);
+  uint32_t c;
+
+  if (cc->id[s] == id && id) return cc->at[s];
+  c = hp_map_get(&h->classes, id);
+  if (c != HP_NONE) {
+    cc->id[s] = id;
+    cc->at[s] = c;
+  }
+  return c;
+}
+
 /* Class at's super class: its index, HP_NONE for none or one the dump
  * lacks. */
 static inline uint32_t hp_super(const struct hprof *h, uint32_t at)

@@ -67,8 +67,7 @@ struct build {
    * instances, or past the budget: memory follows what was read). */
   uint32_t *rstart, *rlen, *roff, nroff, caproff;
   /* the last class id an instance named and its index */
-  uint64_t last_id;
-  uint32_t last_c;
+  struct hp_ccache cc;
   /* one pass (hprof_graph_start): the histogram counted here too, each
    * class's layout made at its first instance (rstart/rlen/rfb grown to
    * nlay classes: rfb its chain's field bytes); late: an object came
@@ -569,15 +568,10 @@ static void on_class(void *ctx, uint32_t c)
     add_ref(b, b->h->sref[k->statics + s]);
 }
 
-/* The class index of class id cls (HP_NONE): instances of one class
- * often come in a run. */
+/* The class index of class id cls (HP_NONE). */
 static HP_INLINE uint32_t class_of_id(struct build *b, uint64_t cls)
 {
-  if (cls != b->last_id || b->last_c == HP_NONE) { /* a class may come */
-    b->last_id = cls;
-    b->last_c = hp_map_get(&b->h->classes, cls);
-  }
-  return b->last_c;
+  return hp_class_cached(b->h, &b->cc, cls);
 }
 
 /* The reference offsets of each class with instances (the histogram
@@ -690,7 +684,7 @@ static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
   uint32_t i;
 
   if (!(i = add_object(b, id, 0x22))) return;
-  b->g->cls[i] = hp_map_get(&b->h->classes, cls);
+  b->g->cls[i] = class_of_id(b, cls);
   b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, HP_OBJECT, count) >> 3);
 }
 
@@ -979,7 +973,7 @@ static void one_instance(void *ctx, uint64_t id, uint64_t cls,
 static void one_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
 {
   struct build *b = ctx;
-  uint32_t i, c = hp_map_get(&b->h->classes, cls);
+  uint32_t i, c = class_of_id(b, cls);
 
   hprof_histo_objarray(b->x, c, count);
   if (b->late) return;
