@@ -657,9 +657,31 @@ static void instance_refs(struct build *b, uint32_t c, const unsigned char *v,
     b->g->bad_fields++;
   } else if (b->rstart[c] != walk) {
     const uint32_t *o = b->roff + b->rstart[c];
+    uint32_t len = b->rlen[c];
+    uint64_t at = b->nraw, *raw = b->raw;
 
-    for (uint32_t k = 0; k < b->rlen[c]; k++)
-      add_ref(b, hp_id(v + o[k], b->h->idsize));
+    if (at + len > b->capraw || at + len + b->g->nroots >= HP_MAX_EDGES) {
+      for (uint32_t k = 0; k < len; k++)
+        add_ref(b, hp_id(v + o[k], b->h->idsize));
+      return;
+    }
+    /* room for all: stored, a null one overwritten by the next */
+    if (b->h->idsize == 8) {
+      for (uint32_t k = 0; k < len; k++) {
+        uint64_t to = hp_id(v + o[k], 8);
+
+        raw[at] = to;
+        at += to != 0;
+      }
+    } else {
+      for (uint32_t k = 0; k < len; k++) {
+        uint64_t to = hp_u4(v + o[k]);
+
+        raw[at] = to;
+        at += to != 0;
+      }
+    }
+    b->nraw = at;
   } else {
     refs_walk(b, c, v, n);
   }
