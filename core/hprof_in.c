@@ -14,10 +14,9 @@
 #include <pthread.h>
 #include <sched.h>
 
-/* A plain file is read RD bytes a read(2) into the buffer's first
- * RA_LIM bytes (a new page of it costs a fault): a file of RA_MIN or
- * more one read ahead by a second thread. */
-enum { RD = 1 << 17, RA_LIM = 1 << 20, RA_MIN = 4 << 20 };
+/* RD: a plain file's bytes per read(2): they are parsed while still in
+ * the cache the copy left them in */
+enum { RD = 1 << 18 };
 enum { FAST = 10, WIN = 32768, OUT_CAP = WIN + HIN_BLOCK, QMAX = 4 };
 
 struct huff {
@@ -704,144 +703,12 @@ static ssize_t par_fill(struct hin *h)
   return -1;
 }
 
-/* A plain file read one block ahead by a second thread, straight into
- * h->buf past what the parser has (h->buf + h->len when asked): the copy
- * read(2) makes runs on the other core while this one parses. A block
- * the thread has not begun yet (a busy machine) is read here instead,
- * so one core is never slower than before but for a lock. Nothing moves
- * the buffer while a block is asked: ra_settle first. */
-struct hin_ra {
-  pthread_t t;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int fd, state, stop;
-  unsigned char *to;
-  size_t want;
-  ssize_t got; /* bytes, or -errno */
-};
-enum { RA_IDLE, RA_ASKED, RA_BUSY, RA_DONE };
-
-static ssize_t read_some(int fd, unsigned char *to, size_t want)
-{
-  ssize_t n;
-
-  do n = read(fd, to, want);
-  while (n < 0 && errno == EINTR);
-  return n < 0 ? -errno : n;
-}
-
-static void *ra_run(void *arg)
-{
-  struct hin_ra *ra = arg;
-
-  pthread_mutex_lock(&ra->mu);
-  for (;;) {
-    ssize_t n;
-
-    while (ra->state != RA_ASKED && !ra->stop)
-      pthread_cond_wait(&ra->cv, &ra->mu);
-    if (ra->stop) break;
-    ra->state = RA_BUSY;
-    pthread_mutex_unlock(&ra->mu);
-    n = read_some(ra->fd, ra->to, ra->want);
-    pthread_mutex_lock(&ra->mu);
-    ra->got = n;
-    ra->state = RA_DONE;
-    pthread_cond_broadcast(&ra->cv);
-  }
-  pthread_mutex_unlock(&ra->mu);
-  return NULL;
-}
-
-static void ra_start(struct hin *h)
-{
-  struct hin_ra *ra = xzalloc(sizeof(*ra));
-
-  ra->fd = h->fd;
-  pthread_mutex_init(&ra->mu, NULL);
-  pthread_cond_init(&ra->cv, NULL);
-  if (pthread_create(&ra->t, NULL, ra_run, ra)) {
-    pthread_mutex_destroy(&ra->mu);
-    pthread_cond_destroy(&ra->cv);
-    free(ra);
-    return;
-  }
-  h->ra = ra;
-}
-
-/* The block asked, appended to h->buf: its bytes, 0 at the end of the
- * file (h->eof; h->err on an error), -1 when none was asked. */
-static ssize_t ra_settle(struct hin *h)
-{
-  struct hin_ra *ra = h->ra;
-  ssize_t n = -1;
-  int here = 0;
-
-  if (!ra) return -1;
-  pthread_mutex_lock(&ra->mu);
-  if (ra->state == RA_ASKED) {
-    here = 1;
-  } else if (ra->state != RA_IDLE) {
-    while (ra->state == RA_BUSY) pthread_cond_wait(&ra->cv, &ra->mu);
-    n = ra->got;
-  }
-  ra->state = RA_IDLE;
-  pthread_mutex_unlock(&ra->mu);
-  if (here) n = read_some(ra->fd, ra->to, ra->want);
-  if (n <= 0 && (here || n != -1)) {
-    h->eof = 1;
-    if (n < 0) h->err = (int)n;
-    return 0;
-  }
-  if (n > 0) {
-    h->len += (size_t)n;
-    h->raw += (uint64_t)n;
-  }
-  return n;
-}
-
-/* Ask the thread for the block after h->buf[h->len) when it fits. */
-static void ra_ask(struct hin *h)
-{
-  struct hin_ra *ra = h->ra;
-
-  if (!ra || h->eof || h->len + RD > RA_LIM || h->len + RD > h->cap) return;
-  pthread_mutex_lock(&ra->mu);
-  ra->to = h->buf + h->len;
-  ra->want = RD;
-  ra->state = RA_ASKED;
-  pthread_cond_broadcast(&ra->cv);
-  pthread_mutex_unlock(&ra->mu);
-}
-
-static void ra_stop(struct hin *h)
-{
-  struct hin_ra *ra = h->ra;
-
-  if (!ra) return;
-  ra_settle(h);
-  pthread_mutex_lock(&ra->mu);
-  ra->stop = 1;
-  pthread_cond_broadcast(&ra->cv);
-  pthread_mutex_unlock(&ra->mu);
-  pthread_join(ra->t, NULL);
-  pthread_mutex_destroy(&ra->mu);
-  pthread_cond_destroy(&ra->cv);
-  free(ra);
-  h->ra = NULL;
-}
-
 /* Append at least one more block to h->buf; 0 at the end or on error. */
 static size_t fill(struct hin *h)
 {
   ssize_t n;
 
   if (h->eof) return 0;
-  if ((n = ra_settle(h)) >= 0) {
-    ra_ask(h);
-    if (n && progress_fn) progress_fn(progress_ctx, h->raw, h->size);
-    return (size_t)n;
-  }
   if (h->off && h->off == h->len) h->off = h->len = 0;
   if (!h->gz && h->off && h->len - h->off <= RD / 4) {
     /* a plain file reads into the buffer's first RD * 5 / 4 bytes only:
@@ -885,17 +752,18 @@ static size_t fill(struct hin *h)
     h->raw = pp->raw;
     pthread_mutex_unlock(&pp->mu);
   } else {
-    n = read_some(h->fd, h->buf + h->len,
-                  h->cap - h->len > RD ? RD : h->cap - h->len);
+    size_t want = h->cap - h->len > RD ? RD : h->cap - h->len;
+
+    do n = read(h->fd, h->buf + h->len, want);
+    while (n < 0 && errno == EINTR);
     if (n <= 0) {
       h->eof = 1;
-      if (n < 0) h->err = (int)n;
+      if (n < 0) h->err = -errno;
       return 0;
     }
     h->raw += (uint64_t)n;
   }
   h->len += (size_t)n;
-  ra_ask(h);
   if (progress_fn) progress_fn(progress_ctx, h->raw, h->size);
   return (size_t)n;
 }
@@ -930,9 +798,6 @@ int hin_open(struct hin *h, int fd)
     }
     if (seq_start(h, h->buf, h->len)) return h->err;
     h->len = 0;
-  } else if (h->size >= RA_MIN) {
-    ra_start(h);
-    ra_ask(h);
   }
   return 0;
 }
@@ -970,7 +835,6 @@ void hin_close(struct hin *h)
   struct hin_pipe *pp = h->pipe;
 
   if (h->par) par_free(h->par);
-  ra_stop(h);
   if (pp) {
     pthread_mutex_lock(&pp->mu);
     pp->stop = 1;
@@ -992,7 +856,6 @@ void hin_close(struct hin *h)
 size_t hin_peek_more(struct hin *h, size_t n, const unsigned char **p)
 {
   if (n > HIN_SPAN) n = HIN_SPAN;
-  if (h->len - h->off < n) ra_settle(h);
   while (h->len - h->off < n) {
     if (h->cap - h->off < n + HIN_BLOCK && h->off) {
       memmove(h->buf, h->buf + h->off, h->len - h->off);
@@ -1016,7 +879,6 @@ uint64_t hin_skip_more(struct hin *h, uint64_t n)
   for (;;) {
     size_t have = h->len - h->off;
 
-    if (n - done > have && ra_settle(h) > 0) continue;
     if (n - done <= have) {
       h->off += (size_t)(n - done);
       h->pos += n - done;

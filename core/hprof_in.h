@@ -27,7 +27,6 @@ enum hin_err {
 
 struct hin_pipe; /* the inflating thread's side (hprof_in.c) */
 struct hin_par;  /* the workers inflating several members at once */
-struct hin_ra;   /* the thread reading a plain file a block ahead */
 
 struct hin {
   int fd;        /* not owned */
@@ -42,7 +41,6 @@ struct hin {
   const char *why;      /* HIN_EGZ: what was wrong (static text) */
   struct hin_pipe *pipe;
   struct hin_par *par;
-  struct hin_ra *ra;
 };
 
 /* Start reading fd (at its current offset) as a dump: gzip when it starts
