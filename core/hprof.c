@@ -124,8 +124,21 @@ static uint32_t add_text(struct hprof *h, const unsigned char *p, size_t n)
   }
   at = (uint32_t)h->ntext;
   memcpy(h->text + h->ntext, p, n);
-  for (char *z = h->text + at, *e = z + n; (z = memchr(z, 0, (size_t)(e - z)));)
-    *z++ = '?';
+  /* a NUL in a name would end it: 8 bytes at a time looked at, the
+   * rest and any word with a NUL byte by byte */
+  for (size_t i = 0; i < n;) {
+    uint64_t w;
+
+    if (i + 8 <= n) {
+      memcpy(&w, h->text + at + i, 8);
+      if (!((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull)) {
+        i += 8;
+        continue;
+      }
+    }
+    for (size_t e = i + 8 < n ? i + 8 : n; i < e; i++)
+      if (!h->text[at + i]) h->text[at + i] = '?';
+  }
   h->text[at + n] = 0;
   h->ntext += n + 1;
   return at;

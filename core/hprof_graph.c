@@ -469,7 +469,7 @@ static HP_INLINE uint32_t lookup(const struct build *b, uint64_t id)
 /* Give id the next index, its references starting here (0: id 0, or
  * past the graph's limit). Ids are looked up only once all are read
  * (table). */
-static uint32_t add_object(struct build *b, uint64_t id, int kind)
+static HP_INLINE uint32_t add_object(struct build *b, uint64_t id, int kind)
 {
   struct hp_graph *g = b->g;
 
@@ -649,8 +649,9 @@ static void refs_walk(struct build *b, uint32_t c, const unsigned char *v,
 /* Instance i's references, its n field bytes against the fbytes its
  * class's chain has (a mismatch is counted, not read): from its class's
  * reference offsets when it has them (rstart[c] not walk), else walked. */
-static void instance_refs(struct build *b, uint32_t c, const unsigned char *v,
-                          uint32_t n, uint32_t fbytes, uint32_t walk)
+static HP_INLINE void instance_refs(struct build *b, uint32_t c,
+                                    const unsigned char *v, uint32_t n,
+                                    uint32_t fbytes, uint32_t walk)
 {
   if (fbytes != n) {
     b->g->bad_fields++;
