@@ -124,8 +124,21 @@ static uint32_t add_text(struct hprof *h, const unsigned char *p, size_t n)
   }
   at = (uint32_t)h->ntext;
   memcpy(h->text + h->ntext, p, n);
-  for (size_t i = 0; i < n; i++)
-    if (!h->text[at + i]) h->text[at + i] = '?';
+  /* a NUL in a name would end it: 8 bytes at a time looked at, the
+   * rest and any word with a NUL byte by byte */
+  for (size_t i = 0; i < n;) {
+    uint64_t w;
+
+    if (i + 8 <= n) {
+      memcpy(&w, h->text + at + i, 8);
+      if (!((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull)) {
+        i += 8;
+        continue;
+      }
+    }
+    for (size_t e = i + 8 < n ? i + 8 : n; i < e; i++)
+      if (!h->text[at + i]) h->text[at + i] = '?';
+  }
   h->text[at + n] = 0;
   h->ntext += n + 1;
   return at;
@@ -144,6 +157,20 @@ static uint32_t class_at(struct hprof *h, uint64_t id)
   return h->ncls++;
 }
 
+/* The UTF8 records read so far into h->names, made at their size. */
+static void names_index(struct hprof *h)
+{
+  if (h->names.cap) return;
+  hp_map_reserve(&h->names, h->nnames);
+  for (uint32_t i = 0; i < h->nnames; i++)
+    hp_map_add(&h->names, h->name_ids[i], h->name_at[i]);
+  free(h->name_ids);
+  free(h->name_at);
+  h->name_ids = NULL;
+  h->name_at = NULL;
+  h->nnames = h->capnames = 0;
+}
+
 /* The top-level records the later passes need: names, classes, frames. */
 static int top_record(struct hprof *h, struct hin *in, int tag, uint32_t len)
 {
@@ -153,12 +180,23 @@ static int top_record(struct hprof *h, struct hin *in, int tag, uint32_t len)
   if (len > HIN_SPAN) return 0; /* skipped whole by the caller */
   if (tag == 0x01 && len >= (uint32_t)ids) {
     if ((rc = take(h, in, len, &p))) return rc;
-    if (h->ntext + len < UINT32_MAX - 1)
+    if (h->ntext + len >= UINT32_MAX - 1) return 0;
+    if (h->names.cap) {
       hp_map_add(&h->names, hp_id(p, ids), add_text(h, p + ids, len - ids));
+    } else {
+      uint32_t cap = h->capnames;
+
+      h->name_ids = more(h->name_ids, h->nnames, &h->capnames, 8);
+      if (cap != h->capnames)
+        h->name_at = xrealloc(h->name_at, (size_t)h->capnames * 4);
+      h->name_ids[h->nnames] = hp_id(p, ids);
+      h->name_at[h->nnames++] = add_text(h, p + ids, len - ids);
+    }
   } else if (tag == 0x02 && len == (uint32_t)(8 + 2 * ids)) {
     uint32_t c;
 
     if ((rc = take(h, in, len, &p))) return rc;
+    names_index(h);
     c = class_at(h, hp_id(p + 4, ids));
     if (c == HP_NONE) return 0;
     h->cls[c].serial = hp_u4(p);
@@ -440,6 +478,7 @@ int hprof_scan(struct hprof *h, struct hin *in, const struct hp_visit *v)
       }
     }
   }
+  if (first) names_index(h);
   h->end = in->pos;
   return rc;
 }
@@ -454,6 +493,8 @@ void hprof_free(struct hprof *h)
   free(h->sname);
   free(h->frames);
   free(h->trace_frames);
+  free(h->name_ids);
+  free(h->name_at);
   hp_map_free(&h->names);
   hp_map_free(&h->classes);
   hp_map_free(&h->serials);

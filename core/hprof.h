@@ -87,6 +87,11 @@ struct hprof {
   char *text; /* names: UTF8 records' bytes, each NUL-terminated */
   size_t ntext, captext;
   struct hp_map names; /* UTF8 id -> offset in text */
+  /* UTF8 records not yet in names, in file order (ids, text offsets):
+   * names is made at the first lookup, at its size, not doubled from
+   * small (each table a rehash and new pages) */
+  uint64_t *name_ids;
+  uint32_t *name_at, nnames, capnames;
   struct hp_class *cls;
   uint32_t ncls, capcls;
   struct hp_map classes; /* class object id -> index in cls */
@@ -179,6 +184,29 @@ static HP_INLINE uint64_t hp_mix(uint64_t k)
   k ^= k >> 33;
   k *= 0xc4ceb9fe1a85ec53ull;
   return k ^ (k >> 33);
+}
+
+/* Class ids seen lately and their indexes, for the per-object passes:
+ * a slot per id's bits, a miss looked up in h->classes (and kept when
+ * the dump has the class: one that does not may come later). */
+enum { HP_CCACHE = 256 };
+struct hp_ccache {
+  uint64_t id[HP_CCACHE];
+  uint32_t at[HP_CCACHE];
+};
+static HP_INLINE uint32_t hp_class_cached(const struct hprof *h,
+                                          struct hp_ccache *cc, uint64_t id)
+{
+  size_t s = (size_t)((id >> 3) ^ (id >> 11)) & (HP_CCACHE - 1);
+  uint32_t c;
+
+  if (cc->id[s] == id && id) return cc->at[s];
+  c = hp_map_get(&h->classes, id);
+  if (c != HP_NONE) {
+    cc->id[s] = id;
+    cc->at[s] = c;
+  }
+  return c;
 }
 
 /* Class at's super class: its index, HP_NONE for none or one the dump

@@ -54,6 +54,7 @@ struct build {
    * bitmap is an eighth of a byte per 8 bytes of the heap's span. */
   uint64_t *bm, bmkeys;
   uint32_t *bbase, *side;
+  int hwpop; /* pop64's hw */
   /* the references as read (ids, non-null), object i's from off[i]: made
    * indexes in place once every id has one */
   uint64_t *raw, nraw, capraw;
@@ -65,8 +66,7 @@ struct build {
    * instances, or past the budget: memory follows what was read). */
   uint32_t *rstart, *rlen, *roff, nroff, caproff;
   /* the last class id an instance named and its index */
-  uint64_t last_id;
-  uint32_t last_c;
+  struct hp_ccache cc;
   /* one pass (hprof_graph_start): the histogram counted here too, each
    * class's layout made at its first instance (rstart/rlen/rfb grown to
    * nlay classes: rfb its chain's field bytes); late: an object came
@@ -308,14 +308,43 @@ static void table(struct build *b)
   }
 }
 
-/* The bits set in x (no popcnt instruction in the baseline x86-64). */
-static HP_INLINE uint32_t pop64(uint64_t x)
+/* The bits set in x. The baseline x86-64 has no popcnt instruction:
+ * hw (hw_popcnt(), asked once) says the CPU has it (every x86-64 since
+ * 2008), else the bits are summed by halves; arm64's is baseline. */
+static HP_INLINE uint32_t pop64(uint64_t x, int hw)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (hw) {
+    uint64_t r;
+
+    __asm__("popcnt %1, %0" : "=r"(r) : "r"(x));
+    return (uint32_t)r;
+  }
+#elif defined(__aarch64__)
+  (void)hw;
+  return (uint32_t)__builtin_popcountll(x);
+#endif
+  (void)hw;
   x -= (x >> 1) & 0x5555555555555555ull;
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
   return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+static int hw_popcnt(void)
+{
+  unsigned a, b, c, d;
+
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_POPCNT);
+}
+#else
+static int hw_popcnt(void)
+{
+  return 0;
+}
+#endif
 
 enum { BM_SIDE = 0x80000000u };
 
@@ -340,7 +369,7 @@ static HP_INLINE uint32_t bm_find(const struct build *b, uint64_t k)
   w = b->bm[k >> 6];
   m = (uint64_t)1 << (k & 63);
   if (!(w & m)) return HP_NONE;
-  j = pop64(w & (m - 1));
+  j = pop64(w & (m - 1), b->hwpop);
   base = b->bbase[k >> 6];
   return base & BM_SIDE ? b->side[(base & ~BM_SIDE) + j] : base + j;
 }
@@ -360,6 +389,7 @@ static int bitmap(struct build *b)
     if (g->id32[i] > hi) hi = g->id32[i];
   if (hi + 1 > (uint64_t)g->n * 128) return 0;
   b->bmkeys = hi + 1;
+  b->hwpop = hw_popcnt();
   words = (hi >> 6) + 1;
   b->bm = xzalloc((size_t)words * sizeof(*b->bm));
   b->bbase = xmalloc((size_t)words * sizeof(*b->bbase));
@@ -384,7 +414,7 @@ static int bitmap(struct build *b)
       prev_w = UINT64_MAX;
       continue;
     }
-    j = pop64(b->bm[w] & (((uint64_t)1 << (k & 63)) - 1));
+    j = pop64(b->bm[w] & (((uint64_t)1 << (k & 63)) - 1), b->hwpop);
     if (!j) {
       b->bbase[w] = i;
     } else if (prev_w != w || prev_j + 1 != j) {
@@ -402,7 +432,7 @@ static int bitmap(struct build *b)
 
     if (b->bbase[w] & BM_SIDE) continue; /* an index is below BM_SIDE */
     b->bbase[w] = BM_SIDE | (uint32_t)nside;
-    nside += pop64(b->bm[w]);
+    nside += pop64(b->bm[w], b->hwpop);
   }
   if (nodd) {
     b->side = xmalloc((size_t)(nside ? nside : 1) * sizeof(*b->side));
@@ -413,7 +443,8 @@ static int bitmap(struct build *b)
       base = b->bbase[k >> 6];
       if (base & BM_SIDE)
         b->side[(base & ~BM_SIDE) +
-                pop64(b->bm[k >> 6] & (((uint64_t)1 << (k & 63)) - 1))] = i;
+                pop64(b->bm[k >> 6] & (((uint64_t)1 << (k & 63)) - 1),
+                      b->hwpop)] = i;
     }
   }
   free(odd);
@@ -438,7 +469,7 @@ static HP_INLINE uint32_t lookup(const struct build *b, uint64_t id)
 /* Give id the next index, its references starting here (0: id 0, or
  * past the graph's limit). Ids are looked up only once all are read
  * (table). */
-static uint32_t add_object(struct build *b, uint64_t id, int kind)
+static HP_INLINE uint32_t add_object(struct build *b, uint64_t id, int kind)
 {
   struct hp_graph *g = b->g;
 
@@ -536,15 +567,10 @@ static void on_class(void *ctx, uint32_t c)
     add_ref(b, b->h->sref[k->statics + s]);
 }
 
-/* The class index of class id cls (HP_NONE): instances of one class
- * often come in a run. */
+/* The class index of class id cls (HP_NONE). */
 static HP_INLINE uint32_t class_of_id(struct build *b, uint64_t cls)
 {
-  if (cls != b->last_id || b->last_c == HP_NONE) { /* a class may come */
-    b->last_id = cls;
-    b->last_c = hp_map_get(&b->h->classes, cls);
-  }
-  return b->last_c;
+  return hp_class_cached(b->h, &b->cc, cls);
 }
 
 /* The reference offsets of each class with instances (the histogram
@@ -623,16 +649,39 @@ static void refs_walk(struct build *b, uint32_t c, const unsigned char *v,
 /* Instance i's references, its n field bytes against the fbytes its
  * class's chain has (a mismatch is counted, not read): from its class's
  * reference offsets when it has them (rstart[c] not walk), else walked. */
-static void instance_refs(struct build *b, uint32_t c, const unsigned char *v,
-                          uint32_t n, uint32_t fbytes, uint32_t walk)
+static HP_INLINE void instance_refs(struct build *b, uint32_t c,
+                                    const unsigned char *v, uint32_t n,
+                                    uint32_t fbytes, uint32_t walk)
 {
   if (fbytes != n) {
     b->g->bad_fields++;
   } else if (b->rstart[c] != walk) {
     const uint32_t *o = b->roff + b->rstart[c];
+    uint32_t len = b->rlen[c];
+    uint64_t at = b->nraw, *raw = b->raw;
 
-    for (uint32_t k = 0; k < b->rlen[c]; k++)
-      add_ref(b, hp_id(v + o[k], b->h->idsize));
+    if (at + len > b->capraw || at + len + b->g->nroots >= HP_MAX_EDGES) {
+      for (uint32_t k = 0; k < len; k++)
+        add_ref(b, hp_id(v + o[k], b->h->idsize));
+      return;
+    }
+    /* room for all: stored, a null one overwritten by the next */
+    if (b->h->idsize == 8) {
+      for (uint32_t k = 0; k < len; k++) {
+        uint64_t to = hp_id(v + o[k], 8);
+
+        raw[at] = to;
+        at += to != 0;
+      }
+    } else {
+      for (uint32_t k = 0; k < len; k++) {
+        uint64_t to = hp_u4(v + o[k]);
+
+        raw[at] = to;
+        at += to != 0;
+      }
+    }
+    b->nraw = at;
   } else {
     refs_walk(b, c, v, n);
   }
@@ -657,7 +706,7 @@ static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
   uint32_t i;
 
   if (!(i = add_object(b, id, 0x22))) return;
-  b->g->cls[i] = hp_map_get(&b->h->classes, cls);
+  b->g->cls[i] = class_of_id(b, cls);
   b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, HP_OBJECT, count) >> 3);
 }
 
@@ -684,6 +733,66 @@ static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,
   b->g->shallow[i] = (uint32_t)(hprof_array_size(b->h, t, count) >> 3);
 }
 
+/* Resolving through the bitmap: objects lo..hi-1, whose references are
+ * raw[r0..rend), written as indexes from slot out0 of the same array
+ * (4 bytes a slot), each object's first slot into g->off. (Two halves,
+ * the second on a thread of its own, measured slower here: 49.7 ms
+ * against 46.9 on 26 MB, 1974 against 1731 on 1305 MB.) */
+struct rpart {
+  const struct build *b;
+  uint32_t lo, hi;
+  uint64_t r0, rend, out0, out, dangling;
+};
+
+static void resolve_part(struct rpart *pt)
+{
+  const struct build *b = pt->b;
+  struct hp_graph *g = b->g;
+  unsigned char *e = (unsigned char *)b->raw;
+  /* the loop's values in registers, not re-read past e's stores */
+  const uint64_t *bm = b->bm, *raw = b->raw;
+  const uint32_t *bb = b->bbase, *side = b->side;
+  const uint8_t *kind = g->kind;
+  uint32_t *off = g->off;
+  uint64_t lo = g->base, keys = b->bmkeys, rend = pt->rend;
+  uint64_t odd = ((uint64_t)1 << g->shift) - 1, r = pt->r0, out = pt->out0;
+  uint64_t dangling = 0;
+  int sh = g->shift, far = keys > ((uint64_t)1 << 23); /* 1 MiB */
+  int hw = b->hwpop;
+
+  for (uint32_t i = pt->lo; i < pt->hi; i++) {
+    uint64_t end = i + 1 < pt->hi ? off[i + 1] : rend;
+
+    off[i] = (uint32_t)out;
+    if (kind[i] == HP_DEAD) r = end; /* a duplicate's: not read */
+    for (; r < end; r++) {
+      uint64_t d = raw[r] - lo, k = d >> sh, w, m;
+      uint32_t t;
+
+      if (far && r + AHEAD < rend) { /* not in cache */
+        uint64_t f = (raw[r + AHEAD] - lo) >> sh;
+
+        if (f < keys) {
+          __builtin_prefetch(&bm[f >> 6]);
+          __builtin_prefetch(&bb[f >> 6]);
+        }
+      }
+      /* an id below lo wraps to a k past keys */
+      if (d & odd || k >= keys ||
+          !((w = bm[k >> 6]) & (m = (uint64_t)1 << (k & 63)))) {
+        dangling++;
+        continue;
+      }
+      t = bb[k >> 6];
+      t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1), hw)]
+                      : t + pop64(w & (m - 1), hw);
+      memcpy(e + out++ * 4, &t, 4);
+    }
+  }
+  pt->out = out;
+  pt->dangling = dangling;
+}
+
 /* Every id has its index: the references become indexes in place (a
  * 32-bit index written where a 64-bit id was read, never ahead of the
  * reading), those to ids no object has dropped; the same for roots. */
@@ -697,43 +806,13 @@ static void resolve(struct build *b)
 
   for (uint64_t k = 0; !b->bm && k < b->nraw && k < AHEAD; k++)
     ahead_put(&a, b, k, b->raw[k]);
-  if (b->bm) { /* the loop's values in registers, not re-read past e's
-                * stores */
-    const uint64_t *bm = b->bm, *raw = b->raw;
-    const uint32_t *bb = b->bbase, *side = b->side;
-    uint64_t lo = g->base, keys = b->bmkeys, nraw = b->nraw;
-    uint64_t odd = ((uint64_t)1 << g->shift) - 1;
-    int sh = g->shift, far = keys > ((uint64_t)1 << 23); /* 1 MiB */
+  if (b->bm) {
+    struct rpart all = {b, 1, g->n, 0, b->nraw, 0, 0, 0};
 
-    for (uint32_t i = 1; i < g->n; i++) {
-      uint64_t end = i + 1 < g->n ? g->off[i + 1] : nraw;
-
-      g->off[i] = (uint32_t)out;
-      if (g->kind[i] == HP_DEAD) r = end; /* a duplicate's: not read */
-      for (; r < end; r++) {
-        uint64_t d = raw[r] - lo, k = d >> sh, w, m;
-        uint32_t t;
-
-        if (far && r + AHEAD < nraw) { /* not in cache */
-          uint64_t f = (raw[r + AHEAD] - lo) >> sh;
-
-          if (f < keys) {
-            __builtin_prefetch(&bm[f >> 6]);
-            __builtin_prefetch(&bb[f >> 6]);
-          }
-        }
-        /* an id below lo wraps to a k past keys */
-        if (d & odd || k >= keys ||
-            !((w = bm[k >> 6]) & (m = (uint64_t)1 << (k & 63)))) {
-          g->dangling++;
-          continue;
-        }
-        t = bb[k >> 6];
-        t = t & BM_SIDE ? side[(t & ~BM_SIDE) + pop64(w & (m - 1))]
-                        : t + pop64(w & (m - 1));
-        memcpy(e + out++ * 4, &t, 4);
-      }
-    }
+    resolve_part(&all);
+    out = all.out;
+    g->dangling += all.dangling;
+    r = b->nraw;
   }
   for (uint32_t i = 1; !b->bm && i < g->n; i++) {
     uint64_t end = i + 1 < g->n ? g->off[i + 1] : b->nraw;
@@ -884,7 +963,7 @@ static void one_instance(void *ctx, uint64_t id, uint64_t cls,
 static void one_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
 {
   struct build *b = ctx;
-  uint32_t i, c = hp_map_get(&b->h->classes, cls);
+  uint32_t i, c = class_of_id(b, cls);
 
   hprof_histo_objarray(b->x, c, count);
   if (b->late) return;

@@ -14,6 +14,9 @@
 #include <pthread.h>
 #include <sched.h>
 
+/* RD: a plain file's bytes per read(2): they are parsed while still in
+ * the cache the copy left them in */
+enum { RD = 1 << 18 };
 enum { FAST = 10, WIN = 32768, OUT_CAP = WIN + HIN_BLOCK, QMAX = 4 };
 
 struct huff {
@@ -707,6 +710,13 @@ static size_t fill(struct hin *h)
 
   if (h->eof) return 0;
   if (h->off && h->off == h->len) h->off = h->len = 0;
+  if (!h->gz && h->off && h->len - h->off <= RD / 4) {
+    /* a plain file reads into the buffer's first RD * 5 / 4 bytes only:
+     * each page of it new costs a fault, one in cache a copy */
+    memmove(h->buf, h->buf + h->off, h->len - h->off);
+    h->len -= h->off;
+    h->off = 0;
+  }
   if (h->cap - h->len < HIN_BLOCK) {
     memmove(h->buf, h->buf + h->off, h->len - h->off);
     h->len -= h->off;
@@ -742,7 +752,9 @@ static size_t fill(struct hin *h)
     h->raw = pp->raw;
     pthread_mutex_unlock(&pp->mu);
   } else {
-    do n = read(h->fd, h->buf + h->len, h->cap - h->len);
+    size_t want = h->cap - h->len > RD ? RD : h->cap - h->len;
+
+    do n = read(h->fd, h->buf + h->len, want);
     while (n < 0 && errno == EINTR);
     if (n <= 0) {
       h->eof = 1;

@@ -84,14 +84,14 @@ static void on_instance(void *ctx, uint64_t id, uint64_t cls,
 {
   struct hp_histo *x = ctx;
 
-  hprof_histo_instance(x, hp_map_get(&x->h->classes, cls));
+  hprof_histo_instance(x, hp_class_cached(x->h, &x->cc, cls));
 }
 
 static void on_objarray(void *ctx, uint64_t id, uint64_t cls, uint32_t count)
 {
   struct hp_histo *x = ctx;
 
-  hprof_histo_objarray(x, hp_map_get(&x->h->classes, cls), count);
+  hprof_histo_objarray(x, hp_class_cached(x->h, &x->cc, cls), count);
 }
 
 static void on_primarray(void *ctx, uint64_t id, int t, uint32_t count,

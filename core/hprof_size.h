@@ -17,6 +17,7 @@ struct hp_histo {
   struct hprof *h;
   uint64_t pcount[12], pbytes[12]; /* primitive arrays by type */
   uint64_t objects;                /* instances and arrays */
+  struct hp_ccache cc;
 };
 
 /* The bytes of an array of count elements of type t (HP_OBJECT: refs). */
