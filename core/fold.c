@@ -16,10 +16,8 @@
 #include "core/jvmtool.h"
 #include "core/fold_int.h"
 #include <pthread.h>
+#include "core/cpu.h"
 #include <sys/random.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 void fold_bad(struct fold *f, const char *why)
 {
@@ -364,18 +362,12 @@ uint32_t fv_hkey[64] __attribute__((aligned(32))) = {
 
 int fv_avx2;
 
-/* Whether the CPU has AVX2 and the kernel keeps its registers (the YMM
- * state enabled in XCR0). */
+/* Whether the AVX2 scans may run: built (the SSE2 build on x86-64) and
+ * the CPU has them. */
 static int has_avx2(void)
 {
 #if defined(__x86_64__) && defined(FV_SSE2) && !defined(JT_NO_AVX2)
-  unsigned a, b, c, d, lo, hi;
-
-  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-    return 0;
-  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  if ((lo & 6) != 6) return 0; /* XMM and YMM state */
-  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+  return cpu_avx2();
 #else
   return 0;
 #endif

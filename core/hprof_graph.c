@@ -20,6 +20,7 @@
 #pragma GCC optimize("O2")
 #endif
 #include "core/jvmtool.h"
+#include "core/cpu.h"
 #include "core/hprof_graph.h"
 #include "core/hprof_size.h"
 #include <sys/mman.h>
@@ -309,7 +310,7 @@ static void table(struct build *b)
 }
 
 /* The bits set in x. The baseline x86-64 has no popcnt instruction:
- * hw (hw_popcnt(), asked once) says the CPU has it (every x86-64 since
+ * hw (cpu_popcnt(), asked once) says the CPU has it (every x86-64 since
  * 2008), else the bits are summed by halves; arm64's is baseline. */
 static HP_INLINE uint32_t pop64(uint64_t x, int hw)
 {
@@ -330,21 +331,6 @@ static HP_INLINE uint32_t pop64(uint64_t x, int hw)
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
   return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
-static int hw_popcnt(void)
-{
-  unsigned a, b, c, d;
-
-  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_POPCNT);
-}
-#else
-static int hw_popcnt(void)
-{
-  return 0;
-}
-#endif
 
 enum { BM_SIDE = 0x80000000u };
 
@@ -389,7 +375,7 @@ static int bitmap(struct build *b)
     if (g->id32[i] > hi) hi = g->id32[i];
   if (hi + 1 > (uint64_t)g->n * 128) return 0;
   b->bmkeys = hi + 1;
-  b->hwpop = hw_popcnt();
+  b->hwpop = cpu_popcnt();
   words = (hi >> 6) + 1;
   b->bm = xzalloc((size_t)words * sizeof(*b->bm));
   b->bbase = xmalloc((size_t)words * sizeof(*b->bbase));
